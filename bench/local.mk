@@ -1,0 +1,1 @@
+# bench: files of this folder (see Makefile.am)

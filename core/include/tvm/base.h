@@ -1,0 +1,130 @@
+/*
+ * tvm/base.h - the base layer: status codes, per-thread diagnostics,
+ * the replaceable allocator, arenas and growable vectors.
+ *
+ * Every function in the project that can fail returns tvm_status (0 on
+ * success, a negative code otherwise) and leaves a human-readable message
+ * in the calling thread's diagnostic, which tvm_diag_message() returns.
+ */
+#ifndef TVM_BASE_H
+#define TVM_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One export macro: the core is built with -fvisibility=hidden. */
+#if defined(__GNUC__)
+#define TVM_API __attribute__((visibility("default")))
+#define TVM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TVM_API
+#define TVM_PRINTF(f, a)
+#endif
+
+/* ---- status codes -------------------------------------------------- */
+typedef int32_t tvm_status;
+enum {
+  TVM_OK = 0,
+  TVM_ERR_INVALID = -1,     /* bad argument or malformed input */
+  TVM_ERR_NOMEM = -2,       /* allocation failed */
+  TVM_ERR_UNSUPPORTED = -3, /* valid, but not supported (yet) here */
+  TVM_ERR_IO = -4,          /* file or OS error */
+  TVM_ERR_UNAVAILABLE = -5, /* a device or dependency is missing */
+  TVM_ERR_NOT_FOUND = -6,   /* a named thing does not exist */
+  TVM_ERR_ABI = -7,         /* plugin ABI negotiation failed */
+  TVM_ERR_INTERNAL = -8     /* a bug: an invariant did not hold */
+};
+
+/* Short name of a status code ("invalid", "nomem", ...). */
+TVM_API const char *tvm_status_name(tvm_status st);
+
+/* ---- diagnostics (per thread) -------------------------------------- */
+/* Set the calling thread's diagnostic and return st, so that a failing
+ * function can write `return tvm_diag_set(TVM_ERR_INVALID, "...", ...);`. */
+TVM_API tvm_status tvm_diag_set(tvm_status st, const char *fmt, ...)
+    TVM_PRINTF(2, 3);
+TVM_API tvm_status tvm_diag_setv(tvm_status st, const char *fmt, va_list ap);
+/* Prepend context ("while compiling foo: ") to the current diagnostic. */
+TVM_API tvm_status tvm_diag_prefix(tvm_status st, const char *fmt, ...)
+    TVM_PRINTF(2, 3);
+/* The message of the last failure on this thread ("" if none). */
+TVM_API const char *tvm_diag_message(void);
+TVM_API tvm_status tvm_diag_status(void);
+TVM_API void tvm_diag_clear(void);
+
+/* Logging to stderr, filtered by TVM_LOG_LEVEL (0 quiet .. 3 debug). */
+enum { TVM_LOG_ERROR = 0, TVM_LOG_WARN = 1, TVM_LOG_INFO = 2, TVM_LOG_DEBUG = 3 };
+TVM_API void tvm_log(int level, const char *fmt, ...) TVM_PRINTF(2, 3);
+
+/* ---- allocator ------------------------------------------------------ */
+/* All heap memory of the core goes through this one function, which the
+ * embedder may replace (Lua's lua_Alloc): realloc semantics, with
+ * nsize == 0 meaning free.  Returns NULL on failure. */
+typedef void *(*tvm_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+TVM_API void tvm_set_allocator(tvm_alloc_fn fn, void *ud);
+TVM_API void *tvm_malloc(size_t n);
+TVM_API void *tvm_calloc(size_t count, size_t size);
+TVM_API void *tvm_realloc(void *p, size_t n);
+TVM_API void tvm_free(void *p);
+TVM_API char *tvm_strdup(const char *s);
+
+/* ---- arenas ---------------------------------------------------------- */
+/* An arena hands out memory that is freed all at once.  IR nodes live in
+ * arenas; nothing in an arena is freed one by one. */
+typedef struct tvm_arena tvm_arena;
+TVM_API tvm_arena *tvm_arena_create(void);
+TVM_API void tvm_arena_destroy(tvm_arena *a);
+/* Zeroed, 16-byte aligned memory, or NULL when out of memory. */
+TVM_API void *tvm_arena_alloc(tvm_arena *a, size_t n);
+TVM_API char *tvm_arena_strdup(tvm_arena *a, const char *s);
+TVM_API char *tvm_arena_printf(tvm_arena *a, const char *fmt, ...)
+    TVM_PRINTF(2, 3);
+TVM_API size_t tvm_arena_bytes(const tvm_arena *a);
+
+/* ---- growable vectors (heap, not arena) ------------------------------ */
+/* A type-generic vector of pointers, the workhorse container. */
+typedef struct tvm_ptrvec {
+  void **data;
+  size_t len, cap;
+} tvm_ptrvec;
+TVM_API tvm_status tvm_ptrvec_push(tvm_ptrvec *v, void *p);
+TVM_API void tvm_ptrvec_free(tvm_ptrvec *v);
+
+/* A growable string buffer, used by printers and emitters. */
+typedef struct tvm_strbuf {
+  char *data; /* always NUL-terminated when non-NULL */
+  size_t len, cap;
+  int oom;    /* set once an append failed; later appends are no-ops */
+} tvm_strbuf;
+TVM_API void tvm_strbuf_init(tvm_strbuf *b);
+TVM_API void tvm_strbuf_append(tvm_strbuf *b, const char *s);
+TVM_API void tvm_strbuf_appendn(tvm_strbuf *b, const char *s, size_t n);
+TVM_API void tvm_strbuf_printf(tvm_strbuf *b, const char *fmt, ...)
+    TVM_PRINTF(2, 3);
+TVM_API void tvm_strbuf_free(tvm_strbuf *b);
+/* Hands the buffer to the caller (free with tvm_free); resets b. */
+TVM_API char *tvm_strbuf_take(tvm_strbuf *b);
+
+/* ---- pointer-keyed hash map (heap) ----------------------------------- */
+typedef struct tvm_ptrmap {
+  void **keys;
+  void **vals;
+  size_t cap, len;
+} tvm_ptrmap;
+TVM_API tvm_status tvm_ptrmap_put(tvm_ptrmap *m, const void *key, void *val);
+/* Returns 1 and sets *val when found, 0 otherwise. */
+TVM_API int tvm_ptrmap_get(const tvm_ptrmap *m, const void *key, void **val);
+TVM_API void tvm_ptrmap_free(tvm_ptrmap *m);
+
+/* Levenshtein distance, for "did you mean" suggestions. */
+TVM_API size_t tvm_edit_distance(const char *a, const char *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TVM_BASE_H */

@@ -1,0 +1,148 @@
+/*
+ * tvm/schedule.h - schedules: one stage per operation, and the primitives
+ * that transform its loop nest without changing what it computes.
+ *
+ * Every primitive returns TVM_OK or an error code with a diagnostic naming
+ * the stage and the axis (e.g. splitting an axis that is no longer a leaf).
+ * A schedule is heap-allocated (its nodes live in the tvm_ctx it was
+ * created with) and freed with tvm_schedule_free.
+ */
+#ifndef TVM_SCHEDULE_H
+#define TVM_SCHEDULE_H
+
+#include "tvm/te.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum tvm_attach_kind {
+  TVM_ATTACH_ROOT,   /* its own loop nest at the top level */
+  TVM_ATTACH_INLINE, /* substituted into its consumers */
+  TVM_ATTACH_SCOPE   /* compute_at: nested under another stage's axis */
+} tvm_attach_kind;
+
+typedef enum tvm_rel_kind {
+  TVM_REL_SPLIT, /* parent -> outer * factor + inner */
+  TVM_REL_FUSE,  /* outer, inner -> fused */
+  TVM_REL_REBASE /* parent -> rebased (min 0), made by bound inference */
+} tvm_rel_kind;
+
+typedef struct tvm_iv_relation {
+  tvm_rel_kind kind;
+  tvm_iter_var *parent, *outer, *inner, *fused, *rebased;
+  tvm_expr *factor; /* split: inner extent, or NULL when nparts given */
+  tvm_expr *nparts; /* split: outer extent, or NULL when factor given */
+} tvm_iv_relation;
+
+typedef struct tvm_pragma {
+  const char *key;
+  tvm_expr *value;
+} tvm_pragma_kv;
+
+/* Per-axis annotations. */
+typedef struct tvm_iv_attr {
+  tvm_for_kind for_kind;           /* serial unless annotated */
+  tvm_iter_var *bind_thread;       /* bind() target, or NULL */
+  tvm_tensor_intrin *tensorize;    /* tensorize() here, or NULL */
+  tvm_pragma_kv *pragmas;
+  int npragmas;
+  int align_factor, align_offset;  /* storage_align (0 = none) */
+} tvm_iv_attr;
+
+typedef struct tvm_stage tvm_stage;
+struct tvm_stage {
+  tvm_operation *op;        /* current operation (after cache/rfactor) */
+  tvm_operation *origin_op; /* the one the user declared */
+  tvm_ptrvec all_iter_vars; /* tvm_iter_var* */
+  tvm_ptrvec leaf_iter_vars;
+  tvm_ptrvec relations;     /* tvm_iv_relation* */
+  tvm_ptrmap iv_attrs;      /* tvm_iter_var* -> tvm_iv_attr* */
+  tvm_attach_kind attach;
+  tvm_stage *attach_stage;
+  tvm_iter_var *attach_ivar;
+  const char *scope;        /* memory scope of its output */
+  int double_buffer;
+  int is_output;
+};
+
+typedef struct tvm_schedule {
+  tvm_ctx *ctx;
+  tvm_ptrvec outputs; /* tvm_operation* */
+  tvm_ptrvec stages;  /* tvm_stage*, producers before consumers */
+  tvm_ptrmap stage_of; /* tvm_operation* -> tvm_stage* */
+} tvm_schedule;
+
+/* Builds a schedule over every operation reachable from outs. */
+TVM_API tvm_status tvm_schedule_create(tvm_ctx *c, tvm_tensor **outs, int n,
+                                       tvm_schedule **out);
+TVM_API void tvm_schedule_free(tvm_schedule *s);
+/* The stage computing t, or NULL. */
+TVM_API tvm_stage *tvm_stage_of(tvm_schedule *s, const tvm_tensor *t);
+/* A leaf axis by position: data-parallel axes first, then reduce axes of
+ * the original op (only meaningful before any split/fuse). */
+TVM_API tvm_iter_var *tvm_stage_axis(tvm_stage *st, int i);
+TVM_API tvm_iter_var *tvm_stage_reduce_axis(tvm_stage *st, int i);
+
+/* Loop structure. */
+TVM_API tvm_status tvm_split(tvm_stage *st, tvm_iter_var *iv, int64_t factor,
+                             tvm_iter_var **outer, tvm_iter_var **inner);
+TVM_API tvm_status tvm_split_nparts(tvm_stage *st, tvm_iter_var *iv,
+                                    int64_t nparts, tvm_iter_var **outer,
+                                    tvm_iter_var **inner);
+TVM_API tvm_status tvm_tile(tvm_stage *st, tvm_iter_var *x, tvm_iter_var *y,
+                            int64_t xf, int64_t yf, tvm_iter_var **xo,
+                            tvm_iter_var **yo, tvm_iter_var **xi,
+                            tvm_iter_var **yi);
+/* Fuses two adjacent leaf axes (outer immediately before inner). */
+TVM_API tvm_status tvm_fuse(tvm_stage *st, tvm_iter_var *outer,
+                            tvm_iter_var *inner, tvm_iter_var **fused);
+/* Orders the given leaf axes as listed (the others keep their places). */
+TVM_API tvm_status tvm_reorder(tvm_stage *st, tvm_iter_var **ivs, int n);
+
+/* Placement. */
+TVM_API tvm_status tvm_compute_at(tvm_stage *st, tvm_stage *parent,
+                                  tvm_iter_var *iv);
+TVM_API tvm_status tvm_compute_inline(tvm_stage *st);
+TVM_API tvm_status tvm_compute_root(tvm_stage *st);
+
+/* Annotations. */
+TVM_API tvm_status tvm_bind(tvm_stage *st, tvm_iter_var *iv,
+                            tvm_iter_var *thread);
+TVM_API tvm_status tvm_vectorize(tvm_stage *st, tvm_iter_var *iv);
+TVM_API tvm_status tvm_unroll(tvm_stage *st, tvm_iter_var *iv);
+TVM_API tvm_status tvm_parallel(tvm_stage *st, tvm_iter_var *iv);
+TVM_API tvm_status tvm_pragma(tvm_stage *st, tvm_iter_var *iv,
+                              const char *key, tvm_expr *value);
+TVM_API tvm_status tvm_storage_align(tvm_stage *st, tvm_iter_var *iv,
+                                     int factor, int offset);
+TVM_API tvm_status tvm_double_buffer(tvm_stage *st);
+TVM_API tvm_status tvm_tensorize(tvm_stage *st, tvm_iter_var *iv,
+                                 tvm_tensor_intrin *intrin);
+
+/* Dataflow rewrites: return the new tensor; its stage is in the schedule. */
+/* A copy of t in `scope` read by `readers` instead of t. */
+TVM_API tvm_status tvm_cache_read(tvm_schedule *s, tvm_tensor *t,
+                                  const char *scope, tvm_operation **readers,
+                                  int nreaders, tvm_tensor **out);
+/* t is computed into a `scope` buffer, then copied out; the returned
+ * tensor is the cache stage (where the computation now lives). */
+TVM_API tvm_status tvm_cache_write(tvm_schedule *s, tvm_tensor *t,
+                                   const char *scope, tvm_tensor **out);
+/* Factors the reduction axis iv of t out into a new data-parallel axis at
+ * position factor_axis of the returned tensor; t becomes a reduction over
+ * that axis. */
+TVM_API tvm_status tvm_rfactor(tvm_schedule *s, tvm_tensor *t,
+                               tvm_iter_var *iv, int factor_axis,
+                               tvm_tensor **out);
+
+/* Annotation of an axis, created on demand (NULL on OOM). */
+TVM_API tvm_iv_attr *tvm_stage_iv_attr(tvm_stage *st, tvm_iter_var *iv);
+
+/* Human-readable dump of the schedule (stages, leaf axes, attachments). */
+TVM_API void tvm_print_schedule(tvm_strbuf *out, const tvm_schedule *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TVM_SCHEDULE_H */

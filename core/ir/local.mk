@@ -1,0 +1,1 @@
+# core/ir: files of this folder (see Makefile.am)

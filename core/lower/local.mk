@@ -1,0 +1,1 @@
+# core/lower: files of this folder (see Makefile.am)

@@ -1,0 +1,1 @@
+# core/runtime: files of this folder (see Makefile.am)

@@ -1,0 +1,1 @@
+# core/schedule: files of this folder (see Makefile.am)

@@ -1,0 +1,1 @@
+# core/target: files of this folder (see Makefile.am)

@@ -1,0 +1,1 @@
+# core/te: files of this folder (see Makefile.am)

@@ -1,0 +1,1 @@
+# core/tune: files of this folder (see Makefile.am)

@@ -1,0 +1,299 @@
+/*
+ * tvm/plugin.h - the target plugin ABI.
+ *
+ * A backend is a shared object exporting one symbol:
+ *
+ *   const tvm_plugin_desc *tvm_plugin_query(uint32_t host_abi_max,
+ *                                           const tvm_host_api *host);
+ *
+ * The host passes the newest ABI version it speaks; the plugin answers
+ * with a descriptor whose abi_version is the version it chose (at most
+ * host_abi_max), or NULL when it cannot speak any version the host does.
+ * tvm_plugin_query is pure: no device initialization, no allocation the
+ * host must free, no work in constructors.  Devices are touched only in
+ * probe/device_open.
+ *
+ * Rules every struct here follows:
+ *  - it starts with uint32_t struct_size and only ever grows at its end;
+ *    the host uses a field only when it lies inside struct_size and (for
+ *    function slots) is non-NULL; NULL means "use the core default";
+ *  - fixed-width integers, enums as uint32_t, no bool, no bitfields, no
+ *    structs passed by value;
+ *  - every slot that can fail returns int32_t: 0 (TVM_OK) or a negative
+ *    tvm_status; details go through host->report.  Nothing aborts, exits
+ *    or longjmps across the boundary;
+ *  - inputs are borrowed for the duration of the call; memory the host
+ *    will free comes from host->alloc; plugin objects (targets, devices,
+ *    modules) die by the plugin's own destroy slots.
+ *
+ * Plugins link against libtvm (the core) to build and read IR: the IR
+ * types in tvm/ir.h, tvm/te.h and tvm/schedule.h are that library's API.
+ *
+ * ABI history (layouts frozen by the _Static_asserts at the end):
+ *   1  first release.
+ *   2  tvm_plugin_vtable gains timer_start/timer_stop (device timers);
+ *      plugins built for 1 still load, and the host times launches with
+ *      its own clock around sync.
+ */
+#ifndef TVM_PLUGIN_H
+#define TVM_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tvm/lower.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TVM_PLUGIN_ABI_VERSION 2u /* newest version of this header */
+#define TVM_PLUGIN_ABI_MIN 1u     /* oldest version the host accepts */
+#define TVM_PLUGIN_ENTRY "tvm_plugin_query"
+
+#if defined(__GNUC__)
+#define TVM_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define TVM_PLUGIN_EXPORT
+#endif
+
+typedef struct tvm_config tvm_config; /* knob values, tvm/config.h */
+
+/* Opaque plugin objects. */
+typedef struct tvm_plugin_target tvm_plugin_target;
+typedef struct tvm_plugin_device tvm_plugin_device;
+typedef struct tvm_plugin_module tvm_plugin_module;
+typedef struct tvm_plugin_func tvm_plugin_func;
+
+/* ---- what the host offers the plugin ------------------------------------ */
+typedef struct tvm_host_api {
+  uint32_t struct_size;
+  uint32_t abi_version;  /* newest the host speaks */
+  /* Records a failure detail in the calling thread's diagnostic. */
+  void (*report)(int32_t status, const char *msg);
+  /* Log line at a TVM_LOG_* level. */
+  void (*log)(int32_t level, const char *msg);
+  /* The host's allocator: what the plugin hands to the host to free. */
+  void *(*alloc)(uint64_t nbytes);
+  void (*free)(void *p);
+  /* Runs task(i, n, data) for i in [0, n) on the runtime's thread pool and
+   * returns when all are done: the first non-zero return, or 0. */
+  int32_t (*parallel_for)(int32_t (*task)(int64_t i, int64_t n, void *data),
+                          void *data, int64_t n);
+  uint32_t num_threads;  /* size of that pool */
+  uint32_t reserved;
+} tvm_host_api;
+
+/* ---- compile-time half -------------------------------------------------- */
+enum { /* tvm_plugin_attr.type */
+  TVM_ATTR_INT = 1,
+  TVM_ATTR_FLOAT = 2,
+  TVM_ATTR_BOOL = 3,
+  TVM_ATTR_STRING = 4
+};
+
+/* One attribute a target YAML may set under attrs:. */
+typedef struct tvm_plugin_attr {
+  uint32_t struct_size;
+  uint32_t type;             /* TVM_ATTR_* */
+  const char *name;
+  const char *default_value; /* in YAML spelling; NULL = required */
+  double min, max;           /* INT and FLOAT: inclusive range */
+  const char *choices;       /* STRING: "a|b|c", NULL = any */
+  const char *doc;           /* one line */
+} tvm_plugin_attr;
+
+/* A validated value (every schema attribute is present, defaults filled). */
+typedef struct tvm_plugin_attr_value {
+  uint32_t struct_size;
+  uint32_t type;
+  const char *name;
+  int64_t i;     /* INT, BOOL */
+  double f;      /* FLOAT */
+  const char *s; /* STRING */
+} tvm_plugin_attr_value;
+
+/* A memory scope of the target. */
+typedef struct tvm_plugin_scope {
+  uint32_t struct_size;
+  uint32_t visibility; /* TVM_VIS_* */
+  const char *name;
+  uint64_t size_bytes; /* 0 = unbounded */
+  uint32_t align;
+  int32_t queue;       /* hardware queue that fills it, -1 = none */
+} tvm_plugin_scope;
+
+/* A tensor intrinsic: declare() builds its TE pattern and emitter in ctx. */
+typedef struct tvm_plugin_intrin {
+  uint32_t struct_size;
+  uint32_t reserved;
+  const char *name;
+  int32_t (*declare)(tvm_plugin_target *t, tvm_ctx *ctx,
+                     tvm_tensor_intrin **out);
+} tvm_plugin_intrin;
+
+/* A schedule template for an operator (its compute comes from the core's
+ * operator library).  schedule() applies primitives to s for the outputs
+ * outs, reading knob values from cfg (tvm/config.h). */
+typedef struct tvm_plugin_strategy {
+  uint32_t struct_size;
+  int32_t priority; /* higher wins when several match */
+  const char *op;   /* operator name, e.g. "matmul", "conv2d" */
+  const char *name; /* template name, recorded in tuning logs */
+  int32_t (*schedule)(tvm_plugin_target *t, tvm_schedule *s,
+                      tvm_tensor **outs, uint32_t nouts, tvm_config *cfg);
+} tvm_plugin_strategy;
+
+/* What a target instance is like; owned by the target. */
+typedef struct tvm_plugin_target_info {
+  uint32_t struct_size;
+  uint32_t vector_bits;  /* native SIMD width */
+  uint32_t has_threads;  /* kernels launch over thread axes */
+  uint32_t num_queues;   /* hardware queues (decoupled access-execute) */
+  const char *const *queue_names;
+  const tvm_plugin_scope *scopes;
+  uint32_t nscopes;
+  uint32_t nintrins;
+  const tvm_plugin_intrin *intrins;
+  const tvm_plugin_strategy *strategies;
+  uint32_t nstrategies;
+  uint32_t unroll_max_extent; /* 0 = core default */
+  const char *description;    /* e.g. "x86-64 znver4 +avx512f, 2 threads" */
+} tvm_plugin_target_info;
+
+enum { /* tvm_plugin_blob.format */
+  TVM_BLOB_ELF_OBJECT = 1, /* relocatable object */
+  TVM_BLOB_SHARED_OBJECT = 2,
+  TVM_BLOB_PTX = 3,
+  TVM_BLOB_SPIRV = 4,
+  TVM_BLOB_OPENCL_C = 5,
+  TVM_BLOB_CUSTOM = 100    /* plugin-defined */
+};
+
+/* One kernel of a device module and how to launch it. */
+typedef struct tvm_plugin_kernel {
+  uint32_t struct_size;
+  uint32_t nargs;
+  const char *name;
+  uint32_t grid[3];  /* blocks; 1 1 1 for CPU functions */
+  uint32_t block[3]; /* threads per block */
+  uint64_t shared_bytes;
+} tvm_plugin_kernel;
+
+/* Output of codegen.  data, kernels and every kernel name are allocated
+ * with host->alloc and freed by the host. */
+typedef struct tvm_plugin_blob {
+  uint32_t struct_size;
+  uint32_t format;
+  uint8_t *data;
+  uint64_t size;
+  tvm_plugin_kernel *kernels;
+  uint32_t nkernels;
+  uint32_t reserved;
+} tvm_plugin_blob;
+
+/* ---- run-time half ----------------------------------------------------- */
+enum { /* tvm_plugin_arg.type */
+  TVM_ARG_PTR = 1,   /* device memory from mem_alloc */
+  TVM_ARG_INT = 2,
+  TVM_ARG_FLOAT = 3
+};
+typedef struct tvm_plugin_arg {
+  uint32_t type;
+  uint32_t reserved;
+  union { void *ptr; int64_t i; double f; } v;
+} tvm_plugin_arg;
+
+enum { /* copy kinds */
+  TVM_COPY_HOST_TO_DEVICE = 1,
+  TVM_COPY_DEVICE_TO_HOST = 2,
+  TVM_COPY_DEVICE_TO_DEVICE = 3
+};
+
+/* The target vtable.  Slots marked (opt) may be NULL. */
+typedef struct tvm_plugin_vtable {
+  uint32_t struct_size;
+  uint32_t nattrs;
+  const tvm_plugin_attr *attrs; /* the attribute schema */
+
+  /* targets: one per YAML file in use */
+  int32_t (*target_create)(const tvm_plugin_attr_value *values,
+                           uint32_t nvalues, tvm_plugin_target **out);
+  void (*target_destroy)(tvm_plugin_target *t);
+  const tvm_plugin_target_info *(*target_info)(tvm_plugin_target *t);
+  /* Module of lowered functions -> device blob.  Must work where the
+   * runtime cannot (e.g. CUDA codegen without a GPU); reentrant. */
+  int32_t (*codegen)(tvm_plugin_target *t, const tvm_module *m,
+                     tvm_plugin_blob *out);
+
+  /* runtime */
+  /* 0 when this machine can run the target; TVM_ERR_UNAVAILABLE with a
+   * fix-it message through host->report otherwise. (opt: always 0) */
+  int32_t (*probe)(tvm_plugin_target *t);
+  int32_t (*device_open)(tvm_plugin_target *t, tvm_plugin_device **out);
+  void (*device_close)(tvm_plugin_device *d);
+  int32_t (*mem_alloc)(tvm_plugin_device *d, uint32_t scope, uint64_t nbytes,
+                       uint64_t align, void **out);
+  void (*mem_free)(tvm_plugin_device *d, uint32_t scope, void *p);
+  int32_t (*copy)(tvm_plugin_device *d, void *dst, uint64_t dst_offset,
+                  const void *src, uint64_t src_offset, uint64_t nbytes,
+                  uint32_t kind);
+  int32_t (*module_load)(tvm_plugin_device *d, const tvm_plugin_blob *blob,
+                         tvm_plugin_module **out);
+  void (*module_unload)(tvm_plugin_module *m);
+  int32_t (*func_get)(tvm_plugin_module *m, const char *name,
+                      tvm_plugin_func **out);
+  int32_t (*launch)(tvm_plugin_device *d, tvm_plugin_func *f,
+                    const tvm_plugin_arg *args, uint32_t nargs,
+                    const uint32_t grid[3], const uint32_t block[3]);
+  int32_t (*sync)(tvm_plugin_device *d); /* (opt: launches synchronous) */
+
+  /* ABI 2 */
+  /* Device-side timing around launches. (opt: host clock around sync) */
+  int32_t (*timer_start)(tvm_plugin_device *d, uint64_t *token);
+  int32_t (*timer_stop)(tvm_plugin_device *d, uint64_t token,
+                        double *elapsed_ms);
+} tvm_plugin_vtable;
+
+typedef struct tvm_plugin_desc {
+  uint32_t struct_size;
+  uint32_t abi_version; /* the version this descriptor speaks */
+  const char *name;     /* equals the YAML's plugin: */
+  const char *version;  /* the plugin's own version */
+  const char *description;
+  const tvm_plugin_vtable *vtable;
+} tvm_plugin_desc;
+
+typedef const tvm_plugin_desc *(*tvm_plugin_query_fn)(
+    uint32_t host_abi_max, const tvm_host_api *host);
+
+/* Size of the vtable for ABI 1: everything before timer_start. */
+#define TVM_PLUGIN_VTABLE_SIZE_V1 offsetof(tvm_plugin_vtable, timer_start)
+
+/* ---- frozen layouts (LP64) ------------------------------------------- */
+#if defined(__LP64__) && !defined(__cplusplus)
+_Static_assert(offsetof(tvm_host_api, report) == 8, "ABI 1 frozen");
+_Static_assert(offsetof(tvm_host_api, parallel_for) == 40, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_host_api) == 56, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_attr) == 56, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_attr_value) == 40, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_scope) == 32, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_intrin) == 24, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_strategy) == 32, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_target_info) == 72, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_kernel) == 48, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_blob) == 40, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_arg) == 16, "ABI 1 frozen");
+_Static_assert(offsetof(tvm_plugin_vtable, target_create) == 16,
+               "ABI 1 frozen");
+_Static_assert(offsetof(tvm_plugin_vtable, codegen) == 40, "ABI 1 frozen");
+_Static_assert(offsetof(tvm_plugin_vtable, launch) == 120, "ABI 1 frozen");
+_Static_assert(TVM_PLUGIN_VTABLE_SIZE_V1 == 136, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_vtable) == 152, "ABI 2 frozen");
+_Static_assert(sizeof(tvm_plugin_desc) == 40, "ABI 1 frozen");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TVM_PLUGIN_H */

@@ -1,0 +1,1 @@
+# plugin-sdk: files of this folder (see Makefile.am)

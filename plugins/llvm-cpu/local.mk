@@ -1,0 +1,1 @@
+# plugins/llvm-cpu: files of this folder (see Makefile.am)

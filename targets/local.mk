@@ -1,0 +1,1 @@
+# targets: files of this folder (see Makefile.am)

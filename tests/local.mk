@@ -1,0 +1,1 @@
+# tests: files of this folder (see Makefile.am)

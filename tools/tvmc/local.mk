@@ -1,0 +1,1 @@
+# tools/tvmc: files of this folder (see Makefile.am)

@@ -1,3 +1,23 @@
 # core/base: arena, vectors, maps, strings, status and diagnostics, logging
 libtvm_la_SOURCES += \
-	core/base/placeholder.c
+	core/base/diag.c \
+	core/base/alloc.c \
+	core/base/arena.c \
+	core/base/ptrvec.c \
+	core/base/strbuf.c \
+	core/base/ptrmap.c \
+	core/base/editdist.c
+
+base_tests = tests/unit/base/test_alloc tests/unit/base/test_containers \
+	tests/unit/base/test_diag
+check_PROGRAMS += $(base_tests)
+TESTS += $(base_tests)
+tests_unit_base_test_alloc_SOURCES = tests/unit/base/test_alloc.c
+tests_unit_base_test_alloc_CFLAGS = $(TVM_TEST_CF)
+tests_unit_base_test_alloc_LDADD = $(TVM_TEST_LIBS)
+tests_unit_base_test_containers_SOURCES = tests/unit/base/test_containers.c
+tests_unit_base_test_containers_CFLAGS = $(TVM_TEST_CF)
+tests_unit_base_test_containers_LDADD = $(TVM_TEST_LIBS)
+tests_unit_base_test_diag_SOURCES = tests/unit/base/test_diag.c
+tests_unit_base_test_diag_CFLAGS = $(TVM_TEST_CF)
+tests_unit_base_test_diag_LDADD = $(TVM_TEST_LIBS)

@@ -1,0 +1,123 @@
+/*
+ * core/base/arena.c - chunked bump allocator.
+ *
+ * An arena owns a list of chunks taken from tvm_malloc.  Allocations are
+ * rounded up to 16 bytes, zeroed, and carved from the current chunk; a
+ * request larger than a quarter of the chunk size gets a chunk of its own
+ * (placed behind the current one so the current chunk keeps serving small
+ * requests).  Everything is freed at once by tvm_arena_destroy.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tvm/base.h"
+
+#define ALIGN 16
+#define CHUNK_SIZE (64 * 1024)
+
+typedef struct chunk {
+  struct chunk *next;
+  char *base; /* 16-byte aligned start of usable memory */
+  size_t size, used;
+} chunk;
+
+struct tvm_arena {
+  chunk *head;  /* current chunk (the one bump-allocated from) */
+  size_t bytes; /* total bytes of all chunks */
+};
+
+/* An empty arena, or NULL when out of memory. */
+tvm_arena *tvm_arena_create(void) {
+  return tvm_calloc(1, sizeof(tvm_arena));
+}
+
+/* Frees every chunk and the arena itself; NULL is ignored. */
+void tvm_arena_destroy(tvm_arena *a) {
+  if (!a) return;
+  chunk *c = a->head;
+  while (c) {
+    chunk *n = c->next;
+    tvm_free(c);
+    c = n;
+  }
+  tvm_free(a);
+}
+
+/* A new chunk of at least size usable bytes, aligned manually so that any
+ * allocator alignment works. */
+static chunk *chunk_new(size_t size) {
+  if (size > SIZE_MAX - sizeof(chunk) - ALIGN) return NULL;
+  chunk *c = tvm_malloc(sizeof(chunk) + ALIGN + size);
+  if (!c) return NULL;
+  uintptr_t p = (uintptr_t)(c + 1);
+  p = (p + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
+  c->base = (char *)p;
+  c->size = size;
+  c->used = 0;
+  c->next = NULL;
+  return c;
+}
+
+/* n zeroed bytes aligned to 16, or NULL when out of memory.  n == 0 still
+ * returns a unique valid pointer. */
+void *tvm_arena_alloc(tvm_arena *a, size_t n) {
+  if (!a) return NULL;
+  if (n > SIZE_MAX - ALIGN) return NULL;
+  size_t r = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+  if (r == 0) r = ALIGN;
+  chunk *c = a->head;
+  if (c && c->size - c->used >= r) {
+    void *p = c->base + c->used;
+    c->used += r;
+    memset(p, 0, r);
+    return p;
+  }
+  if (r > CHUNK_SIZE / 4 && c) {
+    /* a big block: its own chunk, behind the current one */
+    chunk *big = chunk_new(r);
+    if (!big) return NULL;
+    big->used = r;
+    big->next = c->next;
+    c->next = big;
+    a->bytes += r;
+    memset(big->base, 0, r);
+    return big->base;
+  }
+  chunk *nc = chunk_new(r > CHUNK_SIZE ? r : CHUNK_SIZE);
+  if (!nc) return NULL;
+  nc->next = c;
+  a->head = nc;
+  a->bytes += nc->size;
+  nc->used = r;
+  memset(nc->base, 0, r);
+  return nc->base;
+}
+
+/* A copy of s in the arena, or NULL (also for s == NULL). */
+char *tvm_arena_strdup(tvm_arena *a, const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *d = tvm_arena_alloc(a, n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* A formatted string in the arena, or NULL. */
+char *tvm_arena_printf(tvm_arena *a, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *d = NULL;
+  if (n >= 0) {
+    d = tvm_arena_alloc(a, (size_t)n + 1);
+    if (d) vsnprintf(d, (size_t)n + 1, fmt, ap2);
+  }
+  va_end(ap2);
+  return d;
+}
+
+/* Total bytes of the chunks the arena holds (its memory footprint, not
+ * counting chunk headers). */
+size_t tvm_arena_bytes(const tvm_arena *a) { return a ? a->bytes : 0; }

@@ -1,1 +1,0 @@
-/* removed once core/base has real files */ typedef int tvm_base_placeholder_;

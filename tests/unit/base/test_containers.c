@@ -1,0 +1,86 @@
+/*
+ * tests/unit/base/test_containers.c - ptrvec, strbuf and ptrmap.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "tvm/base.h"
+
+static void test_ptrvec(void **state) {
+  tvm_ptrvec v = {0};
+  static int xs[1000];
+  for (int i = 0; i < 1000; i++) assert_int_equal(tvm_ptrvec_push(&v, &xs[i]), TVM_OK);
+  assert_int_equal(v.len, 1000);
+  assert_true(v.cap >= 1000);
+  for (int i = 0; i < 1000; i++) assert_ptr_equal(v.data[i], &xs[i]);
+  tvm_ptrvec_free(&v);
+  assert_null(v.data);
+  assert_int_equal(v.len, 0);
+}
+
+static void test_strbuf(void **state) {
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  char *e = tvm_strbuf_take(&b);
+  assert_string_equal(e, "");
+  tvm_free(e);
+  tvm_strbuf_append(&b, "ab");
+  tvm_strbuf_appendn(&b, "cdef", 2);
+  tvm_strbuf_printf(&b, "-%d-%s", 7, "x");
+  assert_string_equal(b.data, "abcd-7-x");
+  assert_int_equal(b.len, 8);
+  /* a long printf takes the slow path */
+  char big[1000];
+  memset(big, 'q', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  tvm_strbuf_printf(&b, "%s!", big);
+  assert_int_equal(b.len, 8 + 999 + 1);
+  assert_int_equal(b.data[b.len - 1], '!');
+  assert_int_equal(b.data[b.len], '\0');
+  char *s = tvm_strbuf_take(&b);
+  assert_null(b.data);
+  assert_int_equal(strncmp(s, "abcd-7-xqqq", 11), 0);
+  tvm_free(s);
+  tvm_strbuf_free(&b);
+}
+
+static void test_ptrmap_growth(void **state) {
+  enum { N = 20000 };
+  static char keys[N];
+  tvm_ptrmap m = {0};
+  void *v;
+  assert_int_equal(tvm_ptrmap_get(&m, &keys[0], &v), 0);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(tvm_ptrmap_put(&m, &keys[i], (void *)(uintptr_t)(i + 1)), TVM_OK);
+  assert_int_equal(m.len, N);
+  assert_true(m.cap >= 2 * N);
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(tvm_ptrmap_get(&m, &keys[i], &v), 1);
+    assert_int_equal((uintptr_t)v, i + 1);
+  }
+  /* overwrite keeps the count */
+  assert_int_equal(tvm_ptrmap_put(&m, &keys[5], NULL), TVM_OK);
+  assert_int_equal(m.len, N);
+  assert_int_equal(tvm_ptrmap_get(&m, &keys[5], &v), 1);
+  assert_null(v);
+  int other;
+  assert_int_equal(tvm_ptrmap_get(&m, &other, NULL), 0);
+  assert_int_equal(tvm_ptrmap_put(&m, NULL, NULL), TVM_ERR_INVALID);
+  tvm_ptrmap_free(&m);
+  assert_int_equal(m.len, 0);
+  assert_int_equal(tvm_ptrmap_get(&m, &keys[1], &v), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ptrvec),
+      cmocka_unit_test(test_strbuf),
+      cmocka_unit_test(test_ptrmap_growth),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -64,6 +64,8 @@ struct tvm_stage {
   const char *scope;        /* memory scope of its output */
   int double_buffer;
   int is_output;
+  tvm_ctx *ctx;             /* the schedule's ctx: where primitives
+                               allocate new axes, relations, attributes */
 };
 
 typedef struct tvm_schedule {
@@ -79,8 +81,9 @@ TVM_API tvm_status tvm_schedule_create(tvm_ctx *c, tvm_tensor **outs, int n,
 TVM_API void tvm_schedule_free(tvm_schedule *s);
 /* The stage computing t, or NULL. */
 TVM_API tvm_stage *tvm_stage_of(tvm_schedule *s, const tvm_tensor *t);
-/* A leaf axis by position: data-parallel axes first, then reduce axes of
- * the original op (only meaningful before any split/fuse). */
+/* The i-th data-parallel (resp. reduce) axis of the stage's current
+ * operation, st->op->axis[i] (resp. st->op->reduce_axis[i]): a root axis,
+ * which stays usable by primitives for as long as it is still a leaf. */
 TVM_API tvm_iter_var *tvm_stage_axis(tvm_stage *st, int i);
 TVM_API tvm_iter_var *tvm_stage_reduce_axis(tvm_stage *st, int i);
 

@@ -1,0 +1,223 @@
+/*
+ * tvm/graph.h - the graph IR: typed tensor values, operator nodes with
+ * typed attributes, the operator registry, the builder and the printer.
+ *
+ * Ownership: a tvm_graph owns an arena; values, nodes, attributes, names
+ * and constant data all live in it and die with tvm_graph_free.  Passes
+ * rewrite a graph in place (core/graph/passes/, one file each) and can be
+ * checked by printing the graph before and after.
+ *
+ * Operators use ONNX names and attribute spellings ("Conv", "strides");
+ * layouts are strings ("NCHW", "NCHW16c", "OIHW16i16o").
+ */
+#ifndef TVM_GRAPH_H
+#define TVM_GRAPH_H
+
+#include <dlpack/dlpack.h>
+#include "tvm/te.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TVM_MAX_DIMS 8
+
+typedef struct tvm_gnode tvm_gnode;
+typedef struct tvm_op_def tvm_op_def;
+
+typedef enum tvm_gvalue_kind {
+  TVM_GV_INPUT,       /* fed at run time */
+  TVM_GV_CONST,       /* data known at compile time (weights, folded) */
+  TVM_GV_INTERMEDIATE /* produced by a node */
+} tvm_gvalue_kind;
+
+/* A tensor value of the graph. */
+typedef struct tvm_gvalue {
+  uint32_t id;
+  const char *name;
+  tvm_gvalue_kind kind;
+  tvm_dtype dtype;
+  int ndim;
+  int64_t shape[TVM_MAX_DIMS];
+  const char *layout;  /* NULL = plain row-major of the op's convention */
+  tvm_gnode *producer; /* INTERMEDIATE only */
+  int index;           /* which output of producer */
+  void *data;          /* CONST only: row-major host data in the arena */
+} tvm_gvalue;
+
+typedef enum tvm_gattr_type {
+  TVM_GATTR_INT = 1,
+  TVM_GATTR_FLOAT = 2,
+  TVM_GATTR_STRING = 3,
+  TVM_GATTR_INTS = 4,
+  TVM_GATTR_FLOATS = 5
+} tvm_gattr_type;
+
+/* A node attribute (ONNX AttributeProto's useful subset). */
+typedef struct tvm_gattr {
+  const char *name;
+  tvm_gattr_type type;
+  int64_t i;
+  double f;
+  const char *s;
+  const int64_t *ints;
+  const double *floats;
+  int n; /* length of ints / floats */
+} tvm_gattr;
+
+struct tvm_gnode {
+  uint32_t id;
+  const char *op; /* registry name */
+  const tvm_op_def *def;
+  const char *name;
+  tvm_gvalue **inputs; /* an absent optional input is NULL */
+  int ninputs;
+  tvm_gvalue **outputs;
+  int noutputs;
+  tvm_gattr *attrs;
+  int nattrs;
+  int group; /* fused group id after fuse_ops, -1 before */
+};
+
+typedef struct tvm_graph {
+  tvm_arena *arena;
+  tvm_ptrvec nodes;   /* tvm_gnode*, topological order */
+  tvm_ptrvec values;  /* tvm_gvalue*, every value */
+  tvm_ptrvec inputs;  /* tvm_gvalue* of kind INPUT, in order */
+  tvm_ptrvec outputs; /* tvm_gvalue* marked as graph outputs, in order */
+  uint32_t next_id;
+  int failed;         /* sticky: a builder call failed (see diagnostic) */
+} tvm_graph;
+
+/* ---- operator registry ------------------------------------------------- */
+/* Fusion pattern kinds, ordered as in the TVM paper (lower fuses more). */
+typedef enum tvm_op_pattern {
+  TVM_PAT_ELEMWISE = 0,
+  TVM_PAT_BROADCAST = 1,
+  TVM_PAT_INJECTIVE = 2,
+  TVM_PAT_REDUCTION = 3,
+  TVM_PAT_OUT_ELEMWISE_FUSABLE = 4, /* conv, dense: elementwise may follow */
+  TVM_PAT_OPAQUE = 8
+} tvm_op_pattern;
+
+struct tvm_op_def {
+  const char *name;
+  int min_inputs, max_inputs;
+  int min_outputs, max_outputs;
+  tvm_op_pattern pattern;
+  /* Validates inputs and attributes (naming the node, the attribute and
+   * the fix) and sets every output's dtype, ndim and shape.  Inputs that
+   * must be constant (Reshape's shape) are read from their data. */
+  tvm_status (*infer)(tvm_graph *g, tvm_gnode *n);
+  /* Declares the outputs as tensor expressions of the inputs' tensors.
+   * NULL for operators that never reach code generation (Shape,
+   * Constant: folded away at compile time). */
+  tvm_status (*compute)(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                        tvm_tensor **out);
+  /* The naive C reference, the oracle of every test: computes the outputs
+   * (allocated by the caller with the inferred shapes, compact
+   * row-major, on the CPU) from the inputs. */
+  tvm_status (*reference)(const tvm_gnode *n, const DLTensor *const *in,
+                          DLTensor *const *out);
+  const char *doc; /* one line */
+};
+
+/* The operator called name ("Conv"), or NULL. */
+TVM_API const tvm_op_def *tvm_op_find(const char *name);
+/* Every registered operator, for listings and tests. */
+TVM_API int tvm_op_count(void);
+TVM_API const tvm_op_def *tvm_op_at(int i);
+TVM_API const char *tvm_op_pattern_name(tvm_op_pattern p);
+
+/* ---- attributes ---------------------------------------------------------- */
+/* Attribute constructors for the builder (arrays are copied by it). */
+TVM_API tvm_gattr tvm_gattr_int(const char *name, int64_t v);
+TVM_API tvm_gattr tvm_gattr_float(const char *name, double v);
+TVM_API tvm_gattr tvm_gattr_str(const char *name, const char *v);
+TVM_API tvm_gattr tvm_gattr_ints(const char *name, const int64_t *v, int n);
+TVM_API tvm_gattr tvm_gattr_floats(const char *name, const double *v, int n);
+
+/* Lookups on a node: the attribute, or NULL. */
+TVM_API const tvm_gattr *tvm_gnode_attr(const tvm_gnode *n, const char *name);
+TVM_API int64_t tvm_gnode_int(const tvm_gnode *n, const char *name,
+                              int64_t dflt);
+TVM_API double tvm_gnode_float(const tvm_gnode *n, const char *name,
+                               double dflt);
+TVM_API const char *tvm_gnode_str(const tvm_gnode *n, const char *name,
+                                  const char *dflt);
+/* Number of ints (and *v), or -1 when absent. */
+TVM_API int tvm_gnode_ints(const tvm_gnode *n, const char *name,
+                           const int64_t **v);
+
+/* ---- graphs and the builder ---------------------------------------------- */
+TVM_API tvm_status tvm_graph_create(tvm_graph **out);
+TVM_API void tvm_graph_free(tvm_graph *g);
+
+/* Builder calls return NULL on failure, set g->failed and leave the
+ * reason in the diagnostic; a NULL input makes the next call fail too, so
+ * a whole network can be written without checks and tested once with
+ * tvm_graph_status. */
+TVM_API tvm_gvalue *tvm_graph_input(tvm_graph *g, const char *name,
+                                    tvm_dtype t, const int64_t *shape,
+                                    int ndim);
+/* A constant; data (row-major) is copied into the graph. */
+TVM_API tvm_gvalue *tvm_graph_const(tvm_graph *g, const char *name,
+                                    tvm_dtype t, const int64_t *shape,
+                                    int ndim, const void *data);
+/* A float32 constant of pseudo-random values, uniform in [-scale, scale],
+ * from a fixed seed (the model zoo's weights): the same seed gives the
+ * same values on every machine. */
+TVM_API tvm_gvalue *tvm_graph_random(tvm_graph *g, const char *name,
+                                     const int64_t *shape, int ndim,
+                                     uint64_t seed, double scale);
+/* Adds a node applying op to the inputs, runs its shape inference, and
+ * returns its first output (all outputs: node->outputs). */
+TVM_API tvm_gvalue *tvm_graph_apply(tvm_graph *g, const char *op,
+                                    const char *name, tvm_gvalue **in,
+                                    int nin, const tvm_gattr *attrs,
+                                    int nattrs, int noutputs,
+                                    tvm_gnode **node);
+TVM_API tvm_status tvm_graph_mark_output(tvm_graph *g, tvm_gvalue *v);
+/* TVM_OK, or the first builder failure. */
+TVM_API tvm_status tvm_graph_status(const tvm_graph *g);
+
+/* Readable application in C:
+ *   x = TVM_OP(g, "Relu", TVM_IN(x), TVM_NOATTRS);
+ *   x = TVM_OP(g, "Conv", TVM_IN(x, w),
+ *              TVM_ATTRS(tvm_gattr_ints("strides", (int64_t[]){2, 2}, 2)));
+ */
+#define TVM_IN(...)                                                     \
+  (tvm_gvalue *[]){__VA_ARGS__},                                        \
+      (int)(sizeof((tvm_gvalue *[]){__VA_ARGS__}) / sizeof(tvm_gvalue *))
+#define TVM_ATTRS(...)                                                  \
+  (tvm_gattr[]){__VA_ARGS__},                                           \
+      (int)(sizeof((tvm_gattr[]){__VA_ARGS__}) / sizeof(tvm_gattr))
+#define TVM_NOATTRS NULL, 0
+#define TVM_OP(g, op, in_and_n, attrs_and_n)                            \
+  tvm_graph_apply((g), (op), NULL, in_and_n, attrs_and_n, 1, NULL)
+
+/* Elements and bytes of a value. */
+TVM_API int64_t tvm_gvalue_numel(const tvm_gvalue *v);
+TVM_API int64_t tvm_gvalue_bytes(const tvm_gvalue *v);
+
+/* Rebuilds g->nodes in topological order and drops values no longer
+ * referenced (used by passes after rewriting). */
+TVM_API tvm_status tvm_graph_toposort(tvm_graph *g);
+/* Replaces every use of old (node inputs, graph outputs) by new. */
+TVM_API void tvm_graph_replace_uses(tvm_graph *g, tvm_gvalue *old,
+                                    tvm_gvalue *new_);
+
+/* Text form:
+ *   graph(%data: float32[1, 3, 224, 224]) {
+ *     %conv1 = Conv(%data, %w) {strides=[2, 2], pads=[3, 3, 3, 3]}
+ *              -> float32[1, 64, 112, 112]
+ *     ...
+ *     return %out
+ *   }                                                                    */
+TVM_API void tvm_graph_print(tvm_strbuf *out, const tvm_graph *g);
+TVM_API char *tvm_graph_str(const tvm_graph *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TVM_GRAPH_H */

@@ -1,0 +1,70 @@
+# core/frontend/onnx: the ONNX importer.
+#
+# The C bindings of onnx.proto are generated at build time by protoc-c from
+# the installed proto file (configure: --with-onnx-proto) into the BUILD
+# tree, core/frontend/onnx/gen/; nothing generated is committed.  They are
+# compiled into a convenience library with their own flags (no -Werror:
+# the code is protoc-c's, not ours) that is linked into libtvm; with
+# -fvisibility=hidden none of its symbols is exported.
+ONNX_GEN_DIR = core/frontend/onnx/gen
+ONNX_GEN = $(ONNX_GEN_DIR)/onnx.pb-c.c $(ONNX_GEN_DIR)/onnx.pb-c.h
+
+# protoc-c names its output after the proto file: compile a copy called
+# onnx.proto whatever the configured file is called.
+$(ONNX_GEN_DIR)/onnx.pb-c.h: $(ONNX_PROTO)
+	$(AM_V_GEN)$(MKDIR_P) $(ONNX_GEN_DIR) && \
+	cp $(ONNX_PROTO) $(ONNX_GEN_DIR)/onnx.proto && \
+	$(PROTOC_C) --proto_path=$(ONNX_GEN_DIR) --c_out=$(ONNX_GEN_DIR) \
+	  $(ONNX_GEN_DIR)/onnx.proto
+$(ONNX_GEN_DIR)/onnx.pb-c.c: $(ONNX_GEN_DIR)/onnx.pb-c.h
+	@test -f $@ || { rm -f $<; $(MAKE) $(AM_MAKEFLAGS) $<; }
+
+BUILT_SOURCES += $(ONNX_GEN)
+CLEANFILES += $(ONNX_GEN) $(ONNX_GEN_DIR)/onnx.proto
+
+noinst_LTLIBRARIES += core/frontend/onnx/libtvm_onnx_pb.la
+nodist_core_frontend_onnx_libtvm_onnx_pb_la_SOURCES = $(ONNX_GEN)
+core_frontend_onnx_libtvm_onnx_pb_la_CPPFLAGS = -I$(builddir)/$(ONNX_GEN_DIR) \
+	$(PROTOBUF_C_CFLAGS)
+core_frontend_onnx_libtvm_onnx_pb_la_CFLAGS = -std=c11 $(SAN_CFLAGS) \
+	-fvisibility=hidden
+libtvm_la_LIBADD += core/frontend/onnx/libtvm_onnx_pb.la $(PROTOBUF_C_LIBS)
+
+# The importer: strict flags, and the generated header's directory.
+noinst_LTLIBRARIES += core/frontend/onnx/libtvm_onnx.la
+core_frontend_onnx_libtvm_onnx_la_SOURCES = \
+	core/frontend/onnx/onnx_int.h \
+	core/frontend/onnx/proto.c \
+	core/frontend/onnx/tensor.c \
+	core/frontend/onnx/strmap.c \
+	core/frontend/onnx/node.c \
+	core/frontend/onnx/import.c
+core_frontend_onnx_libtvm_onnx_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(builddir)/$(ONNX_GEN_DIR) $(PROTOBUF_C_CFLAGS)
+libtvm_la_LIBADD += core/frontend/onnx/libtvm_onnx.la
+# Explicit too, for targets other than all/check (BUILT_SOURCES).
+$(core_frontend_onnx_libtvm_onnx_la_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
+
+# The ONNX conformance node tests (libonnx-testdata) through the importer
+# and the reference evaluator; skipped (exit 77) without the data.
+check_PROGRAMS += tests/e2e/onnx/run_node_tests
+TESTS += tests/e2e/onnx/run_node_tests
+tests_e2e_onnx_run_node_tests_SOURCES = tests/e2e/onnx/run_node_tests.c
+tests_e2e_onnx_run_node_tests_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DTVM_ONNX_TESTDATA='"$(ONNX_TESTDATA)"'
+tests_e2e_onnx_run_node_tests_LDADD = libtvm.la
+
+# Unit tests of the importer; they build models with the generated
+# bindings, which libtvm hides, so they link the convenience library too.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/frontend/test_onnx
+TESTS += tests/unit/frontend/test_onnx
+tests_unit_frontend_test_onnx_SOURCES = tests/unit/frontend/test_onnx.c
+tests_unit_frontend_test_onnx_CPPFLAGS = $(AM_CPPFLAGS) \
+	-I$(builddir)/$(ONNX_GEN_DIR) $(PROTOBUF_C_CFLAGS) \
+	-DTVM_ONNX_TESTDATA='"$(ONNX_TESTDATA)"'
+tests_unit_frontend_test_onnx_CFLAGS = $(TVM_TEST_CF)
+tests_unit_frontend_test_onnx_LDADD = core/frontend/onnx/libtvm_onnx_pb.la \
+	$(PROTOBUF_C_LIBS) $(TVM_TEST_LIBS)
+$(tests_unit_frontend_test_onnx_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
+endif

@@ -1,0 +1,95 @@
+/*
+ * core/frontend/onnx/onnx_int.h - private helpers shared by the ONNX
+ * frontend files: protobuf decoding through the core allocator
+ * (proto.c), TensorProto decoding (tensor.c) and the model importer
+ * (import.c: model level; node.c: one node; strmap.c: the name map).
+ *
+ * The protobuf-c bindings (onnx.pb-c.h) are generated at build time into
+ * the build tree (see local.mk); only this folder includes them.
+ */
+#ifndef TVM_ONNX_INT_H
+#define TVM_ONNX_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "onnx.pb-c.h"
+#include "tvm/onnx.h"
+
+/* ---- proto.c ------------------------------------------------------------ */
+/* The protobuf-c allocator that routes through tvm_malloc/tvm_free. */
+extern ProtobufCAllocator onnx_allocator;
+/* Reads the whole file at path into a tvm_malloc'd buffer (*data, owned
+ * by the caller; *size bytes).  what ("model", "tensor") names the file in
+ * messages.  TVM_ERR_IO naming the path and the OS error on failure. */
+tvm_status onnx_read_file(const char *path, const char *what, void **data,
+                          size_t *size);
+/* A proto2 string field: "" when unset (protobuf-c leaves NULL). */
+static inline const char *onnx_str(const char *s) { return s ? s : ""; }
+
+/* ---- tensor.c ----------------------------------------------------------- */
+/* ONNX TensorProto.DataType name ("FLOAT", "BFLOAT16", ...) for messages. */
+const char *onnx_dtype_name(int32_t dt);
+/* Maps an ONNX data type to a dtype: float32, int32 and int64 always; bool,
+ * uint8 and int8 too when for_reading.  TVM_ERR_UNSUPPORTED naming the type
+ * and `what` (the tensor or value) otherwise. */
+tvm_status onnx_map_dtype(int32_t dt, int for_reading, const char *what,
+                          tvm_dtype *out);
+/* A decoded tensor: dtype, dims and compact row-major little-endian data
+ * (tvm_malloc'd, owned by the caller; never NULL, even when empty). */
+typedef struct onnx_data {
+  tvm_dtype dtype;
+  int ndim;
+  int64_t *shape; /* tvm_malloc'd (ndim entries, at least one allocated) */
+  int64_t numel;
+  void *data;
+} onnx_data;
+/* Decodes t (data from raw_data or the typed field of its type), checking
+ * that the data length matches the dims.  what names the tensor in
+ * messages.  On failure nothing is left allocated. */
+tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
+                              const char *what, onnx_data *out);
+void onnx_data_free(onnx_data *d);
+
+/* ---- the importer (import.c, node.c, strmap.c) ---------------------------- */
+#define OPSET_MIN 9
+#define OPSET_MAX 17
+
+/* String-keyed hash map; keys are borrowed (they must outlive the map). */
+typedef struct strmap {
+  const char **keys;
+  void **vals;
+  size_t cap, len;
+} strmap;
+/* The value of key, or NULL. */
+void *onnx_strmap_get(const strmap *m, const char *key);
+/* Inserts or replaces key; TVM_ERR_NOMEM on failure. */
+tvm_status onnx_strmap_put(strmap *m, const char *key, void *val);
+void onnx_strmap_free(strmap *m);
+/* Writes "[1, 3, 224, 224]" into buf (for messages); returns buf. */
+const char *onnx_shape_str(char *buf, size_t cap, const int64_t *s, int n);
+
+/* The state of one import. */
+typedef struct importer {
+  const Onnx__GraphProto *gp;
+  const tvm_onnx_options *opts;
+  int64_t opset; /* default domain; -1 when the model imports none */
+  tvm_graph *g;
+  strmap values; /* ONNX value name -> tvm_gvalue* */
+  strmap inits;  /* initializer name -> Onnx__TensorProto* */
+} importer;
+
+/* Records v as the ONNX value `name` (renaming v to it); a name defined
+ * twice is an error naming `by` (the second definer). */
+tvm_status onnx_define_value(importer *im, const char *name, tvm_gvalue *v,
+                             const char *by);
+/* A CONST value called name from the TensorProto t (float32, int32,
+ * int64); what names it in messages. */
+tvm_status onnx_add_const(importer *im, const char *name,
+                          const Onnx__TensorProto *t, const char *what,
+                          tvm_gvalue **out);
+/* Imports node np (the idx-th of the graph) into im->g (node.c). */
+tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
+                            size_t idx);
+
+#endif /* TVM_ONNX_INT_H */

@@ -1,0 +1,443 @@
+/*
+ * tests/e2e/onnx/run_node_tests.c - the ONNX conformance node tests
+ * (libonnx-testdata: <dir>/test_<name>/{model.onnx, test_data_set_N/
+ * {input,output}_K.pb}) run through the importer and the reference graph
+ * evaluator.
+ *
+ * For each test: the model is imported; an import failing with
+ * TVM_ERR_UNSUPPORTED (an operator outside the registry, a dtype outside
+ * float32/int32/int64, an unsupported mode) counts as "unsupported", any
+ * other import failure as a failure.  Otherwise every data set's inputs
+ * are fed (by name, else by position), the graph is evaluated with the
+ * operators' references (tvm_graph_eval_reference) and each output is
+ * compared with the expected one: same dtype and shape; floats within
+ * |got - want| <= ATOL + RTOL * |want| (NaN matches NaN), integers exactly.
+ * An evaluation failing with TVM_ERR_UNSUPPORTED counts as unsupported.
+ * A model refused as unsupported is retried with every input but the
+ * first frozen to the data set's values (tvm_onnx_options.consts), then
+ * with all of them: many node tests feed Reshape's shape, Clip's bounds,
+ * ConstantOfShape's shape ... at run time, which this compiler wants
+ * constant.
+ *
+ * Prints one line per failure and the summary
+ *   onnx node tests: P passed, F failed, U unsupported (of N)
+ * and exits 1 when a test failed, 77 (skipped) when the directory is
+ * missing.  The directory is $TVM_ONNX_NODE_TESTS, else the configured
+ * one.  Arguments (or $TVM_ONNX_TEST_FILTER) are substrings selecting
+ * tests; TVM_ONNX_VERBOSE=1 also prints passes and unsupported reasons.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tvm/graph_passes.h"
+#include "tvm/onnx.h"
+
+#ifndef TVM_ONNX_TESTDATA
+#define TVM_ONNX_TESTDATA "/usr/share/libonnx-testdata/data/node"
+#endif
+
+#define RTOL 1e-3
+#define ATOL 1e-4
+#define MAX_IO 64
+
+enum { R_PASS, R_FAIL, R_UNSUPPORTED };
+
+static int verbose;
+
+/* 1 when path names a directory. */
+static int is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* 1 when path names a readable file. */
+static int is_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Sorted names of dir's entries starting with prefix (caller frees each
+ * and the array); *n their count. */
+static char **list_dir(const char *dir, const char *prefix, int *n) {
+  struct dirent **ents;
+  *n = 0;
+  int k = scandir(dir, &ents, NULL, alphasort);
+  if (k < 0)
+    return NULL;
+  char **names = calloc((size_t)k + 1, sizeof *names);
+  for (int i = 0; i < k; i++) {
+    if (names && strncmp(ents[i]->d_name, prefix, strlen(prefix)) == 0)
+      names[(*n)++] = strdup(ents[i]->d_name);
+    free(ents[i]);
+  }
+  free(ents);
+  return names;
+}
+
+static void free_list(char **names, int n) {
+  for (int i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+}
+
+/* Loads <dir>/<kind>_0.pb, <kind>_1.pb, ... until one is missing. */
+static int load_tensors(const char *dir, const char *kind,
+                        tvm_onnx_tensor **ts, int *n, char *err,
+                        size_t errcap) {
+  *n = 0;
+  for (int k = 0; k < MAX_IO; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s_%d.pb", dir, kind, k);
+    if (!is_file(path))
+      break;
+    if (tvm_onnx_tensor_load(path, &ts[k])) {
+      snprintf(err, errcap, "reading %s: %s", path, tvm_diag_message());
+      return tvm_diag_status();
+    }
+    (*n)++;
+  }
+  return 0;
+}
+
+/* Product of a DLTensor's shape. */
+static int64_t numel(const DLTensor *t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->ndim; i++)
+    n *= t->shape[i];
+  return n;
+}
+
+/* "[2, 3]" */
+static const char *shape_str(char *buf, size_t cap, const int64_t *s, int n) {
+  size_t len = (size_t)snprintf(buf, cap, "[");
+  for (int i = 0; i < n && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "%s%lld", i ? ", " : "",
+                            (long long)s[i]);
+  if (len < cap)
+    snprintf(buf + len, cap - len, "]");
+  return buf;
+}
+
+/* Element i of a float32/int32/int64 tensor as double / int64. */
+static double getf(const DLTensor *t, int64_t i) {
+  if (t->dtype.code == kDLFloat && t->dtype.bits == 32)
+    return ((const float *)t->data)[i];
+  if (t->dtype.code == kDLFloat && t->dtype.bits == 64)
+    return ((const double *)t->data)[i];
+  if (t->dtype.bits == 32)
+    return ((const int32_t *)t->data)[i];
+  return (double)((const int64_t *)t->data)[i];
+}
+
+static int64_t geti(const DLTensor *t, int64_t i) {
+  switch (t->dtype.bits) {
+  case 64: return ((const int64_t *)t->data)[i];
+  case 32: return ((const int32_t *)t->data)[i];
+  case 8:
+    return t->dtype.code == kDLInt ? ((const int8_t *)t->data)[i]
+                                   : ((const uint8_t *)t->data)[i];
+  default: return ((const uint8_t *)t->data)[i];
+  }
+}
+
+/* Compares got with want (same dtype and shape; see the header comment);
+ * describes the first mismatch in err. */
+static int compare(const char *name, const DLTensor *got, const DLTensor *want,
+                   char *err, size_t errcap) {
+  char b1[200], b2[200];
+  if (got->dtype.code != want->dtype.code ||
+      got->dtype.bits != want->dtype.bits) {
+    snprintf(err, errcap, "output '%s': dtype code %d bits %d, expected code "
+             "%d bits %d", name, got->dtype.code, got->dtype.bits,
+             want->dtype.code, want->dtype.bits);
+    return 1;
+  }
+  int same = got->ndim == want->ndim;
+  for (int i = 0; same && i < got->ndim; i++)
+    same = got->shape[i] == want->shape[i];
+  if (!same) {
+    snprintf(err, errcap, "output '%s': shape %s, expected %s", name,
+             shape_str(b1, sizeof b1, got->shape, got->ndim),
+             shape_str(b2, sizeof b2, want->shape, want->ndim));
+    return 1;
+  }
+  int64_t n = numel(want), bad = 0, first = -1;
+  double worst = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int ok;
+    if (want->dtype.code == kDLFloat) {
+      double g = getf(got, i), w = getf(want, i);
+      if (isnan(w) || isnan(g))
+        ok = isnan(w) && isnan(g);
+      else if (isinf(w) || isinf(g))
+        ok = g == w;
+      else
+        ok = fabs(g - w) <= ATOL + RTOL * fabs(w);
+      if (!ok && !isnan(g - w) && fabs(g - w) > worst)
+        worst = fabs(g - w);
+    } else {
+      ok = geti(got, i) == geti(want, i);
+    }
+    if (!ok) {
+      if (first < 0)
+        first = i;
+      bad++;
+    }
+  }
+  if (!bad)
+    return 0;
+  if (want->dtype.code == kDLFloat)
+    snprintf(err, errcap,
+             "output '%s': %lld of %lld elements differ (first at %lld: got "
+             "%.9g, expected %.9g; max abs error %.3g; rtol %g atol %g)",
+             name, (long long)bad, (long long)n, (long long)first,
+             getf(got, first), getf(want, first), worst, RTOL, ATOL);
+  else
+    snprintf(err, errcap,
+             "output '%s': %lld of %lld elements differ (first at %lld: got "
+             "%lld, expected %lld)",
+             name, (long long)bad, (long long)n, (long long)first,
+             (long long)geti(got, first), (long long)geti(want, first));
+  return 1;
+}
+
+/* Runs one data set of a test: imports the model (with inputs bound to
+ * the data set's values when frozen is 1: every input but the first; 2:
+ * all of them), feeds the remaining graph inputs by name (else by
+ * position), evaluates and compares. */
+static int run_data_set(const char *model, const char *dsdir, int frozen,
+                        char *err, size_t errcap) {
+  tvm_onnx_tensor *ins[MAX_IO] = {0}, *outs[MAX_IO] = {0};
+  DLTensor got[MAX_IO];
+  void *bufs[MAX_IO] = {0};
+  const DLTensor *feed[MAX_IO];
+  DLTensor *dst[MAX_IO];
+  tvm_onnx_const consts[MAX_IO];
+  tvm_graph *g = NULL;
+  int nin = 0, nout = 0, result = R_FAIL;
+  char b1[200], b2[200];
+
+  tvm_status st = load_tensors(dsdir, "input", ins, &nin, err, errcap);
+  if (!st)
+    st = load_tensors(dsdir, "output", outs, &nout, err, errcap);
+  if (st) {
+    /* data this runner cannot represent (strings, float16; sequences and
+     * optionals, which are no TensorProto); for a model already refused
+     * as unsupported, that settles it */
+    result = st == TVM_ERR_UNSUPPORTED || frozen ? R_UNSUPPORTED : R_FAIL;
+    goto done;
+  }
+  tvm_onnx_options opts = {0};
+  if (frozen) {
+    int first = frozen == 1 ? 1 : 0;
+    for (int k = first; k < nin; k++) {
+      if (!ins[k]->name[0]) {
+        snprintf(err, errcap, "input %d of %s has no name to freeze", k,
+                 dsdir);
+        result = R_UNSUPPORTED;
+        goto done;
+      }
+      consts[opts.nconsts].name = ins[k]->name;
+      consts[opts.nconsts].value = &ins[k]->dl;
+      opts.nconsts++;
+    }
+    opts.consts = consts;
+  }
+  st = tvm_onnx_load_opts(model, &opts, &g);
+  if (st) {
+    snprintf(err, errcap, "import%s: %s",
+             frozen == 1 ? " (inputs 1.. frozen)"
+                         : frozen == 2 ? " (all inputs frozen)" : "",
+             tvm_diag_message());
+    result = st == TVM_ERR_UNSUPPORTED ? R_UNSUPPORTED : R_FAIL;
+    goto done;
+  }
+  size_t gin = g->inputs.len, gout = g->outputs.len;
+  if ((size_t)nin != gin + (size_t)opts.nconsts || (size_t)nout != gout ||
+      gout > MAX_IO) {
+    snprintf(err, errcap,
+             "%s: %d inputs and %d outputs, the graph has %zu (+%d frozen) "
+             "and %zu", dsdir, nin, nout, gin, opts.nconsts, gout);
+    goto done;
+  }
+  /* Feed: by name when the data names a graph input, else by position. */
+  for (size_t i = 0; i < gin; i++) {
+    const tvm_gvalue *v = g->inputs.data[i];
+    const tvm_onnx_tensor *t = ins[i];
+    for (int k = 0; k < nin; k++)
+      if (strcmp(ins[k]->name, v->name) == 0)
+        t = ins[k];
+    int same = t->dl.ndim == v->ndim && t->dl.dtype.code == v->dtype.code &&
+               t->dl.dtype.bits == v->dtype.bits;
+    for (int d = 0; same && d < v->ndim; d++)
+      same = t->dl.shape[d] == v->shape[d];
+    if (!same) {
+      snprintf(err, errcap, "input '%s': data %s (code %d bits %d), graph %s "
+               "(code %d bits %d)", v->name,
+               shape_str(b1, sizeof b1, t->dl.shape, t->dl.ndim),
+               t->dl.dtype.code, t->dl.dtype.bits,
+               shape_str(b2, sizeof b2, v->shape, v->ndim), v->dtype.code,
+               v->dtype.bits);
+      goto done;
+    }
+    feed[i] = &t->dl;
+  }
+  for (size_t i = 0; i < gout; i++) {
+    tvm_gvalue *v = g->outputs.data[i];
+    int64_t bytes = tvm_gvalue_bytes(v);
+    bufs[i] = calloc(1, bytes > 0 ? (size_t)bytes : 1);
+    memset(&got[i], 0, sizeof got[i]);
+    got[i].data = bufs[i];
+    got[i].device.device_type = kDLCPU;
+    got[i].ndim = v->ndim;
+    got[i].dtype = v->dtype;
+    got[i].shape = v->shape;
+    dst[i] = &got[i];
+  }
+  st = tvm_graph_eval_reference(g, feed, dst);
+  if (st) {
+    snprintf(err, errcap, "evaluation: %s", tvm_diag_message());
+    result = st == TVM_ERR_UNSUPPORTED ? R_UNSUPPORTED : R_FAIL;
+    goto done;
+  }
+  for (size_t i = 0; i < gout; i++) {
+    const tvm_gvalue *v = g->outputs.data[i];
+    const tvm_onnx_tensor *w = outs[i];
+    for (int k = 0; k < nout; k++)
+      if (strcmp(outs[k]->name, v->name) == 0)
+        w = outs[k];
+    if (compare(v->name, &got[i], &w->dl, err, errcap))
+      goto done;
+  }
+  result = R_PASS;
+done:
+  tvm_graph_free(g);
+  for (int k = 0; k < MAX_IO; k++) {
+    tvm_onnx_tensor_free(ins[k]);
+    tvm_onnx_tensor_free(outs[k]);
+    free(bufs[k]);
+  }
+  return result;
+}
+
+/* Runs the test in <dir>/<name>; err receives the reason of a failure or
+ * of an unsupported verdict.  A model whose import is refused as
+ * unsupported is retried with every input but the first frozen to the
+ * data set's values (shape inputs fed at run time, as in many node tests),
+ * then with all of them; *frozen tells which was needed (0, 1, 2). */
+static int run_test(const char *dir, const char *name, int *frozen,
+                    char *err, size_t errcap) {
+  char path[4096], model[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(model, sizeof model, "%s/model.onnx", path);
+  *frozen = 0;
+  tvm_graph *g = NULL;
+  tvm_status st = tvm_onnx_load(model, &g);
+  tvm_graph_free(g);
+  if (st && st != TVM_ERR_UNSUPPORTED) {
+    snprintf(err, errcap, "import: %s", tvm_diag_message());
+    return R_FAIL;
+  }
+  static char first[8192];
+  first[0] = 0;
+  if (st) {
+    snprintf(first, sizeof first, "import: %s", tvm_diag_message());
+    *frozen = 1;
+  }
+  int nds;
+  char **ds = list_dir(path, "test_data_set_", &nds);
+  int result = nds > 0 ? R_PASS : R_FAIL;
+  if (nds == 0)
+    snprintf(err, errcap, "no test_data_set_* directory");
+  for (int i = 0; i < nds && result == R_PASS; i++) {
+    char dsdir[4400];
+    snprintf(dsdir, sizeof dsdir, "%s/%s", path, ds[i]);
+    result = run_data_set(model, dsdir, *frozen, err, errcap);
+    if (result == R_UNSUPPORTED && *frozen == 1) {
+      /* e.g. ConstantOfShape, whose only input is the shape */
+      *frozen = 2;
+      result = R_PASS;
+      i = -1;
+    }
+  }
+  /* still unsupported after freezing: report the first reason */
+  if (*frozen && result == R_UNSUPPORTED)
+    snprintf(err, errcap, "%s", first);
+  free_list(ds, nds);
+  return result;
+}
+
+/* 1 when name matches one of the filters (or there are none). */
+static int selected(const char *name, int nfilt, char **filt) {
+  if (nfilt == 0)
+    return 1;
+  for (int i = 0; i < nfilt; i++)
+    if (strstr(name, filt[i]))
+      return 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *dir = getenv("TVM_ONNX_NODE_TESTS");
+  if (!dir || !dir[0])
+    dir = TVM_ONNX_TESTDATA;
+  verbose = getenv("TVM_ONNX_VERBOSE") && atoi(getenv("TVM_ONNX_VERBOSE"));
+  if (!is_dir(dir)) {
+    printf("onnx node tests: skipped: %s is not a directory (apt-get install "
+           "libonnx-testdata, or set TVM_ONNX_NODE_TESTS)\n", dir);
+    return 77;
+  }
+  char *envf[1];
+  char **filt = argv + 1;
+  int nfilt = argc - 1;
+  const char *ef = getenv("TVM_ONNX_TEST_FILTER");
+  if (nfilt == 0 && ef && ef[0]) {
+    envf[0] = (char *)ef;
+    filt = envf;
+    nfilt = 1;
+  }
+  int n;
+  char **tests = list_dir(dir, "test_", &n);
+  int pass = 0, fail = 0, unsup = 0, total = 0, nfrozen = 0;
+  static char err[8192];
+  for (int i = 0; i < n; i++) {
+    if (!selected(tests[i], nfilt, filt))
+      continue;
+    err[0] = 0;
+    total++;
+    int frozen;
+    switch (run_test(dir, tests[i], &frozen, err, sizeof err)) {
+    case R_PASS:
+      pass++;
+      nfrozen += frozen > 0;
+      if (verbose)
+        printf("pass %s%s\n", tests[i],
+               frozen == 1   ? " (inputs 1.. frozen to constants)"
+               : frozen == 2 ? " (all inputs frozen to constants)"
+                             : "");
+      break;
+    case R_UNSUPPORTED:
+      unsup++;
+      if (verbose)
+        printf("unsupported %s: %.300s\n", tests[i], err);
+      break;
+    default:
+      fail++;
+      printf("FAIL %s: %s\n", tests[i], err);
+      break;
+    }
+    fflush(stdout);
+  }
+  free_list(tests, n);
+  if (nfrozen)
+    printf("(%d of the passed tests ran with inputs frozen to constants: "
+           "the model feeds shapes or attributes at run time)\n",
+           nfrozen);
+  printf("onnx node tests: %d passed, %d failed, %d unsupported (of %d)\n",
+         pass, fail, unsup, total);
+  return fail ? 1 : 0;
+}

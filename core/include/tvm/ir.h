@@ -475,7 +475,10 @@ TVM_API int tvm_const_bounds(tvm_ctx *c, const tvm_expr *e,
 /* 1 if cond is provably true under the bounds, 0 if unknown or false. */
 TVM_API int tvm_prove(tvm_ctx *c, tvm_expr *cond, const tvm_bounds *b);
 /* Symbolic range of e given ranges of its variables (interval analysis),
- * used by bound inference: the result's min and extent are simplified. */
+ * used by bound inference: the result's min and extent are simplified.
+ * Each variable with a range in b is relaxed to that range once (variables
+ * inside the range expressions stay symbolic); exact for affine e.  Both
+ * fields are NULL when the range is unbounded (e.g. x*j with x free). */
 TVM_API tvm_range tvm_eval_range(tvm_ctx *c, tvm_expr *e, const tvm_bounds *b);
 
 #ifdef __cplusplus

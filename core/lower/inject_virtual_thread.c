@@ -1,0 +1,250 @@
+/*
+ * core/lower/inject_virtual_thread.c - the inject_virtual_thread pass.
+ *
+ * A loop `for vt in [0, n)` of kind TVM_FOR_VTHREAD describes n virtual
+ * threads: independent instruction streams that one hardware thread runs
+ * interleaved, so that the latency of one stream hides behind the work of
+ * the others (the TVM paper, section 4.4).  The pass removes the loop:
+ *
+ *  - every allocation inside it gets a leading dimension of n: its extent
+ *    becomes n * extent and each access of thread vt is offset by
+ *    vt * extent (loads, stores and access_ptr offsets), so each thread
+ *    keeps its private copy;
+ *  - the body is replicated n times with vt replaced by 0 .. n-1, and the
+ *    copies are interleaved as finely as the structure allows (the choice
+ *    this file makes): the replication is pushed down through sequences,
+ *    loops, allocations, attributes, and ifs and lets that do not depend on
+ *    vt, so `for vt { for k { A; B } }` becomes
+ *    `for k { A(0); A(1); B(0); B(1) }`.  This reorders iterations of
+ *    different virtual threads, which is legal because virtual threads
+ *    are independent by definition (bind() asks the schedule author for
+ *    exactly that, as for real threads).  Statements that depend on vt in
+ *    their control (a loop bound, an if condition, a let value) are
+ *    replicated whole.
+ *  - on targets with hardware queues (o->num_queues > 0) the unit of
+ *    interleaving is a queue statement (coproc_int.h): each DMA load or
+ *    compute instruction of one thread stays one unit, the copies of
+ *    thread k are marked `attr virtual_thread_copy = k`, and
+ *    inject_dep_tokens then gives each thread its own dependency tokens,
+ *    so the loads of one thread overlap the compute of another.
+ *
+ * The result is wrapped in `attr virtual_thread [vt] = n`.  A vthread loop
+ * with a symbolic extent becomes a serial loop (same meaning, no
+ * interleaving).
+ */
+#include <string.h>
+
+#include "coproc_int.h"
+
+/* State of injecting one vthread loop. */
+typedef struct vt {
+  tvm_ctx *c;
+  tvm_expr *var;
+  int64_t n;
+  int dae; /* queue statements are the unit; mark copies */
+} vt;
+
+/* ---- allocation expansion ------------------------------------------------ */
+
+/* Rewrite of the accesses of one expanded buffer: index + vt * extent. */
+typedef struct expand {
+  tvm_expr *buffer, *offset;
+  int raw_use; /* the buffer var is used other than by loads/stores/ptrs */
+} expand;
+
+/* index + off, keeping ramps as ramps. */
+static tvm_expr *offset_index(tvm_ctx *c, tvm_expr *index, tvm_expr *off) {
+  if (index->kind == TVM_RAMP)
+    return tvm_ramp(c, tvm_add(c, index->u.ramp.base,
+                               tvm_cast(c, index->u.ramp.base->dtype, off)),
+                    index->u.ramp.stride, index->u.ramp.lanes);
+  return tvm_add(c, index, tvm_cast(c, index->dtype, off));
+}
+
+/* Mutator hook: offsets loads and access_ptrs of the expanded buffer and
+ * notes other (raw) uses of its variable. */
+static tvm_expr *expand_expr(tvm_mutator *m, tvm_expr *e) {
+  expand *x = m->data;
+  tvm_ctx *c = m->ctx;
+  if (e->kind == TVM_LOAD && e->u.load.buffer == x->buffer) {
+    tvm_expr *i = tvm_mutate_expr(m, e->u.load.index);
+    tvm_expr *p = e->u.load.pred ? tvm_mutate_expr(m, e->u.load.pred) : NULL;
+    if (!i) return NULL;
+    tvm_expr *r = tvm_load(c, e->dtype, e->u.load.buffer,
+                           offset_index(c, i, x->offset), p);
+    return r ? r : tvm_int(c, 0); /* failure is sticky in c */
+  }
+  if (e->kind == TVM_CALL && e->u.call.op == TVM_INTRIN_ACCESS_PTR &&
+      e->u.call.nargs >= 3 && e->u.call.args[0] == x->buffer) {
+    int n = e->u.call.nargs;
+    tvm_expr **a = tvm_ctx_alloc(c, sizeof(tvm_expr *) * (size_t)n);
+    if (!a) return tvm_int(c, 0);
+    for (int i = 0; i < n; i++)
+      a[i] = i == 0 ? e->u.call.args[0] : tvm_mutate_expr(m, e->u.call.args[i]);
+    a[2] = tvm_add(c, a[2], tvm_cast(c, a[2]->dtype, x->offset));
+    tvm_expr *r = tvm_call(c, e->dtype, e->u.call.op, a, n);
+    return r ? r : tvm_int(c, 0);
+  }
+  if (e == x->buffer) x->raw_use = 1;
+  return NULL;
+}
+
+/* Mutator hook: offsets stores to the expanded buffer. */
+static tvm_stmt *expand_stmt(tvm_mutator *m, tvm_stmt *s) {
+  expand *x = m->data;
+  tvm_ctx *c = m->ctx;
+  if (s->kind == TVM_STORE && s->u.store.buffer == x->buffer) {
+    tvm_expr *i = tvm_mutate_expr(m, s->u.store.index);
+    tvm_expr *v = tvm_mutate_expr(m, s->u.store.value);
+    tvm_expr *p = s->u.store.pred ? tvm_mutate_expr(m, s->u.store.pred) : NULL;
+    if (!i || !v) return NULL;
+    return tvm_store(c, s->u.store.buffer, offset_index(c, i, x->offset), v, p);
+  }
+  return NULL;
+}
+
+/* The allocation s expanded for n threads (body rewritten, not yet
+ * injected), or s itself when its buffer escapes as a raw pointer. */
+static tvm_stmt *expand_alloc(vt *w, tvm_stmt *s) {
+  tvm_ctx *c = w->c;
+  tvm_expr *ext = s->u.alloc.extent;
+  expand x = {s->u.alloc.buffer,
+              tvm_mul(c, tvm_cast(c, ext->dtype, w->var), ext), 0};
+  tvm_mutator m = {c, expand_expr, expand_stmt, &x};
+  tvm_stmt *body = tvm_mutate_stmt(&m, s->u.alloc.body);
+  if (!body || x.raw_use) return s;
+  int64_t e;
+  tvm_expr *next = tvm_is_const_int(ext, &e)
+                       ? tvm_const(c, ext->dtype, e * w->n)
+                       : tvm_mul(c, ext, tvm_const(c, ext->dtype, w->n));
+  tvm_stmt *r = tvm_allocate(c, s->u.alloc.buffer, s->u.alloc.dtype, next,
+                             s->u.alloc.scope, body);
+  if (r) r->u.alloc.align = s->u.alloc.align;
+  return r;
+}
+
+/* ---- replication ------------------------------------------------------------ */
+
+/* n copies of s, vt replaced by 0 .. n-1 (marked in DAE mode). */
+static tvm_stmt *replicate(vt *w, tvm_stmt *s) {
+  tvm_ctx *c = w->c;
+  tvm_stmt **v = tvm_ctx_alloc(c, sizeof(tvm_stmt *) * (size_t)w->n);
+  tvm_ptrmap map = {0};
+  tvm_stmt *res = NULL;
+  if (!v) return NULL;
+  for (int64_t k = 0; k < w->n; k++) {
+    if (tvm_ptrmap_put(&map, w->var, tvm_const(c, w->var->dtype, k)) != TVM_OK)
+      goto done;
+    v[k] = tvm_substitute_stmt(c, s, &map);
+    if (v[k] && w->dae)
+      v[k] = tvm_attr(c, COPROC_ATTR_VTHREAD_COPY, NULL, tvm_int(c, (int)k),
+                      v[k]);
+    if (!v[k]) goto done;
+  }
+  res = tvm_seq(c, v, (int)w->n);
+done:
+  tvm_ptrmap_free(&map);
+  return res;
+}
+
+/* Does expression e (may be NULL) depend on the thread variable? */
+static int uses(vt *w, const tvm_expr *e) {
+  return e && tvm_expr_uses_var(e, w->var);
+}
+
+/* The n-thread form of s, interleaved as described in the file comment. */
+static tvm_stmt *inject(vt *w, tvm_stmt *s) {
+  tvm_ctx *c = w->c;
+  int q;
+  if (!s) return NULL;
+  if (w->dae && tvm_lower__is_queue_stmt(s, &q)) return replicate(w, s);
+  switch (s->kind) {
+  case TVM_SEQ: {
+    tvm_stmt **v = tvm_ctx_alloc(c, sizeof(tvm_stmt *) * (size_t)(s->u.seq.n + 1));
+    if (!v) return NULL;
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (!(v[i] = inject(w, s->u.seq.stmts[i]))) return NULL;
+    return tvm_seq(c, v, s->u.seq.n);
+  }
+  case TVM_FOR:
+    if (uses(w, s->u.for_.min) || uses(w, s->u.for_.extent)) break;
+    return tvm_for(c, s->u.for_.var, s->u.for_.min, s->u.for_.extent,
+                   s->u.for_.for_kind, s->u.for_.thread_tag,
+                   inject(w, s->u.for_.body));
+  case TVM_ALLOCATE: {
+    if (uses(w, s->u.alloc.extent)) break;
+    tvm_stmt *e = expand_alloc(w, s);
+    if (!e || e == s) break;
+    tvm_stmt *r = tvm_allocate(c, e->u.alloc.buffer, e->u.alloc.dtype,
+                               e->u.alloc.extent, e->u.alloc.scope,
+                               inject(w, e->u.alloc.body));
+    if (r) r->u.alloc.align = e->u.alloc.align;
+    return r;
+  }
+  case TVM_ATTR:
+    if (uses(w, s->u.attr.value) || s->u.attr.node == w->var ||
+        !strcmp(s->u.attr.key, TVM_ATTR_COPROC_SCOPE))
+      break;
+    return tvm_attr(c, s->u.attr.key, s->u.attr.node, s->u.attr.value,
+                    inject(w, s->u.attr.body));
+  case TVM_IF: {
+    if (uses(w, s->u.if_.cond)) break;
+    tvm_stmt *t = inject(w, s->u.if_.then_), *f = NULL;
+    if (s->u.if_.else_ && !(f = inject(w, s->u.if_.else_))) return NULL;
+    return t ? tvm_if(c, s->u.if_.cond, t, f) : NULL;
+  }
+  case TVM_LET_STMT:
+    if (uses(w, s->u.let.value)) break;
+    return tvm_let_stmt(c, s->u.let.var, s->u.let.value,
+                        inject(w, s->u.let.body));
+  default:
+    break;
+  }
+  return replicate(w, s);
+}
+
+/* Mutator hook: injects vthread loops bottom-up (inner ones first). */
+static tvm_stmt *vthread_stmt(tvm_mutator *m, tvm_stmt *s) {
+  const tvm_lower_options *o = m->data;
+  int64_t n;
+  if (s->kind != TVM_FOR || s->u.for_.for_kind != TVM_FOR_VTHREAD) return NULL;
+  tvm_stmt *body = tvm_mutate_stmt(m, s->u.for_.body);
+  if (!body) return NULL;
+  if (!tvm_is_const_int(s->u.for_.extent, &n) || n < 1 ||
+      !tvm_is_zero(s->u.for_.min))
+    return tvm_for(m->ctx, s->u.for_.var, s->u.for_.min, s->u.for_.extent,
+                   TVM_FOR_SERIAL, NULL, body);
+  vt w = {m->ctx, s->u.for_.var, n, o->num_queues > 0};
+  tvm_stmt *r = inject(&w, body);
+  return tvm_attr(m->ctx, TVM_ATTR_VTHREAD, s->u.for_.var,
+                  tvm_int(m->ctx, (int)n), r);
+}
+
+/* Removes the virtual thread loops of f (see the file comment); *out is a
+ * copy of f in ctx c with the new body. */
+tvm_status tvm_pass_inject_virtual_thread(tvm_ctx *c, tvm_func *f,
+                                          const tvm_lower_options *o,
+                                          tvm_func **out) {
+  tvm_mutator m = {c, NULL, vthread_stmt, (void *)o};
+  tvm_func *r;
+  tvm_stmt *body;
+  if (!f || !o || !out)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "inject_virtual_thread: NULL argument");
+  r = tvm_ctx_alloc(c, sizeof *r);
+  if (!r) return tvm_ctx_status(c);
+  *r = *f;
+  body = f->body;
+  if (o->num_queues > 0) body = tvm_lower__coproc_normalize(c, body, o);
+  if (body) body = tvm_mutate_stmt(&m, body);
+  if (!body || c->failed) {
+    tvm_status st = tvm_ctx_status(c);
+    return st != TVM_OK ? st
+                        : tvm_diag_set(TVM_ERR_INTERNAL,
+                                       "inject_virtual_thread: rewriting %s "
+                                       "failed", f->name);
+  }
+  r->body = body;
+  *out = r;
+  return TVM_OK;
+}

@@ -1,0 +1,363 @@
+/*
+ * core/lower/vectorize.c - the vectorize pass.
+ *
+ * A loop marked TVM_FOR_VECTORIZED with a constant extent n becomes
+ * straight-line vector code of n lanes: the loop variable becomes
+ * ramp(min, 1, n), expressions that depend on it are widened (vector loads
+ * with ramp or gather indices, broadcast invariants, lane-wise arithmetic,
+ * selects, casts and math intrinsics), and stores become vector stores.
+ * Index arithmetic on ramps is folded (ramp + x, ramp * c) so contiguous
+ * accesses keep a ramp index that codegen turns into one vector access.
+ * Vectors are n wide even when n exceeds the target's native width
+ * (o->vector_bits): LLVM legalizes wide vectors into native pieces.
+ *
+ * An `if` whose condition depends on the loop variable becomes predicated
+ * code: loads and stores under it carry the (vector) condition as their
+ * lane mask, and the else branch the negated condition.
+ *
+ * The pass never produces wrong code: when the body holds something it
+ * cannot express lane-wise (an inner loop, an allocation, a let or a call
+ * with side effects depending on the variable, a store whose index does
+ * not depend on it, or a buffer both read and written at different
+ * indices, which would make the lanes depend on each other), the loop
+ * stays a serial loop with its body unchanged.
+ */
+#include "tvm/lower.h"
+
+/* State of vectorizing one loop. */
+typedef struct vec {
+  tvm_ctx *c;
+  tvm_expr *var, *min;
+  int n;
+  tvm_expr *pred; /* lane mask of the enclosing predicated ifs, or NULL */
+  int fail;       /* set when the body cannot be vectorized */
+} vec;
+
+static tvm_expr *widen(vec *w, tvm_expr *e);
+
+/* Marks the loop as not vectorizable; returns NULL for convenience. */
+static tvm_expr *give_up(vec *w) {
+  w->fail = 1;
+  return NULL;
+}
+
+/* Is e a ramp with a constant, non-zero stride (an injective index)? */
+static int is_injective_ramp(tvm_ctx *c, const tvm_expr *e) {
+  int64_t lo, hi;
+  return e && e->kind == TVM_RAMP &&
+         tvm_const_bounds(c, e->u.ramp.stride, NULL, &lo, &hi) && lo == hi &&
+         lo != 0;
+}
+
+/* a <k> b for widened integer operands, folding ramp arithmetic so that
+ * affine indices stay ramps; the generic vector operation otherwise. */
+static tvm_expr *widen_binary(vec *w, tvm_expr_kind k, tvm_expr *a,
+                              tvm_expr *b) {
+  tvm_ctx *c = w->c;
+  int ra = a->kind == TVM_RAMP, rb = b->kind == TVM_RAMP;
+  int sa = a->dtype.lanes == 1, sb = b->dtype.lanes == 1;
+  if (tvm_dtype_is_int(tvm_dtype_element(a->dtype)) &&
+      tvm_dtype_is_int(tvm_dtype_element(b->dtype))) {
+    if (k == TVM_ADD || k == TVM_SUB) {
+      if (ra && sb)
+        return tvm_ramp(c, tvm_binary(c, k, a->u.ramp.base, b),
+                        a->u.ramp.stride, w->n);
+      if (sa && rb)
+        return tvm_ramp(c, tvm_binary(c, k, a, b->u.ramp.base),
+                        k == TVM_ADD ? b->u.ramp.stride
+                                     : tvm_sub(c, tvm_const(c, b->u.ramp.stride->dtype, 0),
+                                               b->u.ramp.stride),
+                        w->n);
+      if (ra && rb)
+        return tvm_ramp(c, tvm_binary(c, k, a->u.ramp.base, b->u.ramp.base),
+                        tvm_binary(c, k, a->u.ramp.stride, b->u.ramp.stride),
+                        w->n);
+    } else if (k == TVM_MUL) {
+      if (ra && sb)
+        return tvm_ramp(c, tvm_mul(c, a->u.ramp.base, b),
+                        tvm_mul(c, a->u.ramp.stride, b), w->n);
+      if (sa && rb)
+        return tvm_ramp(c, tvm_mul(c, a, b->u.ramp.base),
+                        tvm_mul(c, a, b->u.ramp.stride), w->n);
+    }
+  }
+  return tvm_binary(c, k, a, b);
+}
+
+/* Widens a call: math intrinsics apply lane-wise; calls with effects or
+ * pointer arguments cannot depend on the loop variable. */
+static tvm_expr *widen_call(vec *w, tvm_expr *e) {
+  tvm_intrin op = e->u.call.op;
+  int nargs = e->u.call.nargs, vector = 0;
+  if (op == TVM_INTRIN_EXTERN || op == TVM_INTRIN_ACCESS_PTR ||
+      op == TVM_INTRIN_DEP_PUSH || op == TVM_INTRIN_DEP_POP ||
+      op == TVM_INTRIN_REINTERPRET)
+    return give_up(w);
+  tvm_expr **args = tvm_ctx_alloc(w->c, sizeof(tvm_expr *) * (size_t)(nargs + 1));
+  if (!args) return give_up(w);
+  for (int i = 0; i < nargs; i++) {
+    args[i] = widen(w, e->u.call.args[i]);
+    if (!args[i]) return give_up(w);
+    if (args[i]->dtype.lanes > 1) vector = 1;
+  }
+  if (!vector) return e;
+  for (int i = 0; i < nargs; i++)
+    if (args[i]->dtype.lanes == 1) args[i] = tvm_broadcast(w->c, args[i], w->n);
+  return tvm_call(w->c, tvm_dtype_with_lanes(e->dtype, w->n), op, args, nargs);
+}
+
+/* The lane mask for a vector access: its own predicate (widened) and the
+ * enclosing ifs' mask; NULL when all lanes are active. */
+static tvm_expr *access_pred(vec *w, tvm_expr *own) {
+  tvm_expr *p = NULL;
+  if (own) {
+    p = widen(w, own);
+    if (!p) return NULL;
+    if (p->dtype.lanes == 1) p = tvm_broadcast(w->c, p, w->n);
+  }
+  if (w->pred) p = p ? tvm_and(w->c, p, w->pred) : w->pred;
+  return p;
+}
+
+/* The n-lane form of e, or e itself when it does not depend on the loop
+ * variable.  Sets w->fail (and returns NULL) when e cannot be widened. */
+static tvm_expr *widen(vec *w, tvm_expr *e) {
+  tvm_ctx *c = w->c;
+  if (!e || w->fail) return give_up(w);
+  if (e->dtype.lanes != 1) return give_up(w); /* already a vector */
+  if (!tvm_expr_uses_var(e, w->var)) return e;
+  switch (e->kind) {
+  case TVM_VAR: /* the loop variable itself */
+    return tvm_ramp(c, w->min, tvm_const(c, e->dtype, 1), w->n);
+  case TVM_ADD: case TVM_SUB: case TVM_MUL: case TVM_DIV: case TVM_MOD:
+  case TVM_FLOORDIV: case TVM_FLOORMOD: case TVM_MIN: case TVM_MAX:
+  case TVM_EQ: case TVM_NE: case TVM_LT: case TVM_LE: case TVM_GT:
+  case TVM_GE: case TVM_AND: case TVM_OR: {
+    tvm_expr *a = widen(w, e->u.bin.a), *b = widen(w, e->u.bin.b);
+    if (!a || !b) return give_up(w);
+    return widen_binary(w, e->kind, a, b);
+  }
+  case TVM_NOT: {
+    tvm_expr *a = widen(w, e->u.un.a);
+    return a ? tvm_not(c, a) : give_up(w);
+  }
+  case TVM_CAST: {
+    tvm_expr *a = widen(w, e->u.un.a);
+    if (!a) return give_up(w);
+    return tvm_cast(c, tvm_dtype_with_lanes(e->dtype, a->dtype.lanes), a);
+  }
+  case TVM_SELECT: {
+    tvm_expr *k = widen(w, e->u.sel.cond), *t = widen(w, e->u.sel.t),
+             *f = widen(w, e->u.sel.f);
+    if (!k || !t || !f) return give_up(w);
+    if (k->dtype.lanes == 1) k = tvm_broadcast(c, k, w->n);
+    return tvm_select(c, k, t, f);
+  }
+  case TVM_CALL:
+    return widen_call(w, e);
+  case TVM_LOAD: {
+    tvm_expr *idx = widen(w, e->u.load.index);
+    if (!idx) return give_up(w);
+    if (idx->dtype.lanes == 1) idx = tvm_broadcast(c, idx, w->n);
+    tvm_expr *p = access_pred(w, e->u.load.pred);
+    if (w->fail) return NULL;
+    return tvm_load(c, e->dtype, e->u.load.buffer, idx, p);
+  }
+  default: /* let, ramp, broadcast, tensor reads: not lane-wise here */
+    return give_up(w);
+  }
+}
+
+static tvm_stmt *vec_stmt(vec *w, tvm_stmt *s);
+
+/* Vectorizes the branches of an if whose condition depends on the loop
+ * variable: both become predicated by the (negated) condition. */
+static tvm_stmt *vec_predicated_if(vec *w, tvm_stmt *s) {
+  tvm_ctx *c = w->c;
+  tvm_expr *cond = widen(w, s->u.if_.cond), *saved = w->pred;
+  tvm_stmt *t, *f = NULL;
+  if (!cond) return NULL;
+  if (cond->dtype.lanes == 1) cond = tvm_broadcast(c, cond, w->n);
+  w->pred = saved ? tvm_and(c, saved, cond) : cond;
+  t = vec_stmt(w, s->u.if_.then_);
+  if (s->u.if_.else_) {
+    tvm_expr *nc = tvm_not(c, cond);
+    w->pred = saved ? tvm_and(c, saved, nc) : nc;
+    f = vec_stmt(w, s->u.if_.else_);
+  }
+  w->pred = saved;
+  if (w->fail || !t || (s->u.if_.else_ && !f)) return NULL;
+  return f ? tvm_seq2(c, t, f) : t;
+}
+
+/* The vector form of statement s, or NULL with w->fail set. */
+static tvm_stmt *vec_stmt(vec *w, tvm_stmt *s) {
+  tvm_ctx *c = w->c;
+  if (!s || w->fail) return NULL;
+  switch (s->kind) {
+  case TVM_SEQ: {
+    tvm_stmt **v = tvm_ctx_alloc(c, sizeof(tvm_stmt *) * (size_t)(s->u.seq.n + 1));
+    if (!v) break;
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (!(v[i] = vec_stmt(w, s->u.seq.stmts[i]))) return NULL;
+    return tvm_seq(c, v, s->u.seq.n);
+  }
+  case TVM_STORE: {
+    tvm_expr *idx = widen(w, s->u.store.index);
+    tvm_expr *val = widen(w, s->u.store.value);
+    if (!idx || !val) break;
+    /* A store at one address from every lane (a reduction, or a store
+     * repeated n times) has no lane-wise form. */
+    if (idx->dtype.lanes == 1) break;
+    if (val->dtype.lanes == 1) val = tvm_broadcast(c, val, w->n);
+    tvm_expr *p = access_pred(w, s->u.store.pred);
+    if (w->fail) return NULL;
+    return tvm_store(c, s->u.store.buffer, idx, val, p);
+  }
+  case TVM_LET_STMT: {
+    if (tvm_expr_uses_var(s->u.let.value, w->var)) break;
+    tvm_stmt *b = vec_stmt(w, s->u.let.body);
+    return b ? tvm_let_stmt(c, s->u.let.var, s->u.let.value, b) : NULL;
+  }
+  case TVM_IF: {
+    if (tvm_expr_uses_var(s->u.if_.cond, w->var))
+      return vec_predicated_if(w, s);
+    tvm_stmt *t = vec_stmt(w, s->u.if_.then_), *f = NULL;
+    if (s->u.if_.else_) f = vec_stmt(w, s->u.if_.else_);
+    if (!t || (s->u.if_.else_ && !f)) return NULL;
+    return tvm_if(c, s->u.if_.cond, t, f);
+  }
+  case TVM_ATTR: {
+    if (s->u.attr.value && tvm_expr_uses_var(s->u.attr.value, w->var)) break;
+    tvm_stmt *b = vec_stmt(w, s->u.attr.body);
+    return b ? tvm_attr(c, s->u.attr.key, s->u.attr.node, s->u.attr.value, b)
+             : NULL;
+  }
+  case TVM_EVALUATE: {
+    int64_t v;
+    if (tvm_is_const_int(s->u.eval.value, &v)) return s; /* a no-op */
+    break;
+  }
+  default: /* loops, allocations, barriers, asserts: keep the loop */
+    break;
+  }
+  w->fail = 1;
+  return NULL;
+}
+
+/* One access to a buffer inside the loop body. */
+typedef struct access {
+  tvm_expr *buffer, *index;
+  int is_store;
+} access;
+
+/* Collects every load and store of the body into a heap array. */
+typedef struct access_list {
+  access *a;
+  size_t n, cap;
+  int oom;
+} access_list;
+
+/* Appends one access; sets oom when the array cannot grow. */
+static void add_access(access_list *l, tvm_expr *b, tvm_expr *i, int st) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    access *na = tvm_realloc(l->a, cap * sizeof *na);
+    if (!na) {
+      l->oom = 1;
+      return;
+    }
+    l->a = na;
+    l->cap = cap;
+  }
+  l->a[l->n++] = (access){b, i, st};
+}
+
+/* Visitor hook: records loads. */
+static int collect_expr(tvm_visitor *v, const tvm_expr *e) {
+  if (e->kind == TVM_LOAD)
+    add_access(v->data, e->u.load.buffer, e->u.load.index, 0);
+  return 0;
+}
+
+/* Visitor hook: records stores. */
+static int collect_stmt(tvm_visitor *v, const tvm_stmt *s) {
+  if (s->kind == TVM_STORE)
+    add_access(v->data, s->u.store.buffer, s->u.store.index, 1);
+  return 0;
+}
+
+/* Do the lanes of the loop carry no dependence through memory?  Every
+ * buffer stored to must be accessed at one index only, and that index
+ * must be injective across lanes (a ramp with a non-zero stride). */
+static int lanes_independent(vec *w, tvm_stmt *body) {
+  access_list l = {0};
+  tvm_visitor v = {collect_expr, collect_stmt, &l};
+  int ok = 1;
+  tvm_visit_stmt(&v, body);
+  if (l.oom) ok = 0;
+  for (size_t i = 0; ok && i < l.n; i++) {
+    if (!l.a[i].is_store) continue;
+    tvm_expr *wi = widen(w, l.a[i].index);
+    if (!is_injective_ramp(w->c, wi)) ok = 0;
+    for (size_t j = 0; ok && j < l.n; j++)
+      if (l.a[j].buffer == l.a[i].buffer &&
+          !tvm_expr_equal(l.a[j].index, l.a[i].index))
+        ok = 0;
+  }
+  tvm_free(l.a);
+  w->fail = 0;
+  return ok;
+}
+
+/* Mutator hook: vectorizes loops bottom-up (inner loops first). */
+static tvm_stmt *vectorize_stmt(tvm_mutator *m, tvm_stmt *s) {
+  tvm_ctx *c = m->ctx;
+  int64_t n;
+  if (s->kind != TVM_FOR || s->u.for_.for_kind != TVM_FOR_VECTORIZED)
+    return NULL;
+  tvm_stmt *body = tvm_mutate_stmt(m, s->u.for_.body);
+  if (!body) return NULL;
+  if (tvm_is_const_int(s->u.for_.extent, &n) && n >= 1 && n <= 65535 &&
+      s->u.for_.min->dtype.lanes == 1) {
+    if (n == 1) {
+      tvm_ptrmap map = {0};
+      tvm_stmt *r = NULL;
+      if (tvm_ptrmap_put(&map, s->u.for_.var, s->u.for_.min) == TVM_OK)
+        r = tvm_substitute_stmt(c, body, &map);
+      tvm_ptrmap_free(&map);
+      return r;
+    }
+    vec w = {c, s->u.for_.var, s->u.for_.min, (int)n, NULL, 0};
+    if (lanes_independent(&w, body)) {
+      tvm_stmt *r = vec_stmt(&w, body);
+      if (r && !w.fail) return r;
+      if (c->failed) return NULL;
+    }
+  }
+  return tvm_for(c, s->u.for_.var, s->u.for_.min, s->u.for_.extent,
+                 TVM_FOR_SERIAL, NULL, body);
+}
+
+/* Vectorizes the loops of f marked TVM_FOR_VECTORIZED (see the file
+ * comment).  *out is a copy of f in ctx c with the new body. */
+tvm_status tvm_pass_vectorize(tvm_ctx *c, tvm_func *f,
+                              const tvm_lower_options *o, tvm_func **out) {
+  tvm_mutator m = {c, NULL, vectorize_stmt, (void *)o};
+  tvm_func *r;
+  if (!f || !o || !out)
+    return tvm_diag_set(TVM_ERR_INVALID, "vectorize: NULL argument");
+  r = tvm_ctx_alloc(c, sizeof *r);
+  if (!r) return tvm_ctx_status(c);
+  *r = *f;
+  r->body = tvm_mutate_stmt(&m, f->body);
+  if (!r->body || c->failed) {
+    tvm_status st = tvm_ctx_status(c);
+    return st != TVM_OK ? st
+                        : tvm_diag_set(TVM_ERR_INTERNAL,
+                                       "vectorize: rewriting %s failed",
+                                       f->name);
+  }
+  *out = r;
+  return TVM_OK;
+}

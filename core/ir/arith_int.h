@@ -150,6 +150,9 @@ tvm_expr *arith_rewrite(arith_env *env, tvm_expr *e);
 /* The canonical expression of an affine form built by a rule (terms moved
  * into a min/max where they cancel, then arith_affine_to_expr). */
 tvm_expr *arith_emit(arith_env *env, const arith_affine *A);
+/* Sums and products (arith_sum.c): e is ADD/SUB/MUL of a scalar affine
+ * type with simplified children; returns the canonical form, or e. */
+tvm_expr *arith_simplify_sum(arith_env *env, tvm_expr *e);
 /* Division rules (arith_divmod.c): e is FLOORDIV/FLOORMOD/DIV/MOD whose
  * children are already simplified.  Returns the rewrite or NULL. */
 tvm_expr *arith_simplify_divmod(arith_env *env, tvm_expr *e);

@@ -33,6 +33,7 @@ libtvm_la_SOURCES += \
 	core/ir/arith_int.h \
 	core/ir/arith_interval.c \
 	core/ir/arith_affine.c \
+	core/ir/arith_sum.c \
 	core/ir/arith_divmod.c \
 	core/ir/arith_range.c \
 	core/ir/simplify.c \

@@ -1,0 +1,253 @@
+/*
+ * core/graph/ops/broadcast.c - binary and variadic operators with numpy
+ * broadcasting: Add, Sub, Mul, Div, Pow (binary), Max, Min, Sum, Mean
+ * (variadic, one or more inputs) and PRelu (slope broadcast to x).
+ *
+ * Add/Sub/Mul/Div/Max/Min accept float32, int32 and int64 (all inputs of
+ * one dtype); integer Div truncates toward zero (C semantics) and the
+ * reference gives 0 for a zero divisor instead of trapping.  Pow's output
+ * has the base's dtype (float32, int32, int64) and its exponent may be
+ * any of them (an integer base is raised in float64 and truncated back).
+ * Sum, Mean and PRelu are float32.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ops_int.h"
+
+typedef enum {
+  B_ADD,
+  B_SUB,
+  B_MUL,
+  B_DIV,
+  B_POW,
+  B_MAX,
+  B_MIN,
+  B_SUM,
+  B_MEAN,
+  B_PRELU
+} bkind;
+
+/* The operator kind of n, from its op name. */
+static bkind kind_of(const tvm_gnode *n) {
+  static const char *const names[] = {"Add", "Sub", "Mul", "Div",  "Pow",
+                                      "Max", "Min", "Sum", "Mean", "PRelu"};
+  for (int i = 0; i < 10; i++)
+    if (strcmp(n->op, names[i]) == 0)
+      return (bkind)i;
+  return B_ADD;
+}
+
+/* The dtypes kind k accepts (DT_* mask). */
+static int dtmask_of(bkind k) {
+  return k <= B_POW || k == B_MAX || k == B_MIN ? DT_F32 | DT_I32 | DT_I64
+                                                : DT_F32;
+}
+
+/* Output = broadcast of every input's shape; dtype of input 0. */
+static tvm_status bcast_infer(tvm_graph *g, tvm_gnode *n) {
+  bkind k = kind_of(n);
+  int mask = dtmask_of(k);
+  tvm_status st;
+  if (n->ninputs < 1)
+    return op_fail(n, TVM_ERR_INVALID, "needs at least one input");
+  int64_t shape[TVM_MAX_DIMS];
+  int nd = 0;
+  for (int i = 0; i < n->ninputs; i++) {
+    int m = k == B_POW && i == 1 ? DT_F32 | DT_I32 | DT_I64 : mask;
+    if ((st = op_check_dtype(n, i, i == 0 ? "A" : "B", m)))
+      return st;
+    const tvm_gvalue *v = n->inputs[i];
+    if (i > 0 && !(k == B_POW) &&
+        !tvm_dtype_eq(v->dtype, n->inputs[0]->dtype)) {
+      char a[32], b[32];
+      return op_fail(n, TVM_ERR_INVALID,
+                     "input %d has dtype %s but input 0 has %s; all inputs "
+                     "must have one dtype (insert a Cast)",
+                     i, tvm_dtype_str(v->dtype, b),
+                     tvm_dtype_str(n->inputs[0]->dtype, a));
+    }
+    if (i == 0) {
+      nd = v->ndim;
+      memcpy(shape, v->shape, sizeof(int64_t) * (size_t)nd);
+    } else if ((st = op_broadcast(n, shape, nd, v->shape, v->ndim, shape,
+                                  &nd))) {
+      return st;
+    }
+  }
+  if (k == B_PRELU) {
+    const tvm_gvalue *x = n->inputs[0];
+    if (nd != x->ndim || memcmp(shape, x->shape, sizeof(int64_t) * nd)) {
+      char a[128], b[128];
+      return op_fail(
+          n, TVM_ERR_INVALID,
+          "slope of shape %s does not broadcast to x of shape %s "
+          "(PRelu broadcasts the slope one way only)",
+          op_shape_str(b, sizeof b, n->inputs[1]->shape, n->inputs[1]->ndim),
+          op_shape_str(a, sizeof a, x->shape, x->ndim));
+    }
+  }
+  op_set_out(n, 0, n->inputs[0]->dtype, nd, shape);
+  return TVM_OK;
+}
+
+typedef struct bud {
+  bkind k;
+  tvm_tensor **in;
+  int nin;
+  int ndim;
+} bud;
+
+/* acc (op) v for the kinds that fold. */
+static tvm_expr *combine(tvm_ctx *c, bkind k, tvm_expr *a, tvm_expr *b) {
+  switch (k) {
+  case B_ADD:
+  case B_SUM:
+  case B_MEAN:
+    return tvm_add(c, a, b);
+  case B_SUB:
+    return tvm_sub(c, a, b);
+  case B_MUL:
+    return tvm_mul(c, a, b);
+  case B_DIV:
+    return tvm_div(c, a, b);
+  case B_MAX:
+    return tvm_max(c, a, b);
+  case B_MIN:
+    return tvm_min(c, a, b);
+  case B_POW: {
+    if (!a || !b)
+      return NULL;
+    if (!tvm_dtype_is_float(a->dtype)) { /* integer base: pow in float64 */
+      tvm_expr *args[2] = {tvm_cast(c, TVM_F64, a), tvm_cast(c, TVM_F64, b)};
+      return tvm_cast(c, a->dtype,
+                      tvm_call(c, TVM_F64, TVM_INTRIN_POW, args, 2));
+    }
+    tvm_expr *args[2] = {
+        a, tvm_dtype_eq(b->dtype, a->dtype) ? b : tvm_cast(c, a->dtype, b)};
+    return tvm_call(c, a->dtype, TVM_INTRIN_POW, args, 2);
+  }
+  case B_PRELU:
+    return tvm_select(c, tvm_lt(c, a, te_const(c, a->dtype, 0)),
+                      tvm_mul(c, a, b), a);
+  }
+  return NULL;
+}
+
+/* Folds every input (broadcast read) with the operator; Mean divides at the
+ * end. */
+static tvm_expr *bcast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  bud *u = ud;
+  tvm_expr *acc = te_bcast_read(c, u->in[0], i, u->ndim);
+  for (int k = 1; k < u->nin; k++)
+    acc = combine(c, u->k, acc, te_bcast_read(c, u->in[k], i, u->ndim));
+  if (u->k == B_MEAN && u->nin > 1)
+    acc = tvm_div(c, acc, te_const(c, u->in[0]->dtype, u->nin));
+  return acc;
+}
+
+/* Compute: declares the outputs as tensor expressions of the inputs. */
+static tvm_status bcast_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                                tvm_tensor **out) {
+  bud u = {kind_of(n), in, n->ninputs, n->outputs[0]->ndim};
+  for (int k = 0; k < u.nin; k++)
+    if (!in[k])
+      return op_fail(n, TVM_ERR_INTERNAL, "compute without input %d", k);
+  out[0] = te_compute_out(c, n, 0, "broadcast", bcast_body, &u);
+  return te_status(c, n, out[0]);
+}
+
+/* Scalar reference on doubles (floats). */
+static double fcombine(bkind k, double a, double b) {
+  switch (k) {
+  case B_ADD:
+  case B_SUM:
+  case B_MEAN:
+    return a + b;
+  case B_SUB:
+    return a - b;
+  case B_MUL:
+    return a * b;
+  case B_DIV:
+    return a / b;
+  case B_POW:
+    return pow(a, b);
+  case B_MAX:
+    return a > b ? a : b;
+  case B_MIN:
+    return a < b ? a : b;
+  case B_PRELU:
+    return a < 0 ? a * b : a;
+  }
+  return 0;
+}
+
+/* Integer reference of the binary kinds (0 for a zero divisor). */
+static int64_t icombine(bkind k, int64_t a, int64_t b) {
+  switch (k) {
+  case B_SUB:
+    return a - b;
+  case B_MUL:
+    return a * b;
+  case B_DIV:
+    return b == 0 ? 0 : a / b;
+  case B_MAX:
+    return a > b ? a : b;
+  case B_MIN:
+    return a < b ? a : b;
+  default:
+    return a + b;
+  }
+}
+
+/* Reference: naive loops over the CPU tensors (the tests' oracle). */
+static tvm_status bcast_reference(const tvm_gnode *n, const DLTensor *const *in,
+                                  DLTensor *const *out) {
+  bkind k = kind_of(n);
+  int64_t len = dl_numel(out[0]);
+  int fl = dl_is_float(out[0]) || k == B_POW; /* int Pow: via double */
+  for (int64_t e = 0; e < len; e++) {
+    if (fl) {
+      double acc = dl_getf(in[0], dl_bcast_index(in[0], out[0], e));
+      for (int i = 1; i < n->ninputs; i++)
+        acc =
+            fcombine(k, acc, dl_getf(in[i], dl_bcast_index(in[i], out[0], e)));
+      if (k == B_MEAN)
+        acc /= n->ninputs;
+      dl_setf(out[0], e, acc);
+    } else {
+      int64_t acc = dl_geti(in[0], dl_bcast_index(in[0], out[0], e));
+      for (int i = 1; i < n->ninputs; i++)
+        acc =
+            icombine(k, acc, dl_geti(in[i], dl_bcast_index(in[i], out[0], e)));
+      dl_seti(out[0], e, acc);
+    }
+  }
+  return TVM_OK;
+}
+
+#define BIN(nm, pat, doc_)                                                     \
+  { nm, 2, 2, 1, 1, pat, bcast_infer, bcast_compute, bcast_reference, doc_ }
+#define VAR(nm, doc_)                                                          \
+  {                                                                            \
+    nm, 1, 64, 1, 1, TVM_PAT_BROADCAST, bcast_infer, bcast_compute,            \
+        bcast_reference, doc_                                                  \
+  }
+
+static const tvm_op_def defs[] = {
+    BIN("Add", TVM_PAT_BROADCAST, "C = A + B (numpy broadcasting)"),
+    BIN("Sub", TVM_PAT_BROADCAST, "C = A - B (numpy broadcasting)"),
+    BIN("Mul", TVM_PAT_BROADCAST, "C = A * B (numpy broadcasting)"),
+    BIN("Div", TVM_PAT_BROADCAST,
+        "C = A / B (numpy broadcasting; integers truncate)"),
+    BIN("Pow", TVM_PAT_BROADCAST, "Z = X ^ Y (numpy broadcasting)"),
+    VAR("Max", "elementwise maximum of the inputs (numpy broadcasting)"),
+    VAR("Min", "elementwise minimum of the inputs (numpy broadcasting)"),
+    VAR("Sum", "elementwise sum of the inputs (numpy broadcasting)"),
+    VAR("Mean", "elementwise mean of the inputs (numpy broadcasting)"),
+    BIN("PRelu", TVM_PAT_BROADCAST,
+        "y = x < 0 ? slope * x : x (slope broadcast to x)"),
+};
+
+const ops_family ops_broadcast_family = {defs,
+                                         (int)(sizeof defs / sizeof defs[0])};

@@ -1,0 +1,190 @@
+/*
+ * core/graph/ops/cast.c - Cast (attribute "to": an ONNX TensorProto data
+ * type code; FLOAT = 1, INT32 = 6, INT64 = 7, BOOL = 9 and DOUBLE = 11
+ * are supported, from those types; float to int truncates toward zero, to
+ * bool is x != 0) and ConstantOfShape (a constant shape input; the fill value
+ * is the optional one-element CONST input 1, which the ONNX importer makes from
+ * the `value` attribute; float32 0 when absent).
+ */
+#include <string.h>
+
+#include "ops_int.h"
+
+/* The dtype of an ONNX TensorProto code, or 0 when unsupported. */
+static int onnx_dtype(int64_t code, tvm_dtype *t) {
+  switch (code) {
+  case 1:
+    *t = TVM_F32;
+    return 1;
+  case 6:
+    *t = TVM_I32;
+    return 1;
+  case 7:
+    *t = TVM_I64;
+    return 1;
+  case 9:
+    *t = TVM_BOOL;
+    return 1;
+  case 11:
+    *t = TVM_F64;
+    return 1;
+  }
+  return 0;
+}
+
+/* The dtype of attribute "to", or a failure naming the code. */
+static tvm_status cast_to(const tvm_gnode *n, tvm_dtype *t) {
+  int64_t to;
+  tvm_status st = op_attr_int(n, "to", -1, &to);
+  if (st)
+    return st;
+  if (to < 0)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "attribute 'to' (an ONNX data type code) is required");
+  if (!onnx_dtype(to, t))
+    return op_fail(n, TVM_ERR_UNSUPPORTED,
+                   "attribute 'to' = %lld: only FLOAT (1), INT32 (6), INT64 "
+                   "(7), BOOL (9) and DOUBLE (11) are supported",
+                   (long long)to);
+  return TVM_OK;
+}
+
+/* Infer: validates the node (naming the attribute and the fix) and sets the
+ * output dtype and shape. */
+static tvm_status cast_infer(tvm_graph *g, tvm_gnode *n) {
+  tvm_dtype t;
+  tvm_status st = op_check_dtype(n, 0, "input", DT_ANY | DT_F64 | DT_BOOL);
+  if (st || (st = cast_to(n, &t)))
+    return st;
+  op_set_out(n, 0, t, n->inputs[0]->ndim, n->inputs[0]->shape);
+  return TVM_OK;
+}
+
+typedef struct cast_ud {
+  tvm_tensor *x;
+  tvm_dtype t;
+} cast_ud;
+
+/* Converts one element (to bool: x != 0). */
+static tvm_expr *cast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  cast_ud *u = ud;
+  tvm_expr *v = tvm_tread(c, u->x, i, u->x->ndim);
+  if (v && tvm_dtype_is_bool(u->t)) /* to bool: x != 0 */
+    return tvm_ne(c, v, te_const(c, v->dtype, 0));
+  return tvm_cast(c, u->t, v);
+}
+
+/* Compute: declares the outputs as tensor expressions of the inputs. */
+static tvm_status cast_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                               tvm_tensor **out) {
+  cast_ud u = {in[0], TVM_F32};
+  tvm_status st = cast_to(n, &u.t);
+  if (st)
+    return st;
+  out[0] = te_compute_out(c, n, 0, "elemwise", cast_body, &u);
+  return te_status(c, n, out[0]);
+}
+
+/* Reference: naive loops over the CPU tensors (the tests' oracle). */
+static tvm_status cast_reference(const tvm_gnode *n, const DLTensor *const *in,
+                                 DLTensor *const *out) {
+  int64_t len = dl_numel(in[0]);
+  int to_bool = out[0]->dtype.code == kDLUInt && out[0]->dtype.bits == 1;
+  for (int64_t e = 0; e < len; e++) {
+    if (to_bool)
+      dl_seti(out[0], e, dl_getf(in[0], e) != 0);
+    else if (!dl_is_float(in[0]))
+      dl_seti(out[0], e, dl_geti(in[0], e));
+    else if (dl_is_float(out[0]))
+      dl_setf(out[0], e, dl_getf(in[0], e));
+    else
+      dl_seti(out[0], e, (int64_t)dl_getf(in[0], e)); /* truncates */
+  }
+  return TVM_OK;
+}
+
+/* ---- ConstantOfShape -------------------------------------------------- */
+static tvm_status cos_info(const tvm_gnode *n, int64_t *shape, int *nd,
+                           tvm_dtype *t, double *value) {
+  tvm_status st = op_const_ints(n, 0, "input", shape, TVM_MAX_DIMS, nd);
+  if (st)
+    return st;
+  for (int d = 0; d < *nd; d++)
+    if (shape[d] < 0)
+      return op_fail(n, TVM_ERR_INVALID, "shape[%d] = %lld is negative", d,
+                     (long long)shape[d]);
+  *t = TVM_F32;
+  *value = 0;
+  if (n->ninputs > 1 && n->inputs[1]) {
+    if ((st = op_check_dtype(n, 1, "value", DT_ANY | DT_F64)) ||
+        (st = op_const_scalar(n, 1, "value", value)))
+      return st;
+    *t = n->inputs[1]->dtype;
+  }
+  return TVM_OK;
+}
+
+/* Infer: validates the node (naming the attribute and the fix) and sets the
+ * output dtype and shape. */
+static tvm_status cos_infer(tvm_graph *g, tvm_gnode *n) {
+  int64_t shape[TVM_MAX_DIMS];
+  int nd;
+  tvm_dtype t;
+  double v;
+  tvm_status st = cos_info(n, shape, &nd, &t, &v);
+  if (st)
+    return st;
+  op_set_out(n, 0, t, nd, shape);
+  return TVM_OK;
+}
+
+typedef struct cos_ud {
+  tvm_dtype t;
+  double v;
+} cos_ud;
+
+/* The fill value. */
+static tvm_expr *cos_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  cos_ud *u = ud;
+  return te_const(c, u->t, u->v);
+}
+
+/* Compute: declares the outputs as tensor expressions of the inputs. */
+static tvm_status cos_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                              tvm_tensor **out) {
+  int64_t shape[TVM_MAX_DIMS];
+  int nd;
+  cos_ud u;
+  tvm_status st = cos_info(n, shape, &nd, &u.t, &u.v);
+  if (st)
+    return st;
+  out[0] = te_compute_out(c, n, 0, "elemwise", cos_body, &u);
+  return te_status(c, n, out[0]);
+}
+
+/* Reference: naive loops over the CPU tensors (the tests' oracle). */
+static tvm_status cos_reference(const tvm_gnode *n, const DLTensor *const *in,
+                                DLTensor *const *out) {
+  int64_t shape[TVM_MAX_DIMS];
+  int nd;
+  tvm_dtype t;
+  double v;
+  tvm_status st = cos_info(n, shape, &nd, &t, &v);
+  if (st)
+    return st;
+  int64_t len = dl_numel(out[0]);
+  for (int64_t e = 0; e < len; e++)
+    dl_setf(out[0], e, v);
+  return TVM_OK;
+}
+
+static const tvm_op_def defs[] = {
+    {"Cast", 1, 1, 1, 1, TVM_PAT_ELEMWISE, cast_infer, cast_compute,
+     cast_reference,
+     "converts to the ONNX data type 'to' (float to int truncates)"},
+    {"ConstantOfShape", 1, 2, 1, 1, TVM_PAT_INJECTIVE, cos_infer, cos_compute,
+     cos_reference,
+     "a tensor of a constant shape filled with the value (float32 0)"},
+};
+
+const ops_family ops_cast_family = {defs, (int)(sizeof defs / sizeof defs[0])};

@@ -1,0 +1,252 @@
+/*
+ * core/graph/ops/logic.c - comparisons and logic with numpy broadcasting:
+ * Equal, Less, Greater, LessOrEqual, GreaterOrEqual (float32, int32,
+ * int64 inputs of one dtype -> bool), And, Or, Xor (bool), Not (bool),
+ * Where (bool condition, two values of one dtype) and Mod (fmod = 0:
+ * integer modulo with the divisor's sign; fmod = 1: C fmod, the
+ * dividend's sign, required for float32).  The references give 0 for an
+ * integer modulo by zero instead of trapping.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ops_int.h"
+
+typedef enum {
+  L_EQ,
+  L_LT,
+  L_GT,
+  L_LE,
+  L_GE,
+  L_AND,
+  L_OR,
+  L_XOR,
+  L_NOT,
+  L_WHERE,
+  L_MOD
+} lkind;
+
+static const char *const lnames[] = {
+    "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or",
+    "Xor",   "Not",  "Where",   "Mod"};
+
+/* The operator kind of n, from its op name. */
+static lkind kind_of(const tvm_gnode *n) {
+  for (int k = 0; k < 11; k++)
+    if (strcmp(n->op, lnames[k]) == 0)
+      return (lkind)k;
+  return L_EQ;
+}
+
+/* Is k a comparison? */
+static int is_cmp(lkind k) { return k <= L_GE; }
+/* Is k a logical operator? */
+static int is_logic(lkind k) { return k >= L_AND && k <= L_NOT; }
+
+/* Validates dtypes, broadcasts the shapes and picks the output dtype. */
+static tvm_status logic_check(const tvm_gnode *n, int64_t *fmod, int64_t *shape,
+                              int *nd, tvm_dtype *t) {
+  lkind k = kind_of(n);
+  tvm_status st;
+  *fmod = 0;
+  for (int i = 0; i < n->ninputs; i++) {
+    int mask = is_logic(k) || (k == L_WHERE && i == 0) ? DT_BOOL : DT_ANY;
+    if ((st = op_check_dtype(
+             n, i, k == L_WHERE && i == 0 ? "condition" : "input", mask)))
+      return st;
+  }
+  /* value inputs share one dtype */
+  int first = k == L_WHERE ? 1 : 0;
+  for (int i = first + 1; i < n->ninputs; i++)
+    if (!tvm_dtype_eq(n->inputs[i]->dtype, n->inputs[first]->dtype))
+      return op_fail(n, TVM_ERR_INVALID,
+                     "inputs %d and %d have different dtypes (insert a Cast)",
+                     first, i);
+  if (k == L_MOD) {
+    if ((st = op_attr_int(n, "fmod", 0, fmod)))
+      return st;
+    if (!*fmod && tvm_dtype_is_float(n->inputs[0]->dtype))
+      return op_fail(n, TVM_ERR_INVALID,
+                     "attribute 'fmod' must be 1 for floating-point inputs");
+  }
+  *nd = n->inputs[0]->ndim;
+  memcpy(shape, n->inputs[0]->shape, sizeof(int64_t) * (size_t)*nd);
+  for (int i = 1; i < n->ninputs; i++)
+    if ((st = op_broadcast(n, shape, *nd, n->inputs[i]->shape,
+                           n->inputs[i]->ndim, shape, nd)))
+      return st;
+  *t = is_cmp(k) || is_logic(k) ? TVM_BOOL : n->inputs[first]->dtype;
+  return TVM_OK;
+}
+
+/* Infer: validates the node (naming the attribute and the fix) and sets the
+ * output dtype and shape. */
+static tvm_status logic_infer(tvm_graph *g, tvm_gnode *n) {
+  int64_t fmod, shape[TVM_MAX_DIMS];
+  int nd;
+  tvm_dtype t;
+  tvm_status st = logic_check(n, &fmod, shape, &nd, &t);
+  if (st)
+    return st;
+  op_set_out(n, 0, t, nd, shape);
+  return TVM_OK;
+}
+
+typedef struct logic_ud {
+  lkind k;
+  int64_t fmod;
+  tvm_tensor **in;
+  int nin, ndim;
+} logic_ud;
+
+/* One output element from the broadcast reads of the inputs. */
+static tvm_expr *logic_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  logic_ud *u = ud;
+  tvm_expr *v[3];
+  for (int k = 0; k < u->nin; k++)
+    if (!(v[k] = te_bcast_read(c, u->in[k], i, u->ndim)))
+      return NULL;
+  switch (u->k) {
+  case L_EQ:
+    return tvm_eq(c, v[0], v[1]);
+  case L_LT:
+    return tvm_lt(c, v[0], v[1]);
+  case L_GT:
+    return tvm_gt(c, v[0], v[1]);
+  case L_LE:
+    return tvm_le(c, v[0], v[1]);
+  case L_GE:
+    return tvm_ge(c, v[0], v[1]);
+  case L_AND:
+    return tvm_and(c, v[0], v[1]);
+  case L_OR:
+    return tvm_or(c, v[0], v[1]);
+  case L_XOR:
+    return tvm_ne(c, v[0], v[1]);
+  case L_NOT:
+    return tvm_not(c, v[0]);
+  case L_WHERE:
+    return tvm_select(c, v[0], v[1], v[2]);
+  case L_MOD:
+    if (tvm_dtype_is_float(v[0]->dtype)) /* a - trunc(a / b) * b */
+      return tvm_sub(
+          c, v[0],
+          tvm_mul(c, tvm_math(c, TVM_INTRIN_TRUNC, tvm_div(c, v[0], v[1])),
+                  v[1]));
+    return u->fmod ? tvm_mod(c, v[0], v[1]) : tvm_floormod(c, v[0], v[1]);
+  }
+  return NULL;
+}
+
+/* Compute: declares the outputs as tensor expressions of the inputs. */
+static tvm_status logic_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                                tvm_tensor **out) {
+  logic_ud u = {kind_of(n), 0, in, n->ninputs, n->outputs[0]->ndim};
+  int64_t shape[TVM_MAX_DIMS];
+  int nd;
+  tvm_dtype t;
+  tvm_status st = logic_check(n, &u.fmod, shape, &nd, &t);
+  if (st)
+    return st;
+  out[0] = te_compute_out(c, n, 0, "broadcast", logic_body, &u);
+  return te_status(c, n, out[0]);
+}
+
+/* Float comparison of kind k as 0 or 1. */
+static double fcmp(lkind k, double a, double b) {
+  switch (k) {
+  case L_EQ:
+    return a == b;
+  case L_LT:
+    return a < b;
+  case L_GT:
+    return a > b;
+  case L_LE:
+    return a <= b;
+  default:
+    return a >= b;
+  }
+}
+
+/* Reference: naive loops over the CPU tensors (the tests' oracle). */
+static tvm_status logic_reference(const tvm_gnode *n, const DLTensor *const *in,
+                                  DLTensor *const *out) {
+  int64_t fmod_, shape[TVM_MAX_DIMS];
+  int nd;
+  tvm_dtype t;
+  tvm_status st = logic_check(n, &fmod_, shape, &nd, &t);
+  if (st)
+    return st;
+  lkind k = kind_of(n);
+  int64_t len = dl_numel(out[0]);
+  for (int64_t e = 0; e < len; e++) {
+    int64_t ix[3];
+    for (int i = 0; i < n->ninputs; i++)
+      ix[i] = dl_bcast_index(in[i], out[0], e);
+    if (is_cmp(k)) {
+      int r;
+      if (dl_is_float(in[0]))
+        r = (int)fcmp(k, dl_getf(in[0], ix[0]), dl_getf(in[1], ix[1]));
+      else {
+        int64_t a = dl_geti(in[0], ix[0]), b = dl_geti(in[1], ix[1]);
+        r = k == L_EQ   ? a == b
+            : k == L_LT ? a < b
+            : k == L_GT ? a > b
+            : k == L_LE ? a <= b
+                        : a >= b;
+      }
+      dl_seti(out[0], e, r);
+    } else if (is_logic(k)) {
+      int a = dl_geti(in[0], ix[0]) != 0;
+      int b = k == L_NOT ? 0 : dl_geti(in[1], ix[1]) != 0;
+      dl_seti(out[0], e,
+              k == L_AND   ? a && b
+              : k == L_OR  ? a || b
+              : k == L_XOR ? a != b
+                           : !a);
+    } else if (k == L_WHERE) {
+      const DLTensor *src = dl_geti(in[0], ix[0]) ? in[1] : in[2];
+      int64_t si = dl_geti(in[0], ix[0]) ? ix[1] : ix[2];
+      if (dl_is_float(src))
+        dl_setf(out[0], e, dl_getf(src, si));
+      else
+        dl_seti(out[0], e, dl_geti(src, si));
+    } else if (dl_is_float(in[0])) { /* Mod, fmod = 1 */
+      dl_setf(out[0], e, fmod(dl_getf(in[0], ix[0]), dl_getf(in[1], ix[1])));
+    } else {
+      int64_t a = dl_geti(in[0], ix[0]), b = dl_geti(in[1], ix[1]), r;
+      if (b == 0)
+        r = 0;
+      else {
+        r = a % b;
+        if (!fmod_ && r != 0 && ((r < 0) != (b < 0)))
+          r += b;
+      }
+      dl_seti(out[0], e, r);
+    }
+  }
+  return TVM_OK;
+}
+
+#define LOP(nm, ni, doc_)                                                      \
+  {                                                                            \
+    nm, ni, ni, 1, 1, TVM_PAT_BROADCAST, logic_infer, logic_compute,           \
+        logic_reference, doc_                                                  \
+  }
+
+static const tvm_op_def defs[] = {
+    LOP("Equal", 2, "a == b -> bool (numpy broadcasting)"),
+    LOP("Less", 2, "a < b -> bool"),
+    LOP("Greater", 2, "a > b -> bool"),
+    LOP("LessOrEqual", 2, "a <= b -> bool"),
+    LOP("GreaterOrEqual", 2, "a >= b -> bool"),
+    LOP("And", 2, "logical and of bools"),
+    LOP("Or", 2, "logical or of bools"),
+    LOP("Xor", 2, "logical xor of bools"),
+    {"Not", 1, 1, 1, 1, TVM_PAT_ELEMWISE, logic_infer, logic_compute,
+     logic_reference, "logical not of bools"},
+    LOP("Where", 3, "condition ? X : Y (numpy broadcasting)"),
+    LOP("Mod", 2, "remainder (fmod = 0: sign of the divisor; 1: C fmod)"),
+};
+
+const ops_family ops_logic_family = {defs, (int)(sizeof defs / sizeof defs[0])};

@@ -1,1 +1,60 @@
-# plugins/llvm-cpu: files of this folder (see Makefile.am)
+# plugins/llvm-cpu: CPU code generation through the LLVM-C API, a libtool
+# module exporting only tvm_plugin_query (see Makefile.am).
+if BUILD_LLVM_CPU
+plugins_LTLIBRARIES += plugins/llvm-cpu/tvm-llvm-cpu.la
+plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = \
+	plugins/llvm-cpu/llvm_cpu.h \
+	plugins/llvm-cpu/plugin.c \
+	plugins/llvm-cpu/host_cpu.c \
+	plugins/llvm-cpu/codegen.c \
+	plugins/llvm-cpu/codegen_expr.c \
+	plugins/llvm-cpu/codegen_memory.c \
+	plugins/llvm-cpu/codegen_call.c \
+	plugins/llvm-cpu/codegen_vmath.c \
+	plugins/llvm-cpu/codegen_stmt.c \
+	plugins/llvm-cpu/codegen_parallel.c \
+	plugins/llvm-cpu/link.c \
+	plugins/llvm-cpu/jit.c \
+	plugins/llvm-cpu/runtime.c \
+	plugins/llvm-cpu/strategy_matmul.c
+plugins_llvm_cpu_tvm_llvm_cpu_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
+plugins_llvm_cpu_tvm_llvm_cpu_la_LDFLAGS = $(TVM_PLUGIN_LINK)
+plugins_llvm_cpu_tvm_llvm_cpu_la_LIBADD = libtvm.la $(LLVM_LIBS) -lpthread -ldl
+
+# Tests: TIR built by hand, compiled, loaded and run against C references.
+check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu
+TESTS += tests/plugins/llvm_cpu/test_llvm_cpu
+tests_plugins_llvm_cpu_test_llvm_cpu_SOURCES = \
+	tests/plugins/llvm_cpu/harness.h \
+	tests/plugins/llvm_cpu/harness.c \
+	tests/plugins/llvm_cpu/test_llvm_cpu.c
+tests_plugins_llvm_cpu_test_llvm_cpu_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_llvm_cpu_test_llvm_cpu_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
+# generated code calls a function this program exports
+tests_plugins_llvm_cpu_test_llvm_cpu_LDFLAGS = -Wl,--export-dynamic
+EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+
+# End to end: TE + schedules lowered with tvm_lower, run on llvm-cpu.
+check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu_e2e
+TESTS += tests/plugins/llvm_cpu/test_llvm_cpu_e2e
+tests_plugins_llvm_cpu_test_llvm_cpu_e2e_SOURCES = \
+	tests/plugins/llvm_cpu/harness.h \
+	tests/plugins/llvm_cpu/harness.c \
+	tests/plugins/llvm_cpu/test_llvm_cpu_e2e.c
+tests_plugins_llvm_cpu_test_llvm_cpu_e2e_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_llvm_cpu_test_llvm_cpu_e2e_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
+EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_e2e_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+
+# Through the core's plugin registry, target YAML loader and runtime.
+check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu_runtime
+TESTS += tests/plugins/llvm_cpu/test_llvm_cpu_runtime
+tests_plugins_llvm_cpu_test_llvm_cpu_runtime_SOURCES = \
+	tests/plugins/llvm_cpu/test_llvm_cpu_runtime.c
+tests_plugins_llvm_cpu_test_llvm_cpu_runtime_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_llvm_cpu_test_llvm_cpu_runtime_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_runtime_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+endif
+EXTRA_DIST += plugins/llvm-cpu/README.md

@@ -1,0 +1,191 @@
+/*
+ * llvm_cpu.h - private declarations shared by the files of the llvm-cpu
+ * plugin: the target object, the code generator's state, and the
+ * run-time objects.  Nothing here crosses the plugin boundary; only
+ * tvm_plugin_query (plugin.c) is exported.
+ */
+#ifndef TVM_LLVM_CPU_H
+#define TVM_LLVM_CPU_H
+
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "tvm/ir.h"
+#include "tvm/plugin.h"
+
+/* Names of the module globals the loader fills in (see codegen_parallel.c
+ * and jit.c).  They are defined in every generated module, so generated
+ * code never resolves anything against the host executable. */
+#define LC_SYM_PARALLEL_FOR "__tvm_parallel_for"
+#define LC_SYM_NUM_THREADS "__tvm_num_threads"
+#define LC_SYM_ASSERT_FAIL "__tvm_assert_fail"
+
+/* Signature of the generated entry points. */
+typedef int32_t (*lc_entry_fn)(const tvm_plugin_arg *args, uint32_t nargs);
+/* Signatures of the function pointers stored in the globals above. */
+typedef int32_t (*lc_task_fn)(int64_t i, int64_t n, void *data);
+typedef int32_t (*lc_parallel_for_fn)(lc_task_fn task, void *data,
+                                      int64_t n);
+typedef void (*lc_assert_fail_fn)(const char *msg);
+
+/* ---- plugin.c --------------------------------------------------------- */
+/* The host API handed to tvm_plugin_query (NULL before the first query). */
+const tvm_host_api *lc_host(void);
+/* Reports st with a printf-style message through host->report (or the
+ * core diagnostic when no host is known); returns st. */
+int32_t lc_report(int32_t st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Memory the host will free: host->alloc, or malloc without a host. */
+void *lc_host_alloc(uint64_t n);
+
+/* A target instance: the validated attributes and what follows from them. */
+struct tvm_plugin_target {
+  char *mcpu;         /* resolved CPU name handed to LLVM */
+  char *mattr;        /* resolved feature string handed to LLVM */
+  char *triple;
+  int num_threads;    /* resolved (0 in the attr -> all cores) */
+  int opt_level;      /* 0..3 */
+  int vector_bits;    /* resolved */
+  int output_shared;  /* attr output: shared */
+  char *description;
+  tvm_plugin_scope scopes[2];
+  tvm_plugin_target_info info;
+};
+
+/* ---- host_cpu.c ------------------------------------------------------- */
+/* Initializes LLVM's native target once (thread-safe). */
+void lc_llvm_init(void);
+/* Host CPU name and features (heap strings, free with free()). */
+char *lc_host_cpu_name(void);
+char *lc_host_cpu_features(void);
+/* Native SIMD width implied by a feature string / CPU name: 512, 256, 128. */
+int lc_vector_bits_of(const char *cpu, const char *features);
+/* Number of online cores (at least 1). */
+int lc_num_cores(void);
+/* A target machine for t (NULL with a report on failure). */
+LLVMTargetMachineRef lc_target_machine(const tvm_plugin_target *t);
+
+/* ---- codegen.c (module level) ------------------------------------------ */
+int32_t lc_codegen(tvm_plugin_target *t, const tvm_module *m,
+                   tvm_plugin_blob *out);
+
+/* ---- link.c ----------------------------------------------------------- */
+/* Links an ELF object into a shared object with the system C compiler;
+ * *out (malloc'd) / *out_size receive the shared object's bytes. */
+int32_t lc_link_shared(const uint8_t *obj, uint64_t size, uint8_t **out,
+                       uint64_t *out_size);
+/* Writes data to a fresh temporary file under $TMPDIR (or /tmp) whose
+ * name ends in suffix; path receives the name (caller frees). */
+int32_t lc_write_temp(const uint8_t *data, uint64_t size, const char *suffix,
+                      char **path);
+
+/* ---- codegen state (codegen_*.c) ---------------------------------------- */
+typedef struct lc_cg {
+  const tvm_plugin_target *target;
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  LLVMTargetDataRef td;
+  const char *fname;        /* the tvm function being compiled */
+  LLVMValueRef fn;          /* the LLVM function being filled */
+  LLVMBasicBlockRef entry;  /* its entry block (allocas go here) */
+  tvm_ptrmap vars;          /* tvm var -> LLVMValueRef */
+  tvm_ptrmap nonneg;        /* loop vars known >= 0 -> (void*)1 */
+  tvm_ptrmap align;         /* buffer var -> alignment in bytes */
+  tvm_ptrvec heap;          /* heap buffers to free at the end */
+  int parallel_depth;       /* inside an outlined parallel body */
+  int nouted;               /* counter for outlined function names */
+  int32_t status;           /* first failure (TVM_OK while fine) */
+  /* frequently used types */
+  LLVMTypeRef t_i1, t_i8, t_i32, t_i64, t_ptr, t_f32, t_f64, t_void;
+  /* the module globals */
+  LLVMValueRef g_parallel_for, g_num_threads, g_assert_fail;
+} lc_cg;
+
+/* Records a failure "llvm-cpu: codegen of 'f': ..." (first one wins);
+ * returns NULL so expression emitters can `return lc_fail(...)`. */
+void *lc_fail(lc_cg *cg, int32_t st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* codegen_expr.c */
+LLVMTypeRef lc_type(lc_cg *cg, tvm_dtype t);
+LLVMTypeRef lc_mem_type(lc_cg *cg, tvm_dtype t); /* bool stored as i8 */
+LLVMValueRef lc_expr(lc_cg *cg, const tvm_expr *e);
+LLVMValueRef lc_broadcast(lc_cg *cg, LLVMValueRef v, int lanes);
+int lc_is_nonneg(lc_cg *cg, const tvm_expr *e);
+/* Calls an LLVM intrinsic overloaded on the given types. */
+LLVMValueRef lc_intrinsic(lc_cg *cg, const char *name, LLVMTypeRef *tys,
+                          int ntys, LLVMValueRef *args, int nargs);
+
+/* codegen_call.c */
+LLVMValueRef lc_call(lc_cg *cg, const tvm_expr *e);
+
+/* codegen_memory.c */
+/* Pointer to buffer[index] for scalar index (an int expression value). */
+LLVMValueRef lc_elem_ptr(lc_cg *cg, LLVMValueRef base, tvm_dtype elem,
+                         LLVMValueRef index);
+/* Alignment in bytes provable for buffer[index] with lanes elements. */
+unsigned lc_access_align(lc_cg *cg, const tvm_expr *buffer,
+                         const tvm_expr *index, tvm_dtype t);
+/* buffer[index] of e's dtype (vector, gather and masked loads too). */
+LLVMValueRef lc_load(lc_cg *cg, const tvm_expr *e);
+/* Emits buffer[index] = value (vector, scatter and masked stores too). */
+void lc_emit_store(lc_cg *cg, const tvm_stmt *s);
+
+/* codegen_vmath.c: inline SIMD exp / tanh of <N x float> values */
+LLVMValueRef lc_vexp_f32(lc_cg *cg, LLVMValueRef x);
+LLVMValueRef lc_vtanh_f32(lc_cg *cg, LLVMValueRef x);
+
+/* codegen_stmt.c */
+void lc_stmt(lc_cg *cg, const tvm_stmt *s);
+/* Emits a serial loop var in [begin, end) around body (values given),
+ * with an optional LLVM loop hint. */
+enum { LC_HINT_NONE, LC_HINT_UNROLL, LC_HINT_VECTORIZE };
+void lc_emit_loop(lc_cg *cg, const tvm_expr *var, LLVMValueRef begin,
+                  LLVMValueRef end, const tvm_stmt *body, int nonneg,
+                  int hint);
+/* Emits "if rc != 0 return rc" in the current function. */
+void lc_return_if_nonzero(lc_cg *cg, LLVMValueRef rc);
+/* An alloca in the entry block of the current function. */
+LLVMValueRef lc_entry_alloca(lc_cg *cg, LLVMTypeRef ty, unsigned align,
+                             const char *name);
+
+/* codegen_parallel.c */
+void lc_emit_parallel(lc_cg *cg, const tvm_stmt *s);
+/* Defines the module globals (parallel_for pointer, threads, assert). */
+void lc_define_globals(lc_cg *cg);
+
+/* ---- runtime (runtime.c, jit.c) ----------------------------------------- */
+struct tvm_plugin_device {
+  tvm_plugin_target *target;
+  int num_threads;
+};
+
+struct tvm_plugin_func {
+  char *name;
+  lc_entry_fn fn;
+};
+
+struct tvm_plugin_module {
+  void *jit;        /* LLVMOrcLLJITRef for ELF objects */
+  void *dl;         /* dlopen handle for shared objects */
+  tvm_plugin_func *funcs;
+  uint32_t nfuncs;
+  char link_err[512]; /* first JIT linking error */
+};
+
+int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
+                       tvm_plugin_module **out);
+void lc_module_unload(tvm_plugin_module *m);
+/* The functions the loader stores in the module globals. */
+int32_t lc_parallel_trampoline(lc_task_fn task, void *data, int64_t n);
+void lc_assert_trampoline(const char *msg);
+
+/* Schedule templates (strategy_*.c). */
+int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
+                                 tvm_tensor **outs, uint32_t nouts,
+                                 tvm_config *cfg);
+
+#endif /* TVM_LLVM_CPU_H */

@@ -1,0 +1,96 @@
+/*
+ * strategy_matmul.c - the llvm-cpu schedule template for packed matmul.
+ *
+ * The compute it schedules (declared by the core's matmul operator) is
+ *
+ *   Bp[jo, k, ji] = B[k, jo*nr + ji]                      (packing, nr cols)
+ *   C[i, j]       = sum_k A[i, k] * Bp[j / nr, k, j % nr]
+ *
+ * The schedule is the classic register-blocked GEMM: C is tiled into
+ * mr x nr blocks; each block accumulates in a "local" buffer (cache_write)
+ * computed at the block, whose loops are ordered k, row, col with the rows
+ * unrolled and the columns vectorized.  After unrolling every access of
+ * the local block has a constant offset, so LLVM keeps the mr x nr
+ * accumulators in vector registers for the whole k loop: per k step it
+ * loads nr/lanes vectors of Bp, broadcasts mr values of A and issues
+ * mr*nr/lanes FMAs.  Row blocks run in parallel.
+ *
+ * Knobs (tvm/config.h): tile_m (rows of the register block) and
+ * unroll_k (inner k steps unrolled).  The packing width nr is a knob of
+ * the compute ("pack_n") and read back here under the same name.
+ */
+#include "tvm/config.h"
+#include "tvm/plugin.h"
+#include "llvm_cpu.h"
+
+/* Finds the input of op that is itself a compute (the packed B). */
+static tvm_tensor *find_compute_input(const tvm_operation *op) {
+  tvm_ptrvec ins = {0};
+  tvm_tensor *found = NULL;
+  if (tvm_op_inputs(op, &ins) != TVM_OK) return NULL;
+  for (size_t i = 0; i < ins.len; i++) {
+    tvm_tensor *t = ins.data[i];
+    if (t->op->kind == TVM_OP_COMPUTE) found = t;
+  }
+  tvm_ptrvec_free(&ins);
+  return found;
+}
+
+/* Schedules outs[0] = C as described at the top of the file. */
+int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
+                                 tvm_tensor **outs, uint32_t nouts,
+                                 tvm_config *cfg) {
+  static const int64_t tile_m_choices[] = {2, 4, 6, 8, 12, 16};
+  static const int64_t unroll_k_choices[] = {1, 2, 4, 8};
+  tvm_iter_var *io, *jo, *ii, *ji, *ko, *ki, *fused;
+  tvm_tensor *C, *CC, *Bp;
+  tvm_stage *sc, *scc, *sbp;
+  int64_t mr, ku, nr;
+  tvm_status st;
+
+  (void)t;
+  if (nouts != 1 || outs[0]->ndim != 2)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "llvm-cpu matmul template: expected one 2-d output");
+  C = outs[0];
+  Bp = find_compute_input(C->op);
+  if (!Bp || Bp->ndim != 3 || Bp->shape_c[2] <= 0)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "llvm-cpu matmul template: '%s' does not read a "
+                        "packed B[n/nr, k, nr] compute", C->name);
+  nr = Bp->shape_c[2];
+  mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, 3);
+  ku = tvm_cfg_choice(cfg, "unroll_k", unroll_k_choices, 4, 2);
+
+  if ((st = tvm_cache_write(s, C, "local", &CC)) != TVM_OK) return st;
+  sc = tvm_stage_of(s, C);
+  scc = tvm_stage_of(s, CC);
+  sbp = tvm_stage_of(s, Bp);
+
+  /* C: mr x nr blocks, row blocks in parallel, the copy-out vectorized. */
+  st = tvm_tile(sc, tvm_stage_axis(sc, 0), tvm_stage_axis(sc, 1), mr, nr,
+                &io, &jo, &ii, &ji);
+  if (st == TVM_OK) st = tvm_parallel(sc, io);
+  if (st == TVM_OK) st = tvm_vectorize(sc, ji);
+  if (st != TVM_OK) return st;
+
+  /* The register block: k outermost, rows unrolled, columns vectorized. */
+  if ((st = tvm_compute_at(scc, sc, jo)) != TVM_OK) return st;
+  {
+    tvm_iter_var *xc = tvm_stage_axis(scc, 0);
+    tvm_iter_var *yc = tvm_stage_axis(scc, 1);
+    tvm_iter_var *k = tvm_stage_reduce_axis(scc, 0);
+    if ((st = tvm_split(scc, k, ku, &ko, &ki)) != TVM_OK) return st;
+    st = tvm_reorder(scc, (tvm_iter_var *[]){ko, ki, xc, yc}, 4);
+    if (st == TVM_OK) st = tvm_unroll(scc, ki);
+    if (st == TVM_OK) st = tvm_unroll(scc, xc);
+    if (st == TVM_OK) st = tvm_vectorize(scc, yc);
+    if (st != TVM_OK) return st;
+  }
+
+  /* Packing: panels in parallel, columns of a panel vectorized. */
+  st = tvm_fuse(sbp, tvm_stage_axis(sbp, 0), tvm_stage_axis(sbp, 1), &fused);
+  if (st == TVM_OK) st = tvm_parallel(sbp, fused);
+  if (st == TVM_OK) st = tvm_vectorize(sbp, tvm_stage_axis(sbp, 2));
+  return st;
+}

@@ -11,16 +11,26 @@
  * Vectors are n wide even when n exceeds the target's native width
  * (o->vector_bits): LLVM legalizes wide vectors into native pieces.
  *
- * An `if` whose condition depends on the loop variable becomes predicated
- * code: loads and stores under it carry the (vector) condition as their
- * lane mask, and the else branch the negated condition.
+ * An `if` whose condition depends on the loop variable is split into its
+ * conjuncts: those that do not depend on the loop variable stay a scalar
+ * `if` around the vector code (one branch per vector, no masking), and
+ * only the lane-dependent rest becomes predicated code: loads and stores
+ * under it whose index depends on the lane carry that (vector) condition
+ * as their lane mask, and the else branch the negated condition.
+ *
+ * Lane-invariant expressions under a lane mask (broadcast loads, let
+ * values, scalar if conditions) are evaluated once for the whole vector,
+ * even when no lane is active, whereas the scalar loop evaluated them only
+ * for active iterations.  A load there whose index uses a variable of the
+ * lane mask may be exactly what the mask guards (a ragged tile reading
+ * past the end of a buffer), so such a loop stays serial.
  *
  * The pass never produces wrong code: when the body holds something it
  * cannot express lane-wise (an inner loop, an allocation, a let or a call
  * with side effects depending on the variable, a store whose index does
- * not depend on it, or a buffer both read and written at different
- * indices, which would make the lanes depend on each other), the loop
- * stays a serial loop with its body unchanged.
+ * not depend on it, a buffer both read and written at different indices,
+ * which would make the lanes depend on each other, or a guarded invariant
+ * load as above), the loop stays a serial loop with its body unchanged.
  */
 #include "tvm/lower.h"
 
@@ -34,6 +44,49 @@ typedef struct vec {
 } vec;
 
 static tvm_expr *widen(vec *w, tvm_expr *e);
+
+/* Search state for guarded_load: the lane mask and whether a load whose
+ * index uses one of its variables was found. */
+typedef struct guard_search {
+  const tvm_expr *pred, *index;
+  int found;
+} guard_search;
+
+/* Visitor hook over the lane mask: does the current load index use this
+ * variable of the mask? */
+static int mask_var_hook(tvm_visitor *v, const tvm_expr *e) {
+  guard_search *g = v->data;
+  if (!g->found && e->kind == TVM_VAR && tvm_expr_uses_var(g->index, e))
+    g->found = 1;
+  return g->found;
+}
+
+/* Visitor hook over an invariant expression: for each load, is its index
+ * built from a variable that the lane mask tests? */
+static int load_hook(tvm_visitor *v, const tvm_expr *e) {
+  guard_search *g = v->data;
+  if (g->found) return 1;
+  if (e->kind == TVM_LOAD) {
+    tvm_visitor mv = {mask_var_hook, NULL, g};
+    g->index = e->u.load.index;
+    tvm_visit_expr(&mv, g->pred);
+  }
+  return g->found;
+}
+
+/* Does lane-invariant e, evaluated once per vector under lane mask
+ * w->pred (so also when no lane is active), hold a load whose index uses
+ * a variable of the mask?  Such a load may be what the mask guards (rows
+ * past the end of a buffer in a ragged tile), so it cannot be hoisted out
+ * of the mask; the caller keeps the loop serial.  Invariant loads whose
+ * indices share no variable with the mask are taken as safe. */
+static int guarded_load(const vec *w, const tvm_expr *e) {
+  guard_search g = {w->pred, NULL, 0};
+  tvm_visitor v = {load_hook, NULL, &g};
+  if (!w->pred || !e) return 0;
+  tvm_visit_expr(&v, e);
+  return g.found;
+}
 
 /* Marks the loop as not vectorizable; returns NULL for convenience. */
 static tvm_expr *give_up(vec *w) {
@@ -125,7 +178,8 @@ static tvm_expr *widen(vec *w, tvm_expr *e) {
   tvm_ctx *c = w->c;
   if (!e || w->fail) return give_up(w);
   if (e->dtype.lanes != 1) return give_up(w); /* already a vector */
-  if (!tvm_expr_uses_var(e, w->var)) return e;
+  if (!tvm_expr_uses_var(e, w->var))
+    return guarded_load(w, e) ? give_up(w) : e;
   switch (e->kind) {
   case TVM_VAR: /* the loop variable itself */
     return tvm_ramp(c, w->min, tvm_const(c, e->dtype, 1), w->n);
@@ -170,12 +224,41 @@ static tvm_expr *widen(vec *w, tvm_expr *e) {
 
 static tvm_stmt *vec_stmt(vec *w, tvm_stmt *s);
 
+/* Appends the conjuncts of cond (an && tree, under likely() hints) to the
+ * lane-invariant conjunction *inv or the lane-dependent one *lane. */
+static void split_conjuncts(vec *w, tvm_expr *cond, tvm_expr **inv,
+                            tvm_expr **lane) {
+  tvm_ctx *c = w->c;
+  if (cond->kind == TVM_AND) {
+    split_conjuncts(w, cond->u.bin.a, inv, lane);
+    split_conjuncts(w, cond->u.bin.b, inv, lane);
+    return;
+  }
+  if (cond->kind == TVM_CALL && cond->u.call.op == TVM_INTRIN_LIKELY &&
+      cond->u.call.nargs == 1) {
+    split_conjuncts(w, cond->u.call.args[0], inv, lane);
+    return;
+  }
+  tvm_expr **to = tvm_expr_uses_var(cond, w->var) ? lane : inv;
+  *to = *to ? tvm_and(c, *to, cond) : cond;
+}
+
 /* Vectorizes the branches of an if whose condition depends on the loop
- * variable: both become predicated by the (negated) condition. */
+ * variable.  The lane-invariant conjuncts of the condition stay a scalar
+ * if; the lane-dependent rest predicates the branches (the then branch by
+ * it, the else branch by its negation):
+ *   if (inv && lane) T else E
+ *   -> if (inv) { T[mask lane]; E[mask !lane] } else E */
 static tvm_stmt *vec_predicated_if(vec *w, tvm_stmt *s) {
   tvm_ctx *c = w->c;
-  tvm_expr *cond = widen(w, s->u.if_.cond), *saved = w->pred;
-  tvm_stmt *t, *f = NULL;
+  tvm_expr *inv = NULL, *lane = NULL, *cond, *saved = w->pred;
+  tvm_stmt *t, *f = NULL, *plain_f = NULL;
+  split_conjuncts(w, s->u.if_.cond, &inv, &lane);
+  if (!lane || (inv && guarded_load(w, inv))) {
+    w->fail = 1; /* (no lane part cannot happen: the caller checked) */
+    return NULL;
+  }
+  cond = widen(w, lane);
   if (!cond) return NULL;
   if (cond->dtype.lanes == 1) cond = tvm_broadcast(c, cond, w->n);
   w->pred = saved ? tvm_and(c, saved, cond) : cond;
@@ -184,10 +267,14 @@ static tvm_stmt *vec_predicated_if(vec *w, tvm_stmt *s) {
     tvm_expr *nc = tvm_not(c, cond);
     w->pred = saved ? tvm_and(c, saved, nc) : nc;
     f = vec_stmt(w, s->u.if_.else_);
+    w->pred = saved;
+    if (inv) plain_f = vec_stmt(w, s->u.if_.else_);
   }
   w->pred = saved;
-  if (w->fail || !t || (s->u.if_.else_ && !f)) return NULL;
-  return f ? tvm_seq2(c, t, f) : t;
+  if (w->fail || !t || (s->u.if_.else_ && (!f || (inv && !plain_f))))
+    return NULL;
+  tvm_stmt *body = f ? tvm_seq2(c, t, f) : t;
+  return inv ? tvm_if(c, inv, body, plain_f) : body;
 }
 
 /* The vector form of statement s, or NULL with w->fail set. */
@@ -215,20 +302,25 @@ static tvm_stmt *vec_stmt(vec *w, tvm_stmt *s) {
     return tvm_store(c, s->u.store.buffer, idx, val, p);
   }
   case TVM_LET_STMT: {
-    if (tvm_expr_uses_var(s->u.let.value, w->var)) break;
+    if (tvm_expr_uses_var(s->u.let.value, w->var) ||
+        guarded_load(w, s->u.let.value))
+      break;
     tvm_stmt *b = vec_stmt(w, s->u.let.body);
     return b ? tvm_let_stmt(c, s->u.let.var, s->u.let.value, b) : NULL;
   }
   case TVM_IF: {
     if (tvm_expr_uses_var(s->u.if_.cond, w->var))
       return vec_predicated_if(w, s);
+    if (guarded_load(w, s->u.if_.cond)) break;
     tvm_stmt *t = vec_stmt(w, s->u.if_.then_), *f = NULL;
     if (s->u.if_.else_) f = vec_stmt(w, s->u.if_.else_);
     if (!t || (s->u.if_.else_ && !f)) return NULL;
     return tvm_if(c, s->u.if_.cond, t, f);
   }
   case TVM_ATTR: {
-    if (s->u.attr.value && tvm_expr_uses_var(s->u.attr.value, w->var)) break;
+    if (s->u.attr.value && (tvm_expr_uses_var(s->u.attr.value, w->var) ||
+                            guarded_load(w, s->u.attr.value)))
+      break;
     tvm_stmt *b = vec_stmt(w, s->u.attr.body);
     return b ? tvm_attr(c, s->u.attr.key, s->u.attr.node, s->u.attr.value, b)
              : NULL;

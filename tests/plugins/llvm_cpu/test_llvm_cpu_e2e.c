@@ -5,8 +5,14 @@
  * plugin's target_info, compiled, loaded and run against naive C
  * references, in fp32 and int8.
  *
+ * The fp32 matmuls place their operands flush against an inaccessible
+ * page, so that generated code reading past the end of a buffer (a
+ * ragged tile's guard hoisted out of a load) crashes the test instead of
+ * going unnoticed.
+ *
  * Set TVM_E2E_DUMP=1 to print the lowered loop IR of every test.
  */
+#define _DEFAULT_SOURCE /* mmap, MAP_ANONYMOUS */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "tvm/lower.h"
@@ -101,6 +109,29 @@ static void *amalloc(size_t n) {
   return p;
 }
 
+/* A guarded block: n bytes ending at most 63 bytes before a PROT_NONE
+ * page (the start stays 64-byte aligned, as mem_alloc's), so that a read
+ * past the end crashes.  Freed with gfree. */
+typedef struct gblock {
+  void *map, *data;
+  size_t len;
+} gblock;
+
+static void *galloc(gblock *g, size_t n) {
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE), a = (n + 63) / 64 * 64;
+  size_t data = (a + pg - 1) / pg * pg;
+  char *m = mmap(NULL, data + pg, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(m != MAP_FAILED);
+  assert_int_equal(mprotect(m + data, pg, PROT_NONE), 0);
+  g->map = m;
+  g->len = data + pg;
+  g->data = m + data - a;
+  return g->data;
+}
+
+static void gfree(gblock *g) { munmap(g->map, g->len); }
+
 static void fill(float *p, int n, unsigned seed) {
   for (int i = 0; i < n; i++) {
     seed = seed * 1103515245u + 12345u;
@@ -166,8 +197,9 @@ static void run_matmul_f32(int M, int N, int K, const char *name) {
   h_mod hm;
   tvm_tensor *args[] = {in[0], in[1], Cout};
   lower_build_ir(s, args, 3, name, &hm, VEC_PAR);
-  float *A = amalloc(sizeof(float) * M * K), *B = amalloc(sizeof(float) * K * N);
-  float *Cv = amalloc(sizeof(float) * M * N), *R = amalloc(sizeof(float) * M * N);
+  gblock ga, gb, gc;
+  float *A = galloc(&ga, sizeof(float) * M * K), *B = galloc(&gb, sizeof(float) * K * N);
+  float *Cv = galloc(&gc, sizeof(float) * M * N), *R = amalloc(sizeof(float) * M * N);
   fill(A, M * K, 1);
   fill(B, K * N, 2);
   for (int i = 0; i < M; i++)
@@ -179,7 +211,7 @@ static void run_matmul_f32(int M, int N, int K, const char *name) {
   tvm_plugin_arg a[] = {h_ptr(A), h_ptr(B), h_ptr(Cv)};
   assert_int_equal(h_call(&hm, name, a, 3), 0);
   assert_close(Cv, R, M * N, 1e-5);
-  free(A), free(B), free(Cv), free(R);
+  gfree(&ga), gfree(&gb), gfree(&gc), free(R);
   done(&hm);
   tvm_schedule_free(s);
 }

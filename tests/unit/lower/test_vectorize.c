@@ -191,6 +191,126 @@ static void test_in_place_update(void **state) {
   tvm_free(t);
 }
 
+/* ---- guarded lane-invariant loads ---------------------------------------- */
+
+#define SMALL_C 40
+
+/* Runs s on A of na elements (1 + k), B of nb (k - 2), C of SMALL_C (7)
+ * and n = 5, copying C out; the interpreter fails on any load or store
+ * outside a buffer, predicated-off lanes excepted. */
+static void interpret_small(fx *f, tvm_stmt *s, long na, long nb, double *cout) {
+  pc_interp *p = pc_new(0);
+  double *a = pc_buffer(p, f->A, na), *b = pc_buffer(p, f->B, nb),
+         *c = pc_buffer(p, f->C, SMALL_C);
+  for (long k = 0; k < na; k++) a[k] = 1 + (double)k;
+  for (long k = 0; k < nb; k++) b[k] = (double)k - 2;
+  for (int k = 0; k < SMALL_C; k++) c[k] = 7;
+  pc_set_var(p, f->n, 5);
+  if (pc_run(p, s) != 0) fail_msg("interpreter: %s", pc_error(p));
+  memcpy(cout, c, sizeof(double) * SMALL_C);
+  pc_free(p);
+}
+
+/* Vectorizes loop, checks that neither the scalar loop nor the result
+ * touches memory outside the (small) buffers and that both compute the
+ * same C; returns the printed result. */
+static char *vectorize_small(fx *f, tvm_stmt *loop, long na, long nb) {
+  tvm_lower_options o;
+  tvm_func *fn, *out;
+  double ref[SMALL_C], got[SMALL_C];
+  tvm_lower_options_init(&o);
+  fn = tvm_func_new(f->c, "f", NULL, NULL, 0, loop);
+  assert_int_equal(tvm_pass_vectorize(f->c, fn, &o, &out), TVM_OK);
+  interpret_small(f, loop, na, nb, ref);
+  interpret_small(f, out->body, na, nb, got);
+  for (int k = 0; k < SMALL_C; k++)
+    if (ref[k] != got[k]) fail_msg("C[%d]: scalar %g, vector %g", k, ref[k], got[k]);
+  return tvm_stmt_str(out->body);
+}
+
+/* A ragged tile: for io in [0, 5), lanes i in [0, 8):
+ *   if (io < 4 && i < n) C[io * 8 + i] = A[io] * B[i]   (A has 4 rows)
+ * The lane-invariant conjunct io < 4 becomes a scalar if around the vector
+ * code, so the broadcast A[io] is never read for io = 4 (it was read
+ * unconditionally when the whole condition became the lane mask); only
+ * i < n is a predicate.  With an else branch the else code runs both
+ * under the negated lane mask and when the invariant part is false. */
+static void test_invariant_conjuncts_hoisted(void **state) {
+  fx *f = *state;
+  tvm_ctx *c = f->c;
+  tvm_expr *io = tvm_var(c, "io", TVM_I32);
+  tvm_expr *idx = tvm_add(c, tvm_mul(c, io, tvm_int(c, 8)), f->i);
+  tvm_expr *cond = tvm_and(c, tvm_lt(c, io, tvm_int(c, 4)), tvm_lt(c, f->i, f->n));
+  tvm_stmt *then_ = tvm_store(c, f->C, idx,
+      tvm_mul(c, ld(f, f->A, io), ld(f, f->B, f->i)), NULL);
+  tvm_stmt *s1 = tvm_for(c, io, tvm_int(c, 0), tvm_int(c, 5), TVM_FOR_SERIAL, NULL,
+                         vloop(f, 8, tvm_if(c, cond, then_, NULL)));
+  char *t = vectorize_small(f, s1, 4, 8);
+  assert_string_equal(t,
+      "for (io, 0, 5) {\n"
+      "  if (io < 4) {\n"
+      "    C[ramp(io * 8 + 0, 1, 8), pred=ramp(0, 1, 8) < x8(n)] = x8(A[io]) * "
+      "B[ramp(0, 1, 8), pred=ramp(0, 1, 8) < x8(n)]\n"
+      "  }\n"
+      "}\n");
+  tvm_free(t);
+
+  /* the lane conjunct first, an else branch, a second invariant conjunct */
+  cond = tvm_and(c, tvm_and(c, tvm_lt(c, f->i, f->n), tvm_lt(c, io, tvm_int(c, 4))),
+                 tvm_ge(c, io, tvm_int(c, 1)));
+  tvm_stmt *s2 = tvm_for(c, io, tvm_int(c, 0), tvm_int(c, 5), TVM_FOR_SERIAL, NULL,
+      vloop(f, 8, tvm_if(c, cond, then_, tvm_store(c, f->C, idx, tvm_f32(c, -1), NULL))));
+  t = vectorize_small(f, s2, 4, 8);
+  assert_string_equal(t,
+      "for (io, 0, 5) {\n"
+      "  if (io < 4 && io >= 1) {\n"
+      "    C[ramp(io * 8 + 0, 1, 8), pred=ramp(0, 1, 8) < x8(n)] = x8(A[io]) * "
+      "B[ramp(0, 1, 8), pred=ramp(0, 1, 8) < x8(n)]\n"
+      "    C[ramp(io * 8 + 0, 1, 8), pred=!(ramp(0, 1, 8) < x8(n))] = x8(-1.0f)\n"
+      "  } else {\n"
+      "    C[ramp(io * 8 + 0, 1, 8)] = x8(-1.0f)\n"
+      "  }\n"
+      "}\n");
+  tvm_free(t);
+}
+
+/* When the lane mask itself guards the invariant load, hoisting it is
+ * unsafe: for io in [0, 5), lanes i in [0, 8):
+ *   if (io * 8 + i < 32) C[io * 8 + i] = B[io]          (B has 4 elements)
+ * reads B[4] in no iteration of the scalar loop, but every lane of the
+ * mask is off at io = 4 and x8(B[io]) would read it.  B's index uses io,
+ * a variable of the mask, so the loop stays serial.  Likewise for a let
+ * value and for an invariant if condition under such a mask. */
+static void test_guarded_invariant_load_scalarizes(void **state) {
+  fx *f = *state;
+  tvm_ctx *c = f->c;
+  tvm_expr *io = tvm_var(c, "io", TVM_I32), *x = tvm_var(c, "x", TVM_F32);
+  tvm_expr *idx = tvm_add(c, tvm_mul(c, io, tvm_int(c, 8)), f->i);
+  tvm_expr *cond = tvm_lt(c, idx, tvm_int(c, 32));
+  tvm_stmt *body[3] = {
+      tvm_store(c, f->C, idx, ld(f, f->B, io), NULL),
+      tvm_let_stmt(c, x, ld(f, f->B, io), tvm_store(c, f->C, idx, x, NULL)),
+      tvm_if(c, tvm_gt(c, ld(f, f->B, io), tvm_f32(c, 0)),
+             tvm_store(c, f->C, idx, tvm_f32(c, 3), NULL), NULL),
+  };
+  for (int k = 0; k < 3; k++) {
+    tvm_stmt *s = tvm_for(c, io, tvm_int(c, 0), tvm_int(c, 5), TVM_FOR_SERIAL, NULL,
+                          vloop(f, 8, tvm_if(c, cond, body[k], NULL)));
+    char *t = vectorize_small(f, s, 40, 4);
+    if (!strstr(t, "for (io, 0, 5) {\n  for (i, 0, 8) {\n    if (io * 8 + i < 32) {\n"))
+      fail_msg("case %d not kept serial:\n%s", k, t);
+    tvm_free(t);
+  }
+  /* an invariant load whose index shares no variable with the mask stays
+   * a broadcast: B[n - 2] under i < 3 */
+  tvm_stmt *ok = vloop(f, 8, tvm_if(c, tvm_lt(c, f->i, tvm_int(c, 3)),
+      tvm_store(c, f->C, f->i, ld(f, f->B, tvm_sub(c, f->n, tvm_int(c, 2))), NULL),
+      NULL));
+  char *t = vectorize_small(f, ok, 40, 4);
+  assert_string_equal(t, "C[ramp(0, 1, 8), pred=ramp(0, 1, 8) < x8(3)] = x8(B[n - 2])\n");
+  tvm_free(t);
+}
+
 /* ---- random loop bodies ------------------------------------------------ */
 
 static uint32_t rs;
@@ -286,6 +406,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_select_cast_math, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fallbacks, setup, teardown),
       cmocka_unit_test_setup_teardown(test_in_place_update, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_invariant_conjuncts_hoisted, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_guarded_invariant_load_scalarizes, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_random_bodies, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

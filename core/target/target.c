@@ -1,0 +1,488 @@
+/*
+ * core/target/target.c - the tvm_target object: finding a target file by
+ * name or path, creating the plugin's instance for it, and the calls the
+ * compiler makes through it (target_info, probe, codegen).
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tvm/runtime.h"
+#include "target_int.h"
+
+/* What the target owns beyond the public fields. */
+typedef struct target_priv {
+  tvm_arena *arena;                  /* every string and array of t */
+  const tvm_plugin_target_info *info; /* from the plugin, or zeroed */
+  tvm_scope_info *scopes;            /* info->scopes as lowering sees them */
+  int nscopes;
+} target_priv;
+
+static const tvm_plugin_target_info empty_info = {
+    sizeof(tvm_plugin_target_info), 0, 0, 0, NULL, NULL, 0, 0, NULL, NULL,
+    0, 0, ""};
+
+/* ---- search directories ------------------------------------------------- */
+/* Appends the non-empty entries of the colon list s to v (heap strings). */
+static tvm_status split_path(const char *s, tvm_ptrvec *v) {
+  while (s && *s) {
+    const char *colon = strchr(s, ':');
+    size_t len = colon ? (size_t)(colon - s) : strlen(s);
+    if (len > 0) {
+      char *dir = tvm_malloc(len + 1);
+      if (dir == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+      memcpy(dir, s, len);
+      dir[len] = '\0';
+      if (tvm_ptrvec_push(v, dir) != TVM_OK) {
+        tvm_free(dir);
+        return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+      }
+    }
+    s += len;
+    if (*s == ':') s++;
+  }
+  return TVM_OK;
+}
+
+/* $TVM_TARGET_PATH entries, then the installed directory. */
+static tvm_status target_dirs(tvm_ptrvec *v) {
+  tvm_status st = split_path(secure_getenv("TVM_TARGET_PATH"), v);
+  if (st == TVM_OK && !tvm__no_installed_dirs())
+    st = split_path(TVM_TARGET_DIR, v);
+  return st;
+}
+
+/* Frees a vector of heap strings and its storage. */
+static void free_strings(tvm_ptrvec *v) {
+  for (size_t i = 0; i < v->len; i++) tvm_free(v->data[i]);
+  tvm_ptrvec_free(v);
+}
+
+/* The target search directories joined with ':' (heap string). */
+char *tvm_target_search_dirs(void) {
+  tvm_ptrvec v = {0};
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  tvm_strbuf_append(&b, "");
+  if (target_dirs(&v) == TVM_OK)
+    for (size_t i = 0; i < v.len; i++) {
+      if (i) tvm_strbuf_append(&b, ":");
+      tvm_strbuf_append(&b, v.data[i]);
+    }
+  free_strings(&v);
+  return tvm_strbuf_take(&b);
+}
+
+/* scandir filter: names ending in ".yaml". */
+static int is_yaml(const struct dirent *de) {
+  size_t n = strlen(de->d_name);
+  return n > 5 && strcmp(de->d_name + n - 5, ".yaml") == 0;
+}
+
+/* Every *.yaml path of the search directories, in order (heap strings). */
+static tvm_status yaml_files(tvm_ptrvec *out) {
+  tvm_ptrvec dirs = {0};
+  tvm_status st = target_dirs(&dirs);
+  for (size_t i = 0; st == TVM_OK && i < dirs.len; i++) {
+    struct dirent **names = NULL;
+    int n = scandir(dirs.data[i], &names, is_yaml, alphasort);
+    for (int j = 0; j < n; j++) {
+      char *p = tvm__aprintf("%s/%s", (char *)dirs.data[i], names[j]->d_name);
+      if (st == TVM_OK && (p == NULL || tvm_ptrvec_push(out, p) != TVM_OK)) {
+        tvm_free(p);
+        st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+      }
+      free(names[j]);
+    }
+    free(names);
+  }
+  free_strings(&dirs);
+  return st;
+}
+
+/* Finds the file of target `name`: <dir>/<name>.yaml in the search
+ * directories, else any file there whose name: field is `name`. */
+static tvm_status resolve(const char *name, char **path) {
+  *path = NULL;
+  tvm_ptrvec dirs = {0};
+  tvm_status st = target_dirs(&dirs);
+  for (size_t i = 0; st == TVM_OK && i < dirs.len && *path == NULL; i++) {
+    char *p = tvm__aprintf("%s/%s.yaml", (char *)dirs.data[i], name);
+    struct stat sb;
+    if (p == NULL) st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+    else if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) *path = p;
+    else tvm_free(p);
+  }
+  tvm_ptrvec files = {0};
+  if (st == TVM_OK && *path == NULL) st = yaml_files(&files);
+  const char *cands[128];
+  int ncands = 0;
+  for (size_t i = 0; st == TVM_OK && *path == NULL && i < files.len; i++) {
+    char *n = NULL, *pl = NULL;
+    if (tvm__target_peek(files.data[i], &n, &pl) == TVM_OK && n != NULL) {
+      if (strcmp(n, name) == 0) *path = tvm_strdup(files.data[i]);
+      else if (ncands < 128) {
+        cands[ncands++] = n;
+        n = NULL;
+      }
+    }
+    tvm_free(n);
+    tvm_free(pl);
+  }
+  if (st == TVM_OK && *path == NULL) {
+    int best = -1;
+    size_t bestd = (size_t)-1;
+    for (int i = 0; i < ncands; i++) {
+      size_t dd = tvm_edit_distance(name, cands[i]);
+      if (dd < bestd) bestd = dd, best = i;
+    }
+    char *where = tvm_target_search_dirs();
+    st = tvm_diag_set(TVM_ERR_NOT_FOUND,
+                      "target '%s' not found in %s%s%s%s; `tvmc targets` "
+                      "lists the targets, or pass a path to a .yaml file",
+                      name, where && *where ? where : "(no directory)",
+                      best >= 0 ? " (did you mean '" : "",
+                      best >= 0 ? cands[best] : "", best >= 0 ? "'?)" : "");
+    tvm_free(where);
+  }
+  for (int i = 0; i < ncands; i++) tvm_free((char *)cands[i]);
+  free_strings(&files);
+  free_strings(&dirs);
+  return st;
+}
+
+/* ---- loading --------------------------------------------------------------- */
+int tvm__target_num_threads(const tvm_target *t) {
+  const tvm_plugin_attr_value *v = tvm_target_attr(t, "num_threads");
+  if (v == NULL || v->type != TVM_ATTR_INT || v->i < 0) return 0;
+  return v->i > 4096 ? 4096 : (int)v->i;
+}
+
+/* Copies the plugin's scopes into the lowering's tvm_scope_info form. */
+static tvm_status convert_scopes(tvm_target *t, target_priv *pv) {
+  const tvm_plugin_target_info *in = pv->info;
+  if (!TVM_HAS_FIELD(tvm_plugin_target_info, in, nscopes) ||
+      in->scopes == NULL || in->nscopes == 0)
+    return TVM_OK;
+  pv->scopes = tvm_arena_alloc(pv->arena, in->nscopes * sizeof(*pv->scopes));
+  if (pv->scopes == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+  for (uint32_t i = 0; i < in->nscopes; i++) {
+    const tvm_plugin_scope *s = &in->scopes[i];
+    if (s->name == NULL)
+      return tvm_diag_set(TVM_ERR_INTERNAL,
+                          "plugin '%s': scope %u of target '%s' has no name",
+                          t->plugin_name, i, t->name);
+    pv->scopes[i].name = s->name;
+    pv->scopes[i].visibility = s->visibility;
+    pv->scopes[i].size_bytes = s->size_bytes;
+    pv->scopes[i].align = s->align;
+    pv->scopes[i].queue = s->queue;
+  }
+  pv->nscopes = (int)in->nscopes;
+  return TVM_OK;
+}
+
+/* Is arg a path rather than a target name? */
+static int is_path(const char *arg) {
+  size_t n = strlen(arg);
+  return strchr(arg, '/') != NULL || (n > 5 && strcmp(arg + n - 5, ".yaml") == 0);
+}
+
+/* Loads a target: resolves the file, parses and validates it against
+ * its plugin in r, sizes the pool, creates the plugin instance and
+ * caches its target_info.  On failure nothing is left allocated. */
+tvm_status tvm_target_load_with(tvm_plugin_registry *r,
+                                const char *name_or_path, tvm_target **out) {
+  *out = NULL;
+  if (name_or_path == NULL || *name_or_path == '\0')
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "no target given; pass a name such as llvm-cpu or "
+                        "a path to a .yaml file");
+  char *path = NULL;
+  tvm_status st;
+  if (is_path(name_or_path)) path = tvm_strdup(name_or_path);
+  else if ((st = resolve(name_or_path, &path)) != TVM_OK) return st;
+  if (path == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+  tvm_target *t = tvm_calloc(1, sizeof(*t));
+  target_priv *pv = tvm_calloc(1, sizeof(*pv));
+  tvm_arena *a = tvm_arena_create();
+  if (t == NULL || pv == NULL || a == NULL) {
+    tvm_free(t);
+    tvm_free(pv);
+    tvm_arena_destroy(a);
+    tvm_free(path);
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+  }
+  pv->arena = a;
+  pv->info = &empty_info;
+  t->priv = pv;
+  st = tvm__target_parse(r, path, a, t);
+  tvm_free(path);
+  if (st != TVM_OK) goto fail;
+  /* The pool follows the target's num_threads before the plugin sees
+   * host->num_threads in target_create. */
+  tvm_runtime_set_num_threads(tvm__target_num_threads(t));
+  int32_t (*create)(const tvm_plugin_attr_value *, uint32_t,
+                    tvm_plugin_target **) = TVM_SLOT(t->plugin, target_create);
+  if (create == NULL) {
+    st = tvm_diag_set(TVM_ERR_ABI, "%s: plugin '%s' (%s) has no target_create",
+                      t->path, t->plugin_name, t->plugin->path);
+    goto fail;
+  }
+  tvm_diag_clear();
+  int32_t rc = create(t->attrs, t->nattrs, &t->instance);
+  if (rc != 0 || t->instance == NULL) {
+    if (tvm_diag_status() == TVM_OK)
+      tvm_diag_set(rc ? rc : TVM_ERR_INTERNAL, "target_create returned %d",
+                   (int)rc);
+    st = tvm_diag_prefix(rc ? rc : TVM_ERR_INTERNAL,
+                         "%s: plugin '%s' refused target '%s': ", t->path,
+                         t->plugin_name, t->name);
+    t->instance = NULL;
+    goto fail;
+  }
+  const tvm_plugin_target_info *(*info)(tvm_plugin_target *) =
+      TVM_SLOT(t->plugin, target_info);
+  const tvm_plugin_target_info *ti = info ? info(t->instance) : NULL;
+  if (ti != NULL && ti->struct_size >= sizeof(uint32_t)) pv->info = ti;
+  if ((st = convert_scopes(t, pv)) != TVM_OK) goto fail;
+  tvm_diag_clear();
+  *out = t;
+  return TVM_OK;
+fail:
+  tvm_target_free(t);
+  return st;
+}
+
+/* tvm_target_load_with over the global registry. */
+tvm_status tvm_target_load(const char *name_or_path, tvm_target **out) {
+  return tvm_target_load_with(tvm_plugins(), name_or_path, out);
+}
+
+/* Destroys the plugin instance, then everything the target owns. */
+void tvm_target_free(tvm_target *t) {
+  if (t == NULL) return;
+  if (t->instance != NULL) {
+    void (*destroy)(tvm_plugin_target *) = TVM_SLOT(t->plugin, target_destroy);
+    if (destroy) destroy(t->instance);
+  }
+  target_priv *pv = t->priv;
+  if (pv) tvm_arena_destroy(pv->arena);
+  tvm_free(pv);
+  tvm_free(t);
+}
+
+/* ---- queries ------------------------------------------------------------------- */
+const tvm_plugin_attr_value *tvm_target_attr(const tvm_target *t,
+                                             const char *name) {
+  for (uint32_t i = 0; t && name && i < t->nattrs; i++)
+    if (t->attrs[i].name && strcmp(t->attrs[i].name, name) == 0)
+      return &t->attrs[i];
+  return NULL;
+}
+
+/* Does the target list key? */
+int tvm_target_has_key(const tvm_target *t, const char *key) {
+  for (int i = 0; t && key && i < t->nkeys; i++)
+    if (strcmp(t->keys[i], key) == 0) return 1;
+  return 0;
+}
+
+/* The info cached at load (a zeroed one when the plugin has none). */
+const tvm_plugin_target_info *tvm_target_info(const tvm_target *t) {
+  const target_priv *pv = t ? t->priv : NULL;
+  return pv ? pv->info : &empty_info;
+}
+
+/* Lowering options from the plugin's target_info; each field is read
+ * only when inside the info's struct_size and non-zero. */
+void tvm_target_lower_options(const tvm_target *t, tvm_lower_options *o) {
+  tvm_lower_options_init(o);
+  const target_priv *pv = t ? t->priv : NULL;
+  if (pv == NULL) return;
+  const tvm_plugin_target_info *in = pv->info;
+  if (TVM_HAS_FIELD(tvm_plugin_target_info, in, vector_bits) &&
+      in->vector_bits)
+    o->vector_bits = (int)in->vector_bits;
+  if (TVM_HAS_FIELD(tvm_plugin_target_info, in, has_threads))
+    o->has_threads = in->has_threads != 0;
+  if (TVM_HAS_FIELD(tvm_plugin_target_info, in, num_queues))
+    o->num_queues = (int)in->num_queues;
+  if (pv->nscopes > 0) {
+    o->scopes = pv->scopes;
+    o->nscopes = pv->nscopes;
+  }
+  if (TVM_HAS_FIELD(tvm_plugin_target_info, in, unroll_max_extent) &&
+      in->unroll_max_extent)
+    o->unroll_max_extent = (int)in->unroll_max_extent;
+}
+
+/* Asks the plugin whether this machine can run t (no probe slot: yes). */
+tvm_status tvm_target_probe(const tvm_target *t) {
+  int32_t (*probe)(tvm_plugin_target *) = TVM_SLOT(t->plugin, probe);
+  if (probe == NULL) return TVM_OK;
+  tvm_diag_clear();
+  int32_t rc = probe(t->instance);
+  if (rc == 0) return TVM_OK;
+  if (tvm_diag_status() == TVM_OK)
+    tvm_diag_set(rc, "plugin '%s' cannot run target '%s' here (probe "
+                 "returned %d)", t->plugin_name, t->name, (int)rc);
+  return rc < 0 ? rc : TVM_ERR_UNAVAILABLE;
+}
+
+/* Codegen through the plugin; on failure whatever the plugin put into
+ * out is freed and the diagnostic names the target. */
+tvm_status tvm_target_codegen(const tvm_target *t, const tvm_module *m,
+                              tvm_plugin_blob *out) {
+  memset(out, 0, sizeof(*out));
+  out->struct_size = sizeof(*out);
+  int32_t (*cg)(tvm_plugin_target *, const tvm_module *, tvm_plugin_blob *) =
+      TVM_SLOT(t->plugin, codegen);
+  if (cg == NULL)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "plugin '%s' has no codegen: target '%s' cannot "
+                        "compile",
+                        t->plugin_name, t->name);
+  tvm_diag_clear();
+  int32_t rc = cg(t->instance, m, out);
+  if (rc != 0) {
+    tvm_plugin_blob_free(out);
+    if (tvm_diag_status() == TVM_OK)
+      tvm_diag_set(rc < 0 ? rc : TVM_ERR_INTERNAL, "codegen returned %d",
+                   (int)rc);
+    return tvm_diag_prefix(rc < 0 ? rc : TVM_ERR_INTERNAL,
+                           "codegen for target '%s' (plugin '%s'): ",
+                           t->name, t->plugin_name);
+  }
+  return TVM_OK;
+}
+
+/* The plugin's layout choice for node n (see tvm/target.h). */
+tvm_status tvm_target_alter_layout(const tvm_target *t, const tvm_gnode *n,
+                                   tvm_plugin_layout *out) {
+  memset(out, 0, sizeof(*out));
+  out->struct_size = sizeof(*out);
+  int32_t (*al)(tvm_plugin_target *, const tvm_gnode *, tvm_plugin_layout *) =
+      TVM_SLOT(t->plugin, alter_layout);
+  if (al == NULL) return TVM_OK;
+  tvm_diag_clear();
+  int32_t rc = al(t->instance, n, out);
+  out->data[TVM_PLUGIN_LAYOUT_CAP - 1] = '\0';
+  out->weight[TVM_PLUGIN_LAYOUT_CAP - 1] = '\0';
+  out->out[TVM_PLUGIN_LAYOUT_CAP - 1] = '\0';
+  if (rc != 0) {
+    if (tvm_diag_status() == TVM_OK)
+      tvm_diag_set(rc < 0 ? rc : TVM_ERR_INTERNAL, "alter_layout returned %d",
+                   (int)rc);
+    return tvm_diag_prefix(rc < 0 ? rc : TVM_ERR_INTERNAL,
+                           "alter_layout of target '%s' (plugin '%s'): ",
+                           t->name, t->plugin_name);
+  }
+  return TVM_OK;
+}
+
+/* Frees a blob's host-allocated parts and empties it. */
+void tvm_plugin_blob_free(tvm_plugin_blob *b) {
+  if (b == NULL) return;
+  for (uint32_t i = 0; b->kernels && i < b->nkernels; i++)
+    tvm_free((char *)b->kernels[i].name);
+  tvm_free(b->kernels);
+  tvm_free(b->data);
+  b->kernels = NULL;
+  b->nkernels = 0;
+  b->data = NULL;
+  b->size = 0;
+}
+
+/* Probes plugin p with an instance made of its attribute defaults. */
+tvm_status tvm_plugin_probe(const tvm_plugin_entry *p) {
+  if (p == NULL || p->state != TVM_PLUGIN_LOADED)
+    return tvm_diag_set(TVM_ERR_INVALID, "tvm_plugin_probe: not loaded");
+  int32_t (*probe)(tvm_plugin_target *) = TVM_SLOT(p, probe);
+  int32_t (*create)(const tvm_plugin_attr_value *, uint32_t,
+                    tvm_plugin_target **) = TVM_SLOT(p, target_create);
+  void (*destroy)(tvm_plugin_target *) = TVM_SLOT(p, target_destroy);
+  if (probe == NULL) return TVM_OK;
+  if (create == NULL)
+    return tvm_diag_set(TVM_ERR_ABI, "plugin '%s' has no target_create",
+                        p->name);
+  tvm_arena *a = tvm_arena_create();
+  if (a == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+  tvm_plugin_attr_value *vals = NULL;
+  uint32_t n = 0;
+  tvm_status st = tvm__plugin_defaults(p, a, &vals, &n);
+  tvm_plugin_target *inst = NULL;
+  if (st == TVM_OK) {
+    tvm_diag_clear();
+    int32_t rc = create(vals, n, &inst);
+    if (rc != 0 || inst == NULL) {
+      if (tvm_diag_status() == TVM_OK)
+        tvm_diag_set(TVM_ERR_INTERNAL, "target_create returned %d", (int)rc);
+      st = rc < 0 ? rc : TVM_ERR_INTERNAL;
+      inst = NULL;
+    }
+  }
+  if (st == TVM_OK) {
+    tvm_diag_clear();
+    int32_t rc = probe(inst);
+    if (rc != 0) {
+      if (tvm_diag_status() == TVM_OK)
+        tvm_diag_set(TVM_ERR_UNAVAILABLE, "probe returned %d", (int)rc);
+      st = rc < 0 ? rc : TVM_ERR_UNAVAILABLE;
+    }
+  }
+  if (inst != NULL && destroy != NULL) destroy(inst);
+  tvm_arena_destroy(a);
+  return st;
+}
+
+/* ---- listing ------------------------------------------------------------------ */
+tvm_status tvm_target_files(tvm_target_file **out, int *n) {
+  *out = NULL;
+  *n = 0;
+  tvm_ptrvec files = {0};
+  tvm_status st = yaml_files(&files);
+  tvm_target_file *f =
+      st == TVM_OK ? tvm_calloc(files.len ? files.len : 1, sizeof(*f)) : NULL;
+  if (st == TVM_OK && f == NULL)
+    st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; st == TVM_OK && i < files.len; i++) {
+    tvm_target_file *e = &f[i];
+    e->path = tvm_strdup(files.data[i]);
+    tvm__target_peek(e->path, &e->name, &e->plugin);
+    for (size_t j = 0; j < i && e->name; j++)
+      if (f[j].name && strcmp(f[j].name, e->name) == 0) {
+        e->status = TVM_ERR_INVALID;
+        e->message = tvm__aprintf("shadowed by %s (same name)", f[j].path);
+        break;
+      }
+    if (e->message != NULL) continue;
+    tvm_target *t = NULL;
+    e->status = tvm_target_load(e->path, &t);
+    if (e->status == TVM_OK) e->status = tvm_target_probe(t);
+    if (e->status != TVM_OK) e->message = tvm_strdup(tvm_diag_message());
+    tvm_target_free(t);
+  }
+  size_t nfiles = files.len;
+  free_strings(&files);
+  if (st != TVM_OK) {
+    tvm_target_files_free(f, (int)nfiles);
+    return st;
+  }
+  tvm_diag_clear();
+  *out = f;
+  *n = (int)nfiles;
+  return TVM_OK;
+}
+
+/* Frees a listing from tvm_target_files. */
+void tvm_target_files_free(tvm_target_file *f, int n) {
+  for (int i = 0; f && i < n; i++) {
+    tvm_free(f[i].path);
+    tvm_free(f[i].name);
+    tvm_free(f[i].plugin);
+    tvm_free(f[i].message);
+  }
+  tvm_free(f);
+}

@@ -1,0 +1,76 @@
+# tests/abi: the plugin ABI - frozen layouts, discovery, negotiation and
+# the refusals.  The test plugins are one configurable source built
+# several ways: tests/abi/plugins/ holds good ones (also on
+# TEST_PLUGIN_PATH), tests/abi/bad/ the ones discovery must refuse.
+
+TVM_ABI_PLUGIN_SRC = tests/abi/plugins/fake_plugin.c
+
+check_LTLIBRARIES += \
+	tests/abi/plugins/fake.la \
+	tests/abi/plugins/abi1.la \
+	tests/abi/plugins/negotiate.la \
+	tests/abi/bad/abi4.la \
+	tests/abi/bad/nullquery.la \
+	tests/abi/bad/smallvt.la \
+	tests/abi/bad/noentry.la \
+	tests/abi/bad/missingdep.la
+
+tests_abi_plugins_fake_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_plugins_fake_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+
+tests_abi_plugins_abi1_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_plugins_abi1_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi1\" -DFAKE_ABI=1
+tests_abi_plugins_abi1_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+
+tests_abi_plugins_negotiate_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_plugins_negotiate_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"negotiate\" -DFAKE_ABI=0 \
+	-DFAKE_BLOCK_DEFAULT=\"8\"
+tests_abi_plugins_negotiate_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+
+tests_abi_bad_abi4_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=4
+tests_abi_bad_abi4_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+
+tests_abi_bad_nullquery_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_bad_nullquery_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"nullquery\" -DFAKE_NULL
+tests_abi_bad_nullquery_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+
+tests_abi_bad_smallvt_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_bad_smallvt_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"smallvt\" -DFAKE_VT_SIZE=TVM_PLUGIN_VTABLE_SIZE_V1
+tests_abi_bad_smallvt_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+
+tests_abi_bad_noentry_la_SOURCES = tests/abi/plugins/no_entry.c
+tests_abi_bad_noentry_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared -rpath /nowhere
+
+# Linked against tests/abi/deps/libtvmabigone.so, a library that exists
+# only at link time: no rpath points at it, so dlopen fails naming it.
+tests_abi_bad_missingdep_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_bad_missingdep_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"missingdep\" -DFAKE_GONE
+tests_abi_bad_missingdep_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+tests_abi_bad_missingdep_la_LIBADD = -L$(abs_builddir)/tests/abi/deps -ltvmabigone
+EXTRA_tests_abi_bad_missingdep_la_DEPENDENCIES = tests/abi/deps/libtvmabigone.so
+tests/abi/deps/libtvmabigone.so: $(srcdir)/tests/abi/plugins/gone.c
+	$(AM_V_CC)$(MKDIR_P) tests/abi/deps && \
+	$(CC) -shared -fPIC -o $@ $(srcdir)/tests/abi/plugins/gone.c
+CLEANFILES += tests/abi/deps/libtvmabigone.so
+EXTRA_DIST += tests/abi/plugins/gone.c tests/abi/abi_util.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/abi/test_abi_offsets tests/abi/test_plugin_discovery
+TESTS += tests/abi/test_abi_offsets tests/abi/test_plugin_discovery
+tests_abi_test_abi_offsets_SOURCES = tests/abi/test_abi_offsets.c
+tests_abi_test_abi_offsets_CFLAGS = $(TVM_TEST_CF)
+tests_abi_test_abi_offsets_LDADD = $(TVM_TEST_LIBS)
+tests_abi_test_plugin_discovery_SOURCES = tests/abi/test_plugin_discovery.c
+tests_abi_test_plugin_discovery_CFLAGS = $(TVM_TEST_CF)
+tests_abi_test_plugin_discovery_LDADD = $(TVM_TEST_LIBS)
+endif
+
+# `tvmc targets` end to end (a shell script).
+TESTS += tests/abi/test_tvmc_targets.sh
+EXTRA_DIST += tests/abi/test_tvmc_targets.sh
+
+# The SDK end to end: install, build plugin-sdk/example with pkg-config,
+# run the conformance tests through it; and the CTS on llvm-cpu.
+TESTS += tests/abi/test_sdk_example.sh tests/abi/test_cts_llvm_cpu.sh
+EXTRA_DIST += tests/abi/test_sdk_example.sh tests/abi/test_cts_llvm_cpu.sh

@@ -1,0 +1,152 @@
+/*
+ * tests/abi/test_abi_offsets.c - the frozen layouts of the plugin ABI,
+ * checked against literal numbers at run time (independently of the
+ * _Static_asserts in tvm/plugin.h), so that a layout change fails here
+ * with the field's name even if someone edits the asserts too.  LP64.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "tvm/plugin.h"
+
+#define OFF(T, f, n) assert_int_equal(offsetof(T, f), n)
+
+static void test_host_api(void **state) {
+  OFF(tvm_host_api, struct_size, 0);
+  OFF(tvm_host_api, abi_version, 4);
+  OFF(tvm_host_api, report, 8);
+  OFF(tvm_host_api, log, 16);
+  OFF(tvm_host_api, alloc, 24);
+  OFF(tvm_host_api, free, 32);
+  OFF(tvm_host_api, parallel_for, 40);
+  OFF(tvm_host_api, num_threads, 48);
+  OFF(tvm_host_api, reserved, 52);
+  assert_int_equal(sizeof(tvm_host_api), 56);
+}
+
+static void test_schema_structs(void **state) {
+  OFF(tvm_plugin_attr, type, 4);
+  OFF(tvm_plugin_attr, name, 8);
+  OFF(tvm_plugin_attr, default_value, 16);
+  OFF(tvm_plugin_attr, min, 24);
+  OFF(tvm_plugin_attr, max, 32);
+  OFF(tvm_plugin_attr, choices, 40);
+  OFF(tvm_plugin_attr, doc, 48);
+  assert_int_equal(sizeof(tvm_plugin_attr), 56);
+  OFF(tvm_plugin_attr_value, type, 4);
+  OFF(tvm_plugin_attr_value, name, 8);
+  OFF(tvm_plugin_attr_value, i, 16);
+  OFF(tvm_plugin_attr_value, f, 24);
+  OFF(tvm_plugin_attr_value, s, 32);
+  assert_int_equal(sizeof(tvm_plugin_attr_value), 40);
+  OFF(tvm_plugin_scope, visibility, 4);
+  OFF(tvm_plugin_scope, name, 8);
+  OFF(tvm_plugin_scope, size_bytes, 16);
+  OFF(tvm_plugin_scope, align, 24);
+  OFF(tvm_plugin_scope, queue, 28);
+  assert_int_equal(sizeof(tvm_plugin_scope), 32);
+  OFF(tvm_plugin_intrin, name, 8);
+  OFF(tvm_plugin_intrin, declare, 16);
+  assert_int_equal(sizeof(tvm_plugin_intrin), 24);
+  OFF(tvm_plugin_strategy, priority, 4);
+  OFF(tvm_plugin_strategy, op, 8);
+  OFF(tvm_plugin_strategy, name, 16);
+  OFF(tvm_plugin_strategy, schedule, 24);
+  assert_int_equal(sizeof(tvm_plugin_strategy), 32);
+}
+
+static void test_target_info(void **state) {
+  OFF(tvm_plugin_target_info, vector_bits, 4);
+  OFF(tvm_plugin_target_info, has_threads, 8);
+  OFF(tvm_plugin_target_info, num_queues, 12);
+  OFF(tvm_plugin_target_info, queue_names, 16);
+  OFF(tvm_plugin_target_info, scopes, 24);
+  OFF(tvm_plugin_target_info, nscopes, 32);
+  OFF(tvm_plugin_target_info, nintrins, 36);
+  OFF(tvm_plugin_target_info, intrins, 40);
+  OFF(tvm_plugin_target_info, strategies, 48);
+  OFF(tvm_plugin_target_info, nstrategies, 56);
+  OFF(tvm_plugin_target_info, unroll_max_extent, 60);
+  OFF(tvm_plugin_target_info, description, 64);
+  assert_int_equal(sizeof(tvm_plugin_target_info), 72);
+}
+
+static void test_blob_and_args(void **state) {
+  OFF(tvm_plugin_kernel, nargs, 4);
+  OFF(tvm_plugin_kernel, name, 8);
+  OFF(tvm_plugin_kernel, grid, 16);
+  OFF(tvm_plugin_kernel, block, 28);
+  OFF(tvm_plugin_kernel, shared_bytes, 40);
+  assert_int_equal(sizeof(tvm_plugin_kernel), 48);
+  OFF(tvm_plugin_blob, format, 4);
+  OFF(tvm_plugin_blob, data, 8);
+  OFF(tvm_plugin_blob, size, 16);
+  OFF(tvm_plugin_blob, kernels, 24);
+  OFF(tvm_plugin_blob, nkernels, 32);
+  assert_int_equal(sizeof(tvm_plugin_blob), 40);
+  OFF(tvm_plugin_arg, type, 0);
+  OFF(tvm_plugin_arg, v, 8);
+  assert_int_equal(sizeof(tvm_plugin_arg), 16);
+}
+
+static void test_vtable(void **state) {
+  OFF(tvm_plugin_vtable, struct_size, 0);
+  OFF(tvm_plugin_vtable, nattrs, 4);
+  OFF(tvm_plugin_vtable, attrs, 8);
+  OFF(tvm_plugin_vtable, target_create, 16);
+  OFF(tvm_plugin_vtable, target_destroy, 24);
+  OFF(tvm_plugin_vtable, target_info, 32);
+  OFF(tvm_plugin_vtable, codegen, 40);
+  OFF(tvm_plugin_vtable, probe, 48);
+  OFF(tvm_plugin_vtable, device_open, 56);
+  OFF(tvm_plugin_vtable, device_close, 64);
+  OFF(tvm_plugin_vtable, mem_alloc, 72);
+  OFF(tvm_plugin_vtable, mem_free, 80);
+  OFF(tvm_plugin_vtable, copy, 88);
+  OFF(tvm_plugin_vtable, module_load, 96);
+  OFF(tvm_plugin_vtable, module_unload, 104);
+  OFF(tvm_plugin_vtable, func_get, 112);
+  OFF(tvm_plugin_vtable, launch, 120);
+  OFF(tvm_plugin_vtable, sync, 128);
+  assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V1, 136); /* ABI 1 ends here */
+  OFF(tvm_plugin_vtable, timer_start, 136);
+  OFF(tvm_plugin_vtable, timer_stop, 144);
+  assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V2, 152); /* ABI 2 ends here */
+  OFF(tvm_plugin_vtable, alter_layout, 152);
+  assert_int_equal(sizeof(tvm_plugin_vtable), 160);
+  assert_int_equal(sizeof(tvm_plugin_layout), 104);
+}
+
+static void test_descriptor_and_constants(void **state) {
+  OFF(tvm_plugin_desc, abi_version, 4);
+  OFF(tvm_plugin_desc, name, 8);
+  OFF(tvm_plugin_desc, version, 16);
+  OFF(tvm_plugin_desc, description, 24);
+  OFF(tvm_plugin_desc, vtable, 32);
+  assert_int_equal(sizeof(tvm_plugin_desc), 40);
+  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 3);
+  assert_int_equal(TVM_PLUGIN_ABI_MIN, 1);
+  assert_string_equal(TVM_PLUGIN_ENTRY, "tvm_plugin_query");
+  assert_int_equal(TVM_ATTR_INT, 1);
+  assert_int_equal(TVM_ATTR_STRING, 4);
+  assert_int_equal(TVM_BLOB_ELF_OBJECT, 1);
+  assert_int_equal(TVM_BLOB_CUSTOM, 100);
+  assert_int_equal(TVM_ARG_PTR, 1);
+  assert_int_equal(TVM_ARG_FLOAT, 3);
+  assert_int_equal(TVM_COPY_DEVICE_TO_DEVICE, 3);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_host_api),
+      cmocka_unit_test(test_schema_structs),
+      cmocka_unit_test(test_target_info),
+      cmocka_unit_test(test_blob_and_args),
+      cmocka_unit_test(test_vtable),
+      cmocka_unit_test(test_descriptor_and_constants),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,78 @@
+/*
+ * core/compiler/compiler_int.h - private interfaces of the whole-model
+ * compiler (core/compiler/):
+ *
+ *   compile.c          tvm_compile: graph passes, dumps, plan assembly
+ *   kernels.c          one fused group -> tensor expressions -> schedule ->
+ *                      tvm_lower into the shared module; identical groups
+ *                      share one kernel
+ *   schedule_generic.c the core's schedule when the target has no strategy
+ *   plan.c             plan allocation and tvm_plan_free
+ *
+ * Plan ownership (for package loading as well): a plan made by
+ * compiler_plan_new owns an arena (plan_priv, in p->priv) holding every
+ * string and array the plan points to, parameter data included; the blob's
+ * data, kernel table and kernel names come from tvm_malloc (the host
+ * allocator) and die with tvm_plugin_blob_free.  tvm_plan_free frees both.
+ */
+#ifndef TVM_COMPILER_INT_H
+#define TVM_COMPILER_INT_H
+
+#include "tvm/compiler.h"
+#include "tvm/config.h"
+#include "tvm/graph_passes.h"
+#include "tvm/lower.h"
+#include "tvm/schedule.h"
+
+/* ---- plan.c -------------------------------------------------------------- */
+typedef struct plan_priv {
+  tvm_arena *arena; /* everything the plan points to, except the blob */
+} plan_priv;
+
+/* A zeroed plan with its arena; free with tvm_plan_free. */
+tvm_status compiler_plan_new(tvm_plan **out);
+/* The plan's arena (for allocations that live as long as the plan). */
+tvm_arena *compiler_plan_arena(tvm_plan *p);
+
+/* ---- kernels.c ------------------------------------------------------------
+ */
+typedef struct kernel_builder kernel_builder;
+
+/* What one group became: the kernel it calls and its arguments. */
+typedef struct group_kernel {
+  const char *kernel; /* function name (the builder's, stable) */
+  const char *label;  /* "Conv+Add+Relu" (the builder's) */
+  tvm_gvalue **args;  /* kernel inputs, then group outputs (builder's) */
+  int nargs;
+  double flops;
+  int reused; /* 1 when an identical group's kernel is reused */
+} group_kernel;
+
+/* A builder lowering kernels for t with lowering options lo (copied) into
+ * one module; dump_to/dump_pass: --dump-ir of the lowering passes. */
+tvm_status kernel_builder_create(const tvm_target *t,
+                                 const tvm_lower_options *lo,
+                                 kernel_builder **out);
+void kernel_builder_free(kernel_builder *kb);
+/* Builds (or reuses) the kernel of group G of graph g.  A group whose
+ * outputs are all empty (a 0 in their shapes) needs no kernel: out->kernel
+ * stays NULL and the plan has no step for it. */
+tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
+                              const tvm_graph_group *G, group_kernel *out);
+/* The module of every kernel built so far. */
+const tvm_module *kernel_builder_module(const kernel_builder *kb);
+int kernel_builder_nkernels(const kernel_builder *kb);
+
+/* ---- schedule_generic.c -----------------------------------------------------
+ */
+/* The core's schedule of a fused group whose outputs are outs: injective
+ * intermediate stages are inlined (unless one is large and read several
+ * times), other intermediates are computed at the output's outer loop (one
+ * output) or at the root; each output stage gets its outer data-parallel
+ * axes fused and run in parallel, its innermost axis vectorized by up to
+ * `lanes` lanes when the extent allows, reduce loops inside the data
+ * loops. */
+tvm_status compiler_schedule_generic(tvm_schedule *s, tvm_tensor **outs,
+                                     int nouts, int lanes);
+
+#endif /* TVM_COMPILER_INT_H */

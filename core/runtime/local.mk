@@ -1,1 +1,40 @@
-# core/runtime: files of this folder (see Makefile.am)
+# core/runtime: the thread pool, devices, loaded modules, launches, timing
+# and the codegen+load "build".
+libtvm_la_SOURCES += \
+	core/runtime/thread_pool.c \
+	core/runtime/device.c \
+	core/runtime/build.c
+# (helper H2) packages, the graph executor and .npy I/O.
+libtvm_la_SOURCES += \
+	core/runtime/npy.c \
+	core/runtime/package.c \
+	core/runtime/executor.c
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/runtime/test_npy
+TESTS += tests/unit/runtime/test_npy
+tests_unit_runtime_test_npy_SOURCES = tests/unit/runtime/test_npy.c
+tests_unit_runtime_test_npy_CFLAGS = $(TVM_TEST_CF)
+tests_unit_runtime_test_npy_LDADD = $(TVM_TEST_LIBS)
+if BUILD_LLVM_CPU
+# package and executor tests compile and run on llvm-cpu
+check_PROGRAMS += tests/unit/runtime/test_package tests/unit/runtime/test_executor
+TESTS += tests/unit/runtime/test_package tests/unit/runtime/test_executor
+tests_unit_runtime_test_package_SOURCES = tests/unit/runtime/test_package.c \
+	tests/unit/runtime/plan_fixture.h
+tests_unit_runtime_test_package_CFLAGS = $(TVM_TEST_CF)
+tests_unit_runtime_test_package_LDADD = $(TVM_TEST_LIBS)
+EXTRA_tests_unit_runtime_test_package_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+tests_unit_runtime_test_executor_SOURCES = tests/unit/runtime/test_executor.c \
+	tests/unit/runtime/plan_fixture.h
+tests_unit_runtime_test_executor_CFLAGS = $(TVM_TEST_CF)
+tests_unit_runtime_test_executor_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_unit_runtime_test_executor_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+endif
+endif
+# tvmc compile / tvmc run end to end (a shell script; needs llvm-cpu)
+if BUILD_LLVM_CPU
+TESTS += tests/e2e/tvmc/test_tvmc_package.sh
+endif
+EXTRA_DIST += tests/e2e/tvmc/test_tvmc_package.sh

@@ -1,0 +1,777 @@
+/*
+ * core/runtime/package.c - packages: a compiled plan in one file.
+ *
+ * Format version 1 (docs/package-format.md says the same at more length).
+ * Every integer is little-endian and fixed-width; nothing depends on the
+ * host's struct layout.
+ *
+ *   offset size
+ *     0     8   magic "TVMCPKG\0"
+ *     8     4   u32 format version (1)
+ *    12     4   u32 section count n (1..16)
+ *    16     8   u64 size of the whole file in bytes
+ *    24     8   u64 FNV-1a 64 checksum of bytes [0, 24) followed by the
+ *               section table
+ *    32  32*n   section table, one entry per section:
+ *                 u32 kind, u32 flags (0), u64 offset, u64 length,
+ *                 u64 FNV-1a 64 checksum of the section's bytes
+ *    ...        the sections, back to back in table order: the first at
+ *               32 + 32*n, each next one where the previous ends, the
+ *               last ending at the end of the file.  No byte of the file
+ *               is outside a checksum.
+ *
+ * Sections (each exactly once; kinds this reader does not know are
+ * checksummed and skipped):
+ *   1 META   the plan.  Strings are u32 length + bytes (no NUL), length
+ *            0xffffffff meaning NULL.
+ *              str target_name, str plugin_name, str plugin_version
+ *              u64 activation_bytes_planned, u64 activation_bytes_unplanned
+ *              u32 nvalues, then per value:
+ *                str name, u32 kind, u8 dtype code, u8 bits, u16 lanes,
+ *                u32 ndim, i64 shape[ndim], str layout, i32 storage,
+ *                u64 nbytes, u64 offset of its data in PARAMS (0 unless
+ *                kind is PARAM)
+ *              u32 nsteps, then per step:
+ *                str kernel, str label, u32 nargs, u32 args[nargs],
+ *                f64 flops (IEEE bits as u64)
+ *              u32 nstorage, u64 storage_bytes[nstorage]
+ *              u32 ninputs, u32 inputs[ninputs]
+ *              u32 noutputs, u32 outputs[noutputs]
+ *   2 PARAMS the parameters' bytes, each at a 64-byte aligned offset
+ *            (zero padding between them).
+ *   3 MODULE the device module: u32 blob format, u32 nkernels, then per
+ *            kernel: str name, u32 nargs, u32 grid[3], u32 block[3],
+ *            u64 shared_bytes; then u64 size and the blob's bytes.
+ *
+ * Loading checks the magic, the version, every size against the file size,
+ * both kinds of checksum, then decodes with bounds checks (a section must be
+ * consumed exactly) and checks the plan's internal consistency (the same
+ * check save runs before writing): value kinds, dtypes, ranks, nbytes ==
+ * elements x element size, storage slots and their sizes, parameter ranges,
+ * step arguments and kernels (present in the module, same argument count),
+ * inputs and outputs.  Only then is the target compared.
+ *
+ * A loaded plan is made like a compiled one (core/compiler/compiler_int.h):
+ * compiler_plan_new gives it an arena holding every string, array and
+ * parameter; p->blob's data, kernels and names come from tvm_malloc; both
+ * die with tvm_plan_free.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../compiler/compiler_int.h"
+#include "tvm/compiler.h"
+
+#define PKG_MAGIC "TVMCPKG"  /* + its NUL: 8 bytes */
+#define PKG_VERSION 1u
+#define PKG_HEADER 32u
+#define PKG_ENTRY 32u
+#define PKG_MAX_SECTIONS 16u
+#define PARAM_ALIGN 64u
+#define NULL_STR 0xffffffffu
+
+enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3 };
+
+/* ---- checksum ---------------------------------------------------------- */
+/* FNV-1a 64: every step is a bijection of the state for a fixed byte, so a
+ * change of any single byte always changes the result. */
+static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+#define FNV_INIT 0xcbf29ce484222325ull
+
+/* ---- little-endian byte buffer (writer) --------------------------------- */
+typedef struct wbuf {
+  unsigned char *d;
+  size_t len, cap;
+  int oom;
+} wbuf;
+
+static void put(wbuf *b, const void *p, size_t n) {
+  if (b->oom) return;
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + n) cap *= 2;
+    unsigned char *nd = tvm_realloc(b->d, cap);
+    if (nd == NULL) {
+      b->oom = 1;
+      return;
+    }
+    b->d = nd;
+    b->cap = cap;
+  }
+  if (n) memcpy(b->d + b->len, p, n);
+  b->len += n;
+}
+static void put_u8(wbuf *b, uint8_t v) { put(b, &v, 1); }
+static void put_u16(wbuf *b, uint16_t v) {
+  unsigned char x[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+  put(b, x, 2);
+}
+static void put_u32(wbuf *b, uint32_t v) {
+  unsigned char x[4];
+  for (int i = 0; i < 4; i++) x[i] = (unsigned char)(v >> (8 * i));
+  put(b, x, 4);
+}
+static void put_u64(wbuf *b, uint64_t v) {
+  unsigned char x[8];
+  for (int i = 0; i < 8; i++) x[i] = (unsigned char)(v >> (8 * i));
+  put(b, x, 8);
+}
+static void put_f64(wbuf *b, double v) {
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  put_u64(b, u);
+}
+static void put_str(wbuf *b, const char *s) {
+  if (s == NULL) {
+    put_u32(b, NULL_STR);
+    return;
+  }
+  size_t n = strlen(s);
+  put_u32(b, (uint32_t)n);
+  put(b, s, n);
+}
+static void zero_pad(wbuf *b, size_t align) {
+  static const unsigned char z[64];
+  while (b->len % align) put(b, z, 1);
+}
+static void poke_u64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* ---- bounds-checked reader ---------------------------------------------- */
+typedef struct rbuf {
+  const unsigned char *p, *end;
+  int bad; /* sticky: a read ran past the end or a value was malformed */
+} rbuf;
+
+static const unsigned char *take(rbuf *r, size_t n) {
+  if (r->bad || (size_t)(r->end - r->p) < n) {
+    r->bad = 1;
+    return NULL;
+  }
+  const unsigned char *q = r->p;
+  r->p += n;
+  return q;
+}
+static uint64_t get_le(rbuf *r, int n) {
+  const unsigned char *q = take(r, (size_t)n);
+  uint64_t v = 0;
+  if (q == NULL) return 0;
+  for (int i = 0; i < n; i++) v |= (uint64_t)q[i] << (8 * i);
+  return v;
+}
+static uint8_t get_u8(rbuf *r) { return (uint8_t)get_le(r, 1); }
+static uint16_t get_u16(rbuf *r) { return (uint16_t)get_le(r, 2); }
+static uint32_t get_u32(rbuf *r) { return (uint32_t)get_le(r, 4); }
+static uint64_t get_u64(rbuf *r) { return get_le(r, 8); }
+static double get_f64(rbuf *r) {
+  uint64_t u = get_u64(r);
+  double d;
+  memcpy(&d, &u, 8);
+  return d;
+}
+/* A count of records of at least min_bytes each that must fit in what
+ * remains (so a damaged count cannot ask for a huge allocation). */
+static uint32_t get_count(rbuf *r, size_t min_bytes) {
+  uint32_t n = get_u32(r);
+  if (!r->bad && (uint64_t)n * min_bytes > (uint64_t)(r->end - r->p))
+    r->bad = 1;
+  return r->bad ? 0 : n;
+}
+/* A string copied into arena a (or NULL for the NULL marker); strings with
+ * an embedded NUL are malformed. */
+static const char *get_str(rbuf *r, tvm_arena *a) {
+  uint32_t n = get_u32(r);
+  if (r->bad || n == NULL_STR) return NULL;
+  const unsigned char *q = take(r, n);
+  if (q == NULL) return NULL;
+  if (memchr(q, 0, n) != NULL) {
+    r->bad = 1;
+    return NULL;
+  }
+  char *s = tvm_arena_alloc(a, (size_t)n + 1);
+  if (s == NULL) {
+    r->bad = 2; /* out of memory */
+    return NULL;
+  }
+  memcpy(s, q, n);
+  return s;
+}
+
+/* ---- consistency -------------------------------------------------------- */
+/* Elements x element size of a value, or UINT64_MAX on overflow. */
+static uint64_t value_bytes(const tvm_plan_value *v) {
+  uint64_t n = (uint64_t)tvm_dtype_bytes(v->dtype);
+  for (int i = 0; i < v->ndim; i++) {
+    uint64_t d = (uint64_t)v->shape[i];
+    if (d != 0 && n > UINT64_MAX / d) return UINT64_MAX;
+    n *= d;
+  }
+  return n;
+}
+
+static int dtype_ok(tvm_dtype t) {
+  if (t.lanes < 1) return 0;
+  switch (t.code) {
+  case kDLInt:
+  case kDLUInt:
+  case kDLFloat:
+  case kDLBfloat:
+    return t.bits == 1 || t.bits == 8 || t.bits == 16 || t.bits == 32 ||
+           t.bits == 64;
+  default:
+    return 0;
+  }
+}
+
+/* The kernel of the blob called name, or NULL. */
+static const tvm_plugin_kernel *find_kernel(const tvm_plugin_blob *b,
+                                            const char *name) {
+  for (uint32_t i = 0; b->kernels && i < b->nkernels; i++)
+    if (b->kernels[i].name && !strcmp(b->kernels[i].name, name))
+      return &b->kernels[i];
+  return NULL;
+}
+
+/* Checks that the plan's indexes, sizes and names hold together; `what`
+ * names the package in messages ("package x.tvmpkg"). */
+static tvm_status check_plan(const tvm_plan *p, const char *what) {
+  char dbuf[32];
+  if (p->target_name == NULL || p->plugin_name == NULL)
+    return tvm_diag_set(TVM_ERR_INVALID, "%s: no target or plugin name",
+                        what);
+  if (p->blob.size && p->blob.data == NULL)
+    return tvm_diag_set(TVM_ERR_INVALID, "%s: device module has no data",
+                        what);
+  for (uint32_t i = 0; i < p->blob.nkernels; i++)
+    if (p->blob.kernels == NULL || p->blob.kernels[i].name == NULL)
+      return tvm_diag_set(TVM_ERR_INVALID, "%s: kernel %u has no name", what,
+                          i);
+  for (uint32_t i = 0; i < p->nvalues; i++) {
+    const tvm_plan_value *v = &p->values[i];
+    const char *vn = v->name ? v->name : "?";
+    if (v->kind < TVM_PV_INPUT || v->kind > TVM_PV_ACTIVATION)
+      return tvm_diag_set(TVM_ERR_INVALID, "%s: value %u ('%s') has kind %u",
+                          what, i, vn, v->kind);
+    if (!dtype_ok(v->dtype))
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "%s: value %u ('%s') has an invalid dtype", what, i,
+                          vn);
+    if (v->ndim < 0 || v->ndim > TVM_MAX_DIMS)
+      return tvm_diag_set(TVM_ERR_INVALID, "%s: value %u ('%s') has rank %d",
+                          what, i, vn, v->ndim);
+    for (int d = 0; d < v->ndim; d++)
+      if (v->shape[d] < 0)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "%s: value %u ('%s') has a negative dimension",
+                            what, i, vn);
+    if (value_bytes(v) != v->nbytes)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "%s: value %u ('%s', %s) has nbytes %llu, not the "
+                          "%llu its shape and dtype give",
+                          what, i, vn, tvm_dtype_str(v->dtype, dbuf),
+                          (unsigned long long)v->nbytes,
+                          (unsigned long long)value_bytes(v));
+    if (v->kind == TVM_PV_ACTIVATION) {
+      if (v->storage < 0 || (uint32_t)v->storage >= p->nstorage)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "%s: value %u ('%s') uses storage slot %d of %u",
+                            what, i, vn, v->storage, p->nstorage);
+      if (p->storage_bytes[v->storage] < v->nbytes)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "%s: value %u ('%s', %llu bytes) does not fit "
+                            "its storage slot %d (%llu bytes)",
+                            what, i, vn, (unsigned long long)v->nbytes,
+                            v->storage,
+                            (unsigned long long)p->storage_bytes[v->storage]);
+    } else if (v->storage != -1) {
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "%s: value %u ('%s') is not an activation but has "
+                          "storage slot %d",
+                          what, i, vn, v->storage);
+    }
+    if (v->kind == TVM_PV_PARAM && v->nbytes && v->data == NULL)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "%s: parameter %u ('%s') has no data", what, i, vn);
+  }
+  for (uint32_t s = 0; s < p->nsteps; s++) {
+    const tvm_plan_step *st = &p->steps[s];
+    const tvm_plugin_kernel *k;
+    if (st->kernel == NULL || (k = find_kernel(&p->blob, st->kernel)) == NULL)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "%s: step %u calls kernel '%s', which is not in "
+                          "the device module",
+                          what, s, st->kernel ? st->kernel : "(null)");
+    if (k->nargs != st->nargs)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "%s: step %u passes %u arguments to kernel '%s', "
+                          "which takes %u",
+                          what, s, st->nargs, st->kernel, k->nargs);
+    if (st->nargs && st->args == NULL)
+      return tvm_diag_set(TVM_ERR_INVALID, "%s: step %u has no arguments",
+                          what, s);
+    for (uint32_t a = 0; a < st->nargs; a++)
+      if (st->args[a] >= p->nvalues)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "%s: step %u argument %u is value %u of %u", what,
+                            s, a, st->args[a], p->nvalues);
+  }
+  for (uint32_t i = 0; i < p->ninputs; i++)
+    if (p->inputs[i] >= p->nvalues ||
+        p->values[p->inputs[i]].kind != TVM_PV_INPUT)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "%s: input %u is not an input value", what, i);
+  for (uint32_t i = 0; i < p->noutputs; i++)
+    if (p->outputs[i] >= p->nvalues)
+      return tvm_diag_set(TVM_ERR_INVALID, "%s: output %u is value %u of %u",
+                          what, i, p->outputs[i], p->nvalues);
+  return TVM_OK;
+}
+
+/* ---- save --------------------------------------------------------------- */
+/* Encodes the three sections of p into meta, params and mod. */
+static void encode(const tvm_plan *p, wbuf *meta, wbuf *params, wbuf *mod) {
+  put_str(meta, p->target_name);
+  put_str(meta, p->plugin_name);
+  put_str(meta, p->plugin_version);
+  put_u64(meta, p->activation_bytes_planned);
+  put_u64(meta, p->activation_bytes_unplanned);
+  put_u32(meta, p->nvalues);
+  for (uint32_t i = 0; i < p->nvalues; i++) {
+    const tvm_plan_value *v = &p->values[i];
+    uint64_t off = 0;
+    if (v->kind == TVM_PV_PARAM) {
+      zero_pad(params, PARAM_ALIGN);
+      off = params->len;
+      put(params, v->data, (size_t)v->nbytes);
+    }
+    put_str(meta, v->name);
+    put_u32(meta, v->kind);
+    put_u8(meta, v->dtype.code);
+    put_u8(meta, v->dtype.bits);
+    put_u16(meta, v->dtype.lanes);
+    put_u32(meta, (uint32_t)v->ndim);
+    for (int d = 0; d < v->ndim; d++) put_u64(meta, (uint64_t)v->shape[d]);
+    put_str(meta, v->layout);
+    put_u32(meta, (uint32_t)v->storage);
+    put_u64(meta, v->nbytes);
+    put_u64(meta, off);
+  }
+  put_u32(meta, p->nsteps);
+  for (uint32_t s = 0; s < p->nsteps; s++) {
+    const tvm_plan_step *st = &p->steps[s];
+    put_str(meta, st->kernel);
+    put_str(meta, st->label);
+    put_u32(meta, st->nargs);
+    for (uint32_t a = 0; a < st->nargs; a++) put_u32(meta, st->args[a]);
+    put_f64(meta, st->flops);
+  }
+  put_u32(meta, p->nstorage);
+  for (uint32_t i = 0; i < p->nstorage; i++) put_u64(meta, p->storage_bytes[i]);
+  put_u32(meta, p->ninputs);
+  for (uint32_t i = 0; i < p->ninputs; i++) put_u32(meta, p->inputs[i]);
+  put_u32(meta, p->noutputs);
+  for (uint32_t i = 0; i < p->noutputs; i++) put_u32(meta, p->outputs[i]);
+
+  put_u32(mod, p->blob.format);
+  put_u32(mod, p->blob.nkernels);
+  for (uint32_t k = 0; k < p->blob.nkernels; k++) {
+    const tvm_plugin_kernel *kk = &p->blob.kernels[k];
+    put_str(mod, kk->name);
+    put_u32(mod, kk->nargs);
+    for (int j = 0; j < 3; j++) put_u32(mod, kk->grid[j]);
+    for (int j = 0; j < 3; j++) put_u32(mod, kk->block[j]);
+    put_u64(mod, kk->shared_bytes);
+  }
+  put_u64(mod, p->blob.size);
+  put(mod, p->blob.data, (size_t)p->blob.size);
+}
+
+/* Writes p to path (through a temporary file renamed over path, so a
+ * failed save never leaves half a package). */
+tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
+  char what[4200];
+  wbuf meta = {0}, params = {0}, mod = {0}, head = {0};
+  tvm_status st;
+  if (p == NULL || path == NULL)
+    return tvm_diag_set(TVM_ERR_INVALID, "tvm_package_save: NULL argument");
+  snprintf(what, sizeof what, "package %s", path);
+  if ((st = check_plan(p, what)) != TVM_OK)
+    return tvm_diag_prefix(st, "cannot save an inconsistent plan: ");
+
+  encode(p, &meta, &params, &mod);
+  wbuf *secs[3] = {&meta, &params, &mod};
+  const uint32_t kinds[3] = {SEC_META, SEC_PARAMS, SEC_MODULE};
+  uint64_t off = PKG_HEADER + 3 * PKG_ENTRY;
+  uint64_t total = off + meta.len + params.len + mod.len;
+  put(&head, PKG_MAGIC, 8);
+  put_u32(&head, PKG_VERSION);
+  put_u32(&head, 3);
+  put_u64(&head, total);
+  put_u64(&head, 0); /* checksum, filled below */
+  for (int i = 0; i < 3; i++) {
+    put_u32(&head, kinds[i]);
+    put_u32(&head, 0);
+    put_u64(&head, off);
+    put_u64(&head, secs[i]->len);
+    put_u64(&head, fnv1a(FNV_INIT, secs[i]->d, secs[i]->len));
+    off += secs[i]->len;
+  }
+  if (meta.oom || params.oom || mod.oom || head.oom) {
+    st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory writing %s", what);
+    goto done;
+  }
+  uint64_t h = fnv1a(FNV_INIT, head.d, 24);
+  h = fnv1a(h, head.d + PKG_HEADER, head.len - PKG_HEADER);
+  poke_u64(head.d + 24, h);
+
+  size_t tl = strlen(path) + 32;
+  char *tmp = tvm_malloc(tl);
+  if (tmp == NULL) {
+    st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory writing %s", what);
+    goto done;
+  }
+  snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (f == NULL) {
+    st = tvm_diag_set(TVM_ERR_IO, "cannot create %s: %s", tmp,
+                      strerror(errno));
+    tvm_free(tmp);
+    goto done;
+  }
+  int ok = fwrite(head.d, 1, head.len, f) == head.len;
+  for (int i = 0; i < 3 && ok; i++)
+    ok = fwrite(secs[i]->d, 1, secs[i]->len, f) == secs[i]->len;
+  if (fclose(f) != 0) ok = 0;
+  if (!ok || rename(tmp, path) != 0) {
+    st = tvm_diag_set(TVM_ERR_IO, "cannot write %s: %s", path,
+                      strerror(errno));
+    remove(tmp);
+  } else {
+    st = TVM_OK;
+  }
+  tvm_free(tmp);
+done:
+  tvm_free(meta.d);
+  tvm_free(params.d);
+  tvm_free(mod.d);
+  tvm_free(head.d);
+  return st;
+}
+
+/* ---- load --------------------------------------------------------------- */
+/* Reads a whole file into a heap buffer. */
+static tvm_status slurp(const char *path, unsigned char **buf, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  *buf = NULL;
+  *len = 0;
+  if (f == NULL)
+    return tvm_diag_set(TVM_ERR_IO, "cannot open package %s: %s", path,
+                        strerror(errno));
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *b = tvm_malloc(cap);
+  while (b) {
+    size_t r = fread(b + n, 1, cap - n, f);
+    n += r;
+    if (r == 0) break;
+    if (n == cap) {
+      unsigned char *nb = tvm_realloc(b, cap * 2);
+      if (nb == NULL) tvm_free(b);
+      b = nb;
+      cap *= 2;
+    }
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (b == NULL)
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory reading package %s",
+                        path);
+  if (err) {
+    tvm_free(b);
+    return tvm_diag_set(TVM_ERR_IO, "error reading package %s", path);
+  }
+  *buf = b;
+  *len = n;
+  return TVM_OK;
+}
+
+/* A section's place in the file. */
+typedef struct section {
+  const unsigned char *p;
+  uint64_t len;
+  int seen;
+} section;
+
+/* Checks the header, the table, the layout and the checksums; fills
+ * secs[kind] for the kinds this reader knows. */
+static tvm_status check_container(const char *what, const unsigned char *d,
+                                  size_t size, section secs[4]) {
+  rbuf r = {d, d + size, 0};
+  if (size < PKG_HEADER || memcmp(d, PKG_MAGIC, 8) != 0)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s is not a tvmc package (bad magic; make one with "
+                        "tvmc compile)",
+                        what);
+  take(&r, 8);
+  uint32_t version = get_u32(&r);
+  uint32_t n = get_u32(&r);
+  uint64_t fsize = get_u64(&r);
+  uint64_t hsum = get_u64(&r);
+  if (version != PKG_VERSION)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "%s has package format version %u; this tvmc reads "
+                        "version %u: recompile the model with this tvmc",
+                        what, version, PKG_VERSION);
+  if (fsize != size)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s is damaged or truncated: its header says %llu "
+                        "bytes, the file has %zu",
+                        what, (unsigned long long)fsize, size);
+  if (n < 1 || n > PKG_MAX_SECTIONS ||
+      PKG_HEADER + (uint64_t)n * PKG_ENTRY > size)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s is damaged: bad section count %u", what, n);
+  uint64_t h = fnv1a(FNV_INIT, d, 24);
+  h = fnv1a(h, d + PKG_HEADER, (size_t)n * PKG_ENTRY);
+  if (h != hsum)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s is damaged: header checksum mismatch", what);
+  uint64_t expect_off = PKG_HEADER + (uint64_t)n * PKG_ENTRY;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t kind = get_u32(&r);
+    uint32_t flags = get_u32(&r);
+    uint64_t off = get_u64(&r), len = get_u64(&r), sum = get_u64(&r);
+    if (flags != 0 || off != expect_off || len > size - off)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "%s is damaged or truncated: section %u (kind %u) "
+                          "at %llu+%llu does not fit the file layout",
+                          what, i, kind, (unsigned long long)off,
+                          (unsigned long long)len);
+    if (fnv1a(FNV_INIT, d + off, (size_t)len) != sum)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "%s is damaged: checksum mismatch in section %u "
+                          "(kind %u)",
+                          what, i, kind);
+    if (kind >= SEC_META && kind <= SEC_MODULE) {
+      if (secs[kind].seen)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "%s: section kind %u appears twice", what, kind);
+      secs[kind].p = d + off;
+      secs[kind].len = len;
+      secs[kind].seen = 1;
+    }
+    expect_off = off + len;
+  }
+  if (expect_off != size)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s is damaged: %llu bytes after the last section",
+                        what, (unsigned long long)(size - expect_off));
+  for (int k = SEC_META; k <= SEC_MODULE; k++)
+    if (!secs[k].seen)
+      return tvm_diag_set(TVM_ERR_INVALID, "%s has no section of kind %d",
+                          what, k);
+  return TVM_OK;
+}
+
+/* Decodes META (with PARAMS for the parameters' data) into p. */
+static tvm_status decode_meta(const char *what, section *meta,
+                              section *params, tvm_plan *p) {
+  tvm_arena *a = compiler_plan_arena(p);
+  rbuf r = {meta->p, meta->p + meta->len, 0};
+  p->target_name = get_str(&r, a);
+  p->plugin_name = get_str(&r, a);
+  p->plugin_version = get_str(&r, a);
+  p->activation_bytes_planned = get_u64(&r);
+  p->activation_bytes_unplanned = get_u64(&r);
+  p->nvalues = get_count(&r, 4 + 4 + 4 + 4 + 4 + 4 + 8 + 8);
+  if (p->nvalues) {
+    p->values = tvm_arena_alloc(a, sizeof(tvm_plan_value) * p->nvalues);
+    if (p->values == NULL) r.bad = 2;
+  }
+  for (uint32_t i = 0; i < p->nvalues && !r.bad; i++) {
+    tvm_plan_value *v = &p->values[i];
+    v->name = get_str(&r, a);
+    v->kind = get_u32(&r);
+    v->dtype.code = get_u8(&r);
+    v->dtype.bits = get_u8(&r);
+    v->dtype.lanes = get_u16(&r);
+    uint32_t nd = get_u32(&r);
+    if (nd > TVM_MAX_DIMS) {
+      r.bad = 1;
+      break;
+    }
+    v->ndim = (int)nd;
+    for (uint32_t d = 0; d < nd; d++) v->shape[d] = (int64_t)get_u64(&r);
+    v->layout = get_str(&r, a);
+    v->storage = (int32_t)get_u32(&r);
+    v->nbytes = get_u64(&r);
+    uint64_t off = get_u64(&r);
+    if (r.bad) break;
+    if (v->kind == TVM_PV_PARAM) {
+      if (off > params->len || v->nbytes > params->len - off) {
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "%s is damaged: parameter %u ('%s') lies outside "
+                            "the parameter section",
+                            what, i, v->name ? v->name : "?");
+      }
+      void *data = tvm_arena_alloc(a, v->nbytes ? (size_t)v->nbytes : 1);
+      if (data == NULL) {
+        r.bad = 2;
+        break;
+      }
+      memcpy(data, params->p + off, (size_t)v->nbytes);
+      v->data = data;
+    } else if (off != 0) {
+      r.bad = 1;
+    }
+  }
+  p->nsteps = r.bad ? 0 : get_count(&r, 4 + 4 + 4 + 8);
+  if (p->nsteps) {
+    p->steps = tvm_arena_alloc(a, sizeof(tvm_plan_step) * p->nsteps);
+    if (p->steps == NULL) r.bad = 2;
+  }
+  for (uint32_t s = 0; s < p->nsteps && !r.bad; s++) {
+    tvm_plan_step *st = &p->steps[s];
+    st->kernel = get_str(&r, a);
+    st->label = get_str(&r, a);
+    st->nargs = get_count(&r, 4);
+    uint32_t *args = tvm_arena_alloc(a, sizeof(uint32_t) * (st->nargs + 1));
+    if (args == NULL) r.bad = 2;
+    for (uint32_t i = 0; i < st->nargs && !r.bad; i++) args[i] = get_u32(&r);
+    st->args = args;
+    st->flops = get_f64(&r);
+  }
+  p->nstorage = r.bad ? 0 : get_count(&r, 8);
+  p->storage_bytes = tvm_arena_alloc(a, sizeof(uint64_t) * (p->nstorage + 1));
+  if (p->storage_bytes == NULL) r.bad = 2;
+  for (uint32_t i = 0; i < p->nstorage && !r.bad; i++)
+    p->storage_bytes[i] = get_u64(&r);
+  p->ninputs = r.bad ? 0 : get_count(&r, 4);
+  p->inputs = tvm_arena_alloc(a, sizeof(uint32_t) * (p->ninputs + 1));
+  if (p->inputs == NULL) r.bad = 2;
+  for (uint32_t i = 0; i < p->ninputs && !r.bad; i++) p->inputs[i] = get_u32(&r);
+  p->noutputs = r.bad ? 0 : get_count(&r, 4);
+  p->outputs = tvm_arena_alloc(a, sizeof(uint32_t) * (p->noutputs + 1));
+  if (p->outputs == NULL) r.bad = 2;
+  for (uint32_t i = 0; i < p->noutputs && !r.bad; i++)
+    p->outputs[i] = get_u32(&r);
+  if (r.bad == 2)
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory loading %s", what);
+  if (r.bad || r.p != r.end)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s is damaged: the plan section is malformed", what);
+  if (p->target_name == NULL || p->plugin_name == NULL)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s is damaged: no target recorded", what);
+  return TVM_OK;
+}
+
+/* Decodes MODULE into p->blob (tvm_malloc'd, freed by
+ * tvm_plugin_blob_free). */
+static tvm_status decode_module(const char *what, section *mod, tvm_plan *p) {
+  rbuf r = {mod->p, mod->p + mod->len, 0};
+  tvm_plugin_blob *b = &p->blob;
+  b->struct_size = sizeof(*b);
+  b->format = get_u32(&r);
+  uint32_t nk = get_count(&r, 4 + 4 + 24 + 8);
+  if (r.bad) goto bad;
+  b->kernels = tvm_calloc(nk ? nk : 1, sizeof(tvm_plugin_kernel));
+  if (b->kernels == NULL) goto nomem;
+  for (uint32_t k = 0; k < nk; k++) {
+    tvm_plugin_kernel *kk = &b->kernels[k];
+    uint32_t n = get_u32(&r);
+    const unsigned char *q = n == NULL_STR ? NULL : take(&r, n);
+    if (q == NULL || memchr(q, 0, n)) goto bad;
+    char *name = tvm_malloc((size_t)n + 1);
+    if (name == NULL) goto nomem;
+    memcpy(name, q, n);
+    name[n] = 0;
+    kk->name = name;
+    b->nkernels = k + 1; /* so that blob_free frees the names so far */
+    kk->struct_size = sizeof(*kk);
+    kk->nargs = get_u32(&r);
+    for (int j = 0; j < 3; j++) kk->grid[j] = get_u32(&r);
+    for (int j = 0; j < 3; j++) kk->block[j] = get_u32(&r);
+    kk->shared_bytes = get_u64(&r);
+  }
+  uint64_t size = get_u64(&r);
+  if (r.bad || size != (uint64_t)(r.end - r.p)) goto bad;
+  b->data = tvm_malloc(size ? (size_t)size : 1);
+  if (b->data == NULL) goto nomem;
+  memcpy(b->data, r.p, (size_t)size);
+  b->size = size;
+  return TVM_OK;
+bad:
+  return tvm_diag_set(TVM_ERR_INVALID,
+                      "%s is damaged: the device module section is malformed",
+                      what);
+nomem:
+  return tvm_diag_set(TVM_ERR_NOMEM, "out of memory loading %s", what);
+}
+
+/* Refuses a package built for another target than expect. */
+static tvm_status check_target(const char *path, const tvm_plan *p,
+                               const tvm_target *expect) {
+  const char *want_plugin = expect->plugin_name;
+  if (strcmp(p->plugin_name, want_plugin) != 0 ||
+      strcmp(p->target_name, expect->name) != 0)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "package %s was built for target '%s' (plugin %s "
+                        "%s), not '%s': recompile with tvmc compile "
+                        "--target %s",
+                        path, p->target_name, p->plugin_name,
+                        p->plugin_version ? p->plugin_version : "?",
+                        expect->name, expect->name);
+  const char *have = expect->plugin ? expect->plugin->version : NULL;
+  if (have && p->plugin_version && strcmp(have, p->plugin_version) != 0)
+    tvm_log(TVM_LOG_WARN,
+            "package %s was built with plugin %s %s; this is %s %s "
+            "(recompile if it fails)",
+            path, p->plugin_name, p->plugin_version, p->plugin_name, have);
+  return TVM_OK;
+}
+
+/* Loads and checks a package. */
+tvm_status tvm_package_load(const char *path, const tvm_target *expect,
+                            tvm_plan **out) {
+  char what[4200];
+  unsigned char *buf = NULL;
+  size_t size = 0;
+  section secs[4];
+  tvm_plan *p = NULL;
+  tvm_status st;
+
+  if (out) *out = NULL;
+  if (path == NULL || out == NULL)
+    return tvm_diag_set(TVM_ERR_INVALID, "tvm_package_load: NULL argument");
+  snprintf(what, sizeof what, "package %s", path);
+  memset(secs, 0, sizeof secs);
+  if ((st = slurp(path, &buf, &size)) != TVM_OK) return st;
+  if ((st = check_container(what, buf, size, secs)) != TVM_OK) goto fail;
+  if ((st = compiler_plan_new(&p)) != TVM_OK) goto fail;
+  if ((st = decode_meta(what, &secs[SEC_META], &secs[SEC_PARAMS], p)) !=
+          TVM_OK ||
+      (st = decode_module(what, &secs[SEC_MODULE], p)) != TVM_OK)
+    goto fail;
+  if ((st = check_plan(p, what)) != TVM_OK) {
+    tvm_diag_prefix(st, "inconsistent plan: ");
+    goto fail;
+  }
+  if (expect && (st = check_target(path, p, expect)) != TVM_OK) goto fail;
+  tvm_free(buf);
+  *out = p;
+  return TVM_OK;
+fail:
+  tvm_plan_free(p);
+  tvm_free(buf);
+  return st;
+}

@@ -1,0 +1,71 @@
+#!/bin/sh
+# tests/e2e/tvmc/test_tvmc_package.sh - `tvmc compile` and `tvmc run` end
+# to end on llvm-cpu: compile zoo:mlp into a package, run it with --json
+# (median_ms, outputs, profile), write outputs as .npy and feed one back
+# as an input, and check that damaged packages, foreign targets and bad
+# inputs fail with a clean message and a non-zero exit.
+set -u
+b=${TVM_BUILDDIR:?run through make check}
+tvmc="$b/tvmc"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+has() { printf '%s\n' "$1" | grep -F -q -- "$2" || die "missing '$2' in: $1"; }
+
+out=$("$tvmc" compile zoo:mlp --target llvm-cpu -o x.tvmpkg 2>&1) || die "compile: $out"
+printf '%s\n' "$out"
+has "$out" "kernels"
+has "$out" "peak activations"
+has "$out" "x.tvmpkg"
+[ -s x.tvmpkg ] || die "no package written"
+
+json=$("$tvmc" run x.tvmpkg --json --repeat 3 --profile) || die "run --json: $json"
+printf '%s\n' "$json"
+has "$json" '"median_ms": '
+has "$json" '"min_ms": '
+has "$json" '"max_ms": '
+has "$json" '"outputs": [{"name": "prob", "dtype": "float32", "shape": [1, 10]'
+has "$json" '"profile": [{"step": 0'
+# one line, one object
+[ "$(printf '%s\n' "$json" | wc -l)" -eq 1 ] || die "--json printed more than one line"
+case "$json" in "{"*"}") ;; *) die "--json output is not an object";; esac
+
+# the same numbers compiled on the fly and from the package
+a=$(printf '%s\n' "$json" | sed 's/.*"first": \(\[[^]]*\]\).*/\1/')
+j2=$("$tvmc" run zoo:mlp --json --repeat 1) || die "run zoo:mlp"
+c=$(printf '%s\n' "$j2" | sed 's/.*"first": \(\[[^]]*\]\).*/\1/')
+[ "$a" = "$c" ] || die "package and on-the-fly outputs differ: $a vs $c"
+
+# outputs as .npy; an output of the wrong shape refused as an input
+out=$("$tvmc" run x.tvmpkg --output-dir o --repeat 1) || die "run --output-dir: $out"
+[ -s o/prob.npy ] || die "no o/prob.npy"
+out=$("$tvmc" run x.tvmpkg --input x=o/prob.npy 2>&1) && die "wrong-shape input accepted"
+has "$out" "shape [1, 10] given, [1, 64] expected"
+out=$("$tvmc" run x.tvmpkg --input nosuch=o/prob.npy 2>&1) && die "unknown input accepted"
+has "$out" "has no input 'nosuch'"
+
+# a flipped byte in the middle of the package
+cp x.tvmpkg bad.tvmpkg
+size=$(wc -c < x.tvmpkg)
+printf '\125' | dd of=bad.tvmpkg bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+cmp -s x.tvmpkg bad.tvmpkg && printf '\252' | dd of=bad.tvmpkg bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+out=$("$tvmc" run bad.tvmpkg 2>&1); rc=$?
+[ $rc -ne 0 ] || die "damaged package ran"
+[ $rc -lt 128 ] || die "damaged package crashed tvmc (exit $rc)"
+has "$out" "package bad.tvmpkg is damaged"
+# truncated
+head -c $((size - 10)) x.tvmpkg > short.tvmpkg
+out=$("$tvmc" run short.tvmpkg 2>&1); rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ] || die "truncated package: exit $rc"
+has "$out" "package short.tvmpkg is damaged or truncated"
+# not a package at all
+echo "hello" > junk.tvmpkg
+out=$("$tvmc" run junk.tvmpkg 2>&1) && die "junk ran"
+has "$out" "not a tvmc package"
+# built for another target
+out=$("$tvmc" run x.tvmpkg --target llvm-cpu-1thread 2>&1) && die "foreign target accepted"
+has "$out" "recompile with tvmc compile --target llvm-cpu-1thread"
+
+exit $fail

@@ -1,0 +1,218 @@
+/*
+ * tests/unit/runtime/test_executor.c - the graph executor on llvm-cpu:
+ * the hand-made plan of plan_fixture.h against its C formula (directly and
+ * through a package), input/output checks, profiling, and the zoo's mlp
+ * compiled with tvm_compile against tvm_graph_eval_reference on random
+ * inputs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan_fixture.h"
+#include "tvm/graph_passes.h"
+#include "tvm/npy.h"
+#include "tvm/zoo.h"
+
+static tvm_target *target;
+
+static int setup(void **state) {
+  (void)state;
+  if (tvm_target_load("llvm-cpu", &target) != TVM_OK) {
+    fprintf(stderr, "%s\n", tvm_diag_message());
+    return -1;
+  }
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  tvm_target_free(target);
+  return 0;
+}
+
+static DLTensor f32_tensor(float *data, int64_t *shape, int ndim) {
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.data = data;
+  t.device.device_type = kDLCPU;
+  t.ndim = ndim;
+  t.dtype = TVM_F32;
+  t.shape = shape;
+  return t;
+}
+
+/* Runs plan p on the executor with a fixed input and checks the output. */
+static void run_fixture(const tvm_plan *p) {
+  static float x[FX_N], y[FX_N], want[FX_N];
+  int64_t shape[1] = {FX_N};
+  tvm_executor *e = NULL;
+  if (tvm_executor_create(p, target, &e) != TVM_OK)
+    fail_msg("%s", tvm_diag_message());
+  for (int i = 0; i < FX_N; i++) x[i] = 0.01f * (float)i - 3.0f;
+  DLTensor tx = f32_tensor(x, shape, 1), ty = f32_tensor(y, shape, 1);
+  for (int round = 0; round < 2; round++) { /* twice: slots are reused */
+    memset(y, 0, sizeof y);
+    assert_int_equal(tvm_executor_set_input(e, 0, &tx), TVM_OK);
+    assert_int_equal(tvm_executor_run(e), TVM_OK);
+    assert_int_equal(tvm_executor_get_output(e, 0, &ty), TVM_OK);
+    fx_expect(x, p->values[1].data, want);
+    for (int i = 0; i < FX_N; i++)
+      if (fabsf(y[i] - want[i]) > 1e-5f * (1 + fabsf(want[i])))
+        fail_msg("y[%d] = %g, expected %g", i, y[i], want[i]);
+    for (int i = 0; i < FX_N; i++) x[i] = -x[i];
+  }
+  tvm_executor_free(e);
+}
+
+static void test_fixture(void **state) {
+  (void)state;
+  tvm_plan *p = NULL;
+  assert_int_equal(fx_plan(target, &p), TVM_OK);
+  run_fixture(p);
+  tvm_plan_free(p);
+}
+
+static void test_fixture_from_package(void **state) {
+  (void)state;
+  tvm_plan *p = NULL, *q = NULL;
+  char path[256];
+  const char *base = getenv("TMPDIR");
+  snprintf(path, sizeof path, "%s/tvm-exec-%ld.tvmpkg",
+           base && *base ? base : "/tmp", (long)getpid());
+  assert_int_equal(fx_plan(target, &p), TVM_OK);
+  assert_int_equal(tvm_package_save(p, path), TVM_OK);
+  tvm_plan_free(p);
+  assert_int_equal(tvm_package_load(path, target, &q), TVM_OK);
+  remove(path);
+  run_fixture(q);
+  tvm_plan_free(q);
+}
+
+static void test_bad_tensors(void **state) {
+  (void)state;
+  tvm_plan *p = NULL;
+  tvm_executor *e = NULL;
+  static float x[FX_N];
+  int64_t shape[1] = {FX_N}, wrong[1] = {FX_N - 1}, two[2] = {1, FX_N};
+  assert_int_equal(fx_plan(target, &p), TVM_OK);
+  assert_int_equal(tvm_executor_create(p, target, &e), TVM_OK);
+  DLTensor t = f32_tensor(x, wrong, 1);
+  assert_int_equal(tvm_executor_set_input(e, 0, &t), TVM_ERR_INVALID);
+  assert_string_equal(tvm_diag_message(),
+                      "input 0 ('x'): shape [999] given, [1000] expected");
+  t = f32_tensor(x, two, 2);
+  assert_int_equal(tvm_executor_set_input(e, 0, &t), TVM_ERR_INVALID);
+  t = f32_tensor(x, shape, 1);
+  t.dtype = TVM_I32;
+  assert_int_equal(tvm_executor_set_input(e, 0, &t), TVM_ERR_INVALID);
+  assert_string_equal(tvm_diag_message(),
+                      "input 0 ('x'): dtype int32 given, float32 expected");
+  t.dtype = TVM_F32;
+  assert_int_equal(tvm_executor_set_input(e, 1, &t), TVM_ERR_INVALID);
+  assert_non_null(strstr(tvm_diag_message(), "has 1 inputs"));
+  assert_int_equal(tvm_executor_get_output(e, 3, &t), TVM_ERR_INVALID);
+  t.device.device_type = kDLCUDA;
+  assert_int_equal(tvm_executor_get_output(e, 0, &t), TVM_ERR_INVALID);
+  assert_non_null(strstr(tvm_diag_message(), "host"));
+
+  double ms[3] = {-1, -1, -1};
+  assert_int_equal(tvm_executor_profile(e, 3, ms), TVM_OK);
+  for (int s = 0; s < 3; s++) assert_true(ms[s] >= 0 && ms[s] < 1000);
+  tvm_executor_free(e);
+  tvm_plan_free(p);
+}
+
+/* Uniform floats in [-1, 1) from a fixed LCG. */
+static void fill_random(float *d, int64_t n, uint64_t seed) {
+  for (int64_t i = 0; i < n; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    d[i] = (float)((double)(seed >> 40) / (double)(1ull << 24)) * 2.0f - 1.0f;
+  }
+}
+
+/* Compiles zoo model name, runs it on random inputs and compares every
+ * output with the reference evaluator on an unmodified copy. */
+static void check_zoo_model(const char *name, const tvm_compile_options *o,
+                            float tol) {
+  tvm_graph *g = NULL, *ref = NULL;
+  tvm_plan *p = NULL;
+  tvm_executor *e = NULL;
+  assert_int_equal(tvm_zoo_build(name, &g), TVM_OK);
+  assert_int_equal(tvm_zoo_build(name, &ref), TVM_OK);
+  if (tvm_compile(g, target, o, &p) != TVM_OK)
+    fail_msg("compile %s: %s", name, tvm_diag_message());
+  if (tvm_executor_create(p, target, &e) != TVM_OK)
+    fail_msg("%s", tvm_diag_message());
+  int nin = (int)ref->inputs.len, nout = (int)ref->outputs.len;
+  assert_int_equal(nin, (int)p->ninputs);
+  assert_int_equal(nout, (int)p->noutputs);
+  DLTensor *in[8], *out[8], *got[8];
+  assert_true(nin <= 8 && nout <= 8);
+  for (int i = 0; i < nin; i++) {
+    tvm_gvalue *v = ref->inputs.data[i];
+    assert_int_equal(tvm_npy_alloc(v->dtype, v->shape, v->ndim, &in[i]),
+                     TVM_OK);
+    fill_random(in[i]->data, tvm_gvalue_numel(v), 77 + (uint64_t)i);
+    assert_int_equal(tvm_executor_set_input(e, (uint32_t)i, in[i]), TVM_OK);
+  }
+  for (int i = 0; i < nout; i++) {
+    tvm_gvalue *v = ref->outputs.data[i];
+    assert_int_equal(tvm_npy_alloc(v->dtype, v->shape, v->ndim, &out[i]),
+                     TVM_OK);
+    assert_int_equal(tvm_npy_alloc(v->dtype, v->shape, v->ndim, &got[i]),
+                     TVM_OK);
+  }
+  if (tvm_graph_eval_reference(ref, (const DLTensor *const *)in, out) !=
+      TVM_OK)
+    fail_msg("reference: %s", tvm_diag_message());
+  assert_int_equal(tvm_executor_run(e), TVM_OK);
+  for (int i = 0; i < nout; i++) {
+    assert_int_equal(tvm_executor_get_output(e, (uint32_t)i, got[i]), TVM_OK);
+    int64_t n = tvm_gvalue_numel(ref->outputs.data[i]);
+    const float *a = got[i]->data, *b = out[i]->data;
+    for (int64_t k = 0; k < n; k++)
+      if (!(fabsf(a[k] - b[k]) <= tol * (1 + fabsf(b[k]))))
+        fail_msg("%s output %d [%lld]: %g, reference %g", name, i,
+                 (long long)k, a[k], b[k]);
+  }
+  for (int i = 0; i < nin; i++) tvm_npy_free(in[i]);
+  for (int i = 0; i < nout; i++) {
+    tvm_npy_free(out[i]);
+    tvm_npy_free(got[i]);
+  }
+  tvm_executor_free(e);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+  tvm_graph_free(ref);
+}
+
+static void test_zoo_mlp(void **state) {
+  (void)state;
+  tvm_compile_options o;
+  check_zoo_model("mlp", NULL, 1e-5f);
+  /* one kernel per node: activations share storage slots */
+  tvm_compile_options_init(&o);
+  o.fuse = 0;
+  check_zoo_model("mlp", &o, 1e-5f);
+  o.plan_memory = 0;
+  check_zoo_model("mlp", &o, 1e-5f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fixture),
+      cmocka_unit_test(test_fixture_from_package),
+      cmocka_unit_test(test_bad_tensors),
+      cmocka_unit_test(test_zoo_mlp),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

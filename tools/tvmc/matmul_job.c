@@ -1,0 +1,205 @@
+/*
+ * matmul_job.c - the matmul job: declare C = A x B (matmul_te.c), schedule
+ * it with the target's "matmul" strategy, lower, build through the
+ * target's plugin, and run it on the target's device.  Shared by
+ * `tvmc matmul` (the README's main job) and bench/matmul.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matmul_job.h"
+
+/* The highest-priority strategy of t for op, or NULL. */
+static const tvm_plugin_strategy *find_strategy(const tvm_target *t,
+                                                const char *op) {
+  const tvm_plugin_target_info *info = tvm_target_info(t);
+  const tvm_plugin_strategy *best = NULL;
+  if (info->struct_size <= offsetof(tvm_plugin_target_info, nstrategies))
+    return NULL;
+  for (uint32_t i = 0; i < info->nstrategies; i++) {
+    const tvm_plugin_strategy *s = &info->strategies[i];
+    if (s->op && strcmp(s->op, op) == 0 && s->schedule &&
+        (!best || s->priority > best->priority))
+      best = s;
+  }
+  return best;
+}
+
+/* --dump-ir hook: prints the function after the pass. */
+static void dump_ir(void *ud, const char *pass, const tvm_func *f) {
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  tvm_print_func(&b, f);
+  fprintf((FILE *)ud, "// after %s\n%s\n", pass, b.data ? b.data : "");
+  tvm_strbuf_free(&b);
+}
+
+/* Deterministic fill in [-1, 1). */
+static void fill(float *p, int64_t n, uint32_t seed) {
+  uint32_t s = seed * 2654435761u + 1;
+  for (int64_t i = 0; i < n; i++) {
+    s = s * 1664525u + 1013904223u;
+    p[i] = (float)((s >> 8) * (1.0 / 8388608.0) - 1.0);
+  }
+}
+
+/* Allocates a device buffer of n floats and copies host data into it. */
+static tvm_status upload(tvm_device *d, const float *h, int64_t n,
+                         void **out) {
+  tvm_status st = tvm_device_alloc(d, 0, (uint64_t)n * 4, 64, out);
+  if (st != TVM_OK) return st;
+  return tvm_device_copy(d, *out, 0, h, 0, (uint64_t)n * 4,
+                         TVM_COPY_HOST_TO_DEVICE);
+}
+
+/* Builds the job; on failure everything allocated so far is freed by
+ * tvmc_matmul_free (which the caller calls in every case). */
+tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
+                             int64_t K, const tvmc_matmul_opts *o,
+                             tvmc_matmul_job *job) {
+  const tvm_plugin_target_info *info = tvm_target_info(t);
+  const tvm_plugin_strategy *strat;
+  tvm_schedule *s = NULL;
+  tvm_lower_options lo;
+  tvm_module m = {0};
+  tvmc_matmul_te te;
+  tvm_device *d;
+  tvm_status st;
+  int lanes;
+
+  memset(job, 0, sizeof *job);
+  job->M = M, job->N = N, job->K = K;
+  job->target = t;
+  job->ctx = tvm_ctx_create();
+  job->cfg = tvm_config_create();
+  if (!job->ctx || !job->cfg) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+  lanes = info->vector_bits >= 32 ? (int)info->vector_bits / 32 : 1;
+
+  st = tvmc_matmul_declare(job->ctx, job->cfg, M, N, K, lanes, &te);
+  if (st != TVM_OK) return st;
+  st = tvm_schedule_create(job->ctx, &te.C, 1, &s);
+  if (st != TVM_OK) return st;
+  strat = find_strategy(t, "matmul");
+  job->strategy = strat ? strat->name : "none";
+  if (strat) {
+    st = strat->schedule(t->instance, s, &te.C, 1, job->cfg);
+    if (st != TVM_OK) {
+      tvm_diag_prefix(st, "schedule template '%s' of target '%s': ",
+                      strat->name, t->name);
+      goto out;
+    }
+  }
+  tvm_lower_options_init(&lo);
+  tvm_target_lower_options(t, &lo);
+  if (o && o->dump_pass) {
+    lo.dump_pass = o->dump_pass;
+    lo.dump = dump_ir;
+    lo.dump_ud = o->dump_to ? o->dump_to : stdout;
+  }
+  m.ctx = job->ctx;
+  st = tvm_lower(s, (tvm_tensor *[]){te.A, te.B, te.C}, 3, "matmul", &lo, &m);
+  if (st != TVM_OK) goto out;
+  st = tvm_build(t, &m, NULL, &job->mod);
+  if (st != TVM_OK) goto out;
+  st = tvm_runtime_get_func(job->mod, "matmul", &job->func);
+  if (st != TVM_OK) goto out;
+
+  job->hA = malloc((size_t)(M * K) * sizeof(float));
+  job->hB = malloc((size_t)(K * N) * sizeof(float));
+  job->hC = malloc((size_t)(M * N) * sizeof(float));
+  if (!job->hA || !job->hB || !job->hC) {
+    st = tvm_diag_set(TVM_ERR_NOMEM, "matmul: out of host memory");
+    goto out;
+  }
+  fill(job->hA, M * K, 1);
+  fill(job->hB, K * N, 2);
+  d = tvm_runtime_module_device(job->mod);
+  if ((st = upload(d, job->hA, M * K, &job->dA)) != TVM_OK) goto out;
+  if ((st = upload(d, job->hB, K * N, &job->dB)) != TVM_OK) goto out;
+  st = tvm_device_alloc(d, 0, (uint64_t)(M * N) * 4, 64, &job->dC);
+out:
+  tvm_schedule_free(s);
+  return st;
+}
+
+/* The three buffer arguments of the kernel. */
+static void make_args(tvmc_matmul_job *job, tvm_plugin_arg a[3]) {
+  memset(a, 0, 3 * sizeof *a);
+  a[0].type = a[1].type = a[2].type = TVM_ARG_PTR;
+  a[0].v.ptr = job->dA;
+  a[1].v.ptr = job->dB;
+  a[2].v.ptr = job->dC;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+tvm_status tvmc_matmul_time(tvmc_matmul_job *job, int number, int repeat,
+                            double *median_ms) {
+  tvm_plugin_arg a[3];
+  double *ms;
+  tvm_status st;
+  if (repeat < 1) repeat = 1;
+  ms = calloc((size_t)repeat, sizeof *ms);
+  if (!ms) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+  make_args(job, a);
+  st = tvm_runtime_time(job->func, a, 3, number, repeat, ms);
+  if (st == TVM_OK) {
+    qsort(ms, (size_t)repeat, sizeof *ms, cmp_double);
+    *median_ms = ms[repeat / 2];
+  }
+  free(ms);
+  return st;
+}
+
+tvm_status tvmc_matmul_check(tvmc_matmul_job *job, int samples,
+                             double *max_rel) {
+  tvm_plugin_arg a[3];
+  tvm_device *d = tvm_runtime_module_device(job->mod);
+  int64_t M = job->M, N = job->N, K = job->K;
+  uint32_t s = 12345;
+  tvm_status st;
+
+  make_args(job, a);
+  if ((st = tvm_runtime_call(job->func, a, 3)) != TVM_OK) return st;
+  st = tvm_device_copy(d, job->hC, 0, job->dC, 0, (uint64_t)(M * N) * 4,
+                       TVM_COPY_DEVICE_TO_HOST);
+  if (st != TVM_OK) return st;
+  *max_rel = 0;
+  for (int n = 0; n < samples; n++) {
+    int64_t i, j;
+    double ref = 0, scale = 0, err;
+    s = s * 1664525u + 1013904223u;
+    i = (int64_t)(s % (uint32_t)M);
+    s = s * 1664525u + 1013904223u;
+    j = (int64_t)(s % (uint32_t)N);
+    for (int64_t k = 0; k < K; k++) {
+      double p = (double)job->hA[i * K + k] * job->hB[k * N + j];
+      ref += p;
+      scale += fabs(p);
+    }
+    err = fabs(job->hC[i * N + j] - ref) / (scale > 0 ? scale : 1);
+    if (err > *max_rel) *max_rel = err;
+  }
+  return TVM_OK;
+}
+
+void tvmc_matmul_free(tvmc_matmul_job *job) {
+  tvm_device *d = job->mod ? tvm_runtime_module_device(job->mod) : NULL;
+  if (d) {
+    if (job->dA) tvm_device_free(d, 0, job->dA);
+    if (job->dB) tvm_device_free(d, 0, job->dB);
+    if (job->dC) tvm_device_free(d, 0, job->dC);
+  }
+  if (job->mod) tvm_runtime_module_free(job->mod);
+  free(job->hA);
+  free(job->hB);
+  free(job->hC);
+  if (job->cfg) tvm_config_free(job->cfg);
+  if (job->ctx) tvm_ctx_destroy(job->ctx);
+  memset(job, 0, sizeof *job);
+}

@@ -276,6 +276,11 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
     return st;
   if ((st = tvm_graph_status(g)))
     return st;
+  if (o->tuning_log)
+    tvm_log(TVM_LOG_WARN,
+            "tuning log %s not applied: this release has no tuner yet, so "
+            "every schedule template uses its default knob values",
+            o->tuning_log);
 
   if ((st = run_pass(g, o, "fold_constants", tvm_graph_pass_fold_constants)) ||
       (st = run_pass(g, o, "simplify_inference",

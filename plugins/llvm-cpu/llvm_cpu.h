@@ -187,5 +187,17 @@ void lc_assert_trampoline(const char *msg);
 int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                                  tvm_tensor **outs, uint32_t nouts,
                                  tvm_config *cfg);
+int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
+                                       tvm_tensor **outs, uint32_t nouts,
+                                       tvm_config *cfg);
+int32_t llvm_cpu_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
+                                tvm_tensor **outs, uint32_t nouts,
+                                tvm_config *cfg);
+int32_t llvm_cpu_schedule_pool_nchwc(tvm_plugin_target *t, tvm_schedule *s,
+                                     tvm_tensor **outs, uint32_t nouts,
+                                     tvm_config *cfg);
+/* The alter_layout slot (strategy_layout.c): NCHW<lanes>c convolutions. */
+int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *node,
+                              tvm_plugin_layout *out);
 
 #endif /* TVM_LLVM_CPU_H */

@@ -16,7 +16,11 @@ plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = \
 	plugins/llvm-cpu/link.c \
 	plugins/llvm-cpu/jit.c \
 	plugins/llvm-cpu/runtime.c \
-	plugins/llvm-cpu/strategy_matmul.c
+	plugins/llvm-cpu/strategy_matmul.c \
+	plugins/llvm-cpu/strategy_conv2d.c \
+	plugins/llvm-cpu/strategy_dense.c \
+	plugins/llvm-cpu/strategy_pool.c \
+	plugins/llvm-cpu/strategy_layout.c
 plugins_llvm_cpu_tvm_llvm_cpu_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
 plugins_llvm_cpu_tvm_llvm_cpu_la_LDFLAGS = $(TVM_PLUGIN_LINK)
 plugins_llvm_cpu_tvm_llvm_cpu_la_LIBADD = libtvm.la $(LLVM_LIBS) -lpthread -ldl
@@ -58,3 +62,17 @@ EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_runtime_DEPENDENCIES = \
 	plugins/llvm-cpu/tvm-llvm-cpu.la
 endif
 EXTRA_DIST += plugins/llvm-cpu/README.md
+
+# Channel-blocked convolution (alter_layout, Conv_NCHWc, the conv2d_NCHWc
+# template) compiled end to end and compared with the reference.
+if BUILD_LLVM_CPU
+if HAVE_CMOCKA
+check_PROGRAMS += tests/plugins/llvm_cpu/test_nchwc
+TESTS += tests/plugins/llvm_cpu/test_nchwc
+tests_plugins_llvm_cpu_test_nchwc_SOURCES = tests/plugins/llvm_cpu/test_nchwc.c
+tests_plugins_llvm_cpu_test_nchwc_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_llvm_cpu_test_nchwc_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_llvm_cpu_test_nchwc_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+endif
+endif

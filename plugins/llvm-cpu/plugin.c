@@ -43,6 +43,12 @@ void *lc_host_alloc(uint64_t n) {
 static const tvm_plugin_strategy strategies[] = {
     {sizeof(tvm_plugin_strategy), 10, "matmul", "llvm-cpu.matmul_packed",
      llvm_cpu_schedule_matmul},
+    {sizeof(tvm_plugin_strategy), 10, "Conv_NCHWc", "llvm-cpu.conv2d_NCHWc",
+     llvm_cpu_schedule_conv2d_nchwc},
+    {sizeof(tvm_plugin_strategy), 10, "Gemm", "llvm-cpu.dense",
+     llvm_cpu_schedule_dense},
+    {sizeof(tvm_plugin_strategy), 10, "Pool_NCHWc", "llvm-cpu.pool_NCHWc",
+     llvm_cpu_schedule_pool_nchwc},
 };
 
 static const tvm_plugin_attr schema[] = {
@@ -223,8 +229,12 @@ static const tvm_plugin_vtable vtable = {
     .sync = NULL,
     .timer_start = NULL,
     .timer_stop = NULL,
+    .alter_layout = llvm_cpu_alter_layout,
 };
 
+static const tvm_plugin_desc desc_v3 = {
+    sizeof(tvm_plugin_desc), 3, "llvm-cpu", "0.1.0",
+    "CPU code generation through the LLVM-C API (x86-64, AArch64)", &vtable};
 static const tvm_plugin_desc desc_v2 = {
     sizeof(tvm_plugin_desc), 2, "llvm-cpu", "0.1.0",
     "CPU code generation through the LLVM-C API (x86-64, AArch64)", &vtable};
@@ -232,11 +242,11 @@ static const tvm_plugin_desc desc_v1 = {
     sizeof(tvm_plugin_desc), 1, "llvm-cpu", "0.1.0",
     "CPU code generation through the LLVM-C API (x86-64, AArch64)", &vtable};
 
-/* The one exported entry: negotiates the ABI (min(2, host_abi_max)) and
+/* The one exported entry: negotiates the ABI (min(3, host_abi_max)) and
  * keeps the host API.  Pure: no LLVM initialization happens here. */
 TVM_PLUGIN_EXPORT const tvm_plugin_desc *tvm_plugin_query(
     uint32_t host_abi_max, const tvm_host_api *host) {
   if (host_abi_max < 1) return NULL;
   if (host) g_host = host;
-  return host_abi_max >= 2 ? &desc_v2 : &desc_v1;
+  return host_abi_max >= 3 ? &desc_v3 : host_abi_max >= 2 ? &desc_v2 : &desc_v1;
 }

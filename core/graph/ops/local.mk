@@ -23,7 +23,11 @@ libtvm_la_SOURCES += \
 	core/graph/ops/rearrange.c \
 	core/graph/ops/resize.c \
 	core/graph/ops/logic.c \
-	core/graph/ops/rnn.c
+	core/graph/ops/rnn.c \
+	core/graph/ops/layout_int.h \
+	core/graph/ops/layout.c \
+	core/graph/ops/conv_nchwc.c \
+	core/graph/ops/pool_nchwc.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/graph/ops/test_ops_basic

@@ -59,6 +59,112 @@ TVM_API tvm_status tvm_graph_pass_simplify_inference(tvm_graph *g);
 /* ---- layout, fusion and memory (fuse_ops, alter_layout, plan_memory) ----- */
 /* (declared here by the helpers that write them) */
 
+/* Operator fusion (core/graph/passes/fuse_ops.c), the dominator-tree
+ * algorithm of the TVM paper.  The post-dominator tree of the dataflow
+ * graph is built (a value returned by the graph post-dominates nothing:
+ * its producer ends a group), then, in topological order:
+ *  - an out-elementwise-fusable node (Conv, Gemm, MatMul, pooling) fuses
+ *    with everything up to its immediate post-dominator when the edges
+ *    into it are elementwise and every node on every path between them is
+ *    broadcast or lower (conv + bias + relu + residual add: one group);
+ *  - an elementwise or broadcast node fuses likewise when every path is
+ *    injective or lower and the post-dominator is injective or a
+ *    reduction (chains collapse; reductions absorb their inputs);
+ *  - then (second phase, so that anchors finish first) an injective node
+ *    fuses when every path, post-dominator included, is injective or
+ *    lower, or the post-dominator is a reduction.
+ * Opaque nodes and reductions never fuse forward; nothing fuses into an
+ * out-elementwise-fusable node (its compute stays the strategy's).
+ * Groups hold at most 64 nodes.  Sets node->group to the group id; ids
+ * number the groups in a topological order (0 first).  Sorts g first. */
+TVM_API tvm_status tvm_graph_pass_fuse_ops(tvm_graph *g);
+
+/* A fused group as a kernel sees it. */
+typedef struct tvm_graph_group {
+  int id;
+  tvm_gnode **nodes;    /* topological order */
+  int nnodes;
+  tvm_gnode *anchor;    /* the node of highest pattern (first on ties) */
+  tvm_op_pattern pattern; /* the anchor's */
+  tvm_gvalue **inputs;  /* values read from outside (other groups' outputs,
+                           graph inputs, constants), first-use order */
+  int ninputs;
+  tvm_gvalue **outputs; /* values read by other groups or returned by the
+                           graph, in node order */
+  int noutputs;
+} tvm_graph_group;
+
+typedef struct tvm_graph_groups {
+  tvm_graph_group *groups; /* index = group id: a topological order */
+  int ngroups;
+  tvm_arena *arena;        /* owns everything above */
+} tvm_graph_groups;
+
+/* Collects the groups of g from node->group (set by fuse_ops, or by the
+ * caller: ids 0..n-1 in an order where producers come first).  Fails when
+ * a node has no group, ids leave gaps, or a group reads a value produced
+ * by a later group.  Free with tvm_graph_groups_free. */
+TVM_API tvm_status tvm_graph_groups_collect(const tvm_graph *g,
+                                            tvm_graph_groups **out);
+TVM_API void tvm_graph_groups_free(tvm_graph_groups *gr);
+
+/* Static memory planning (core/graph/passes/plan_memory.c).  The
+ * activations (group outputs that are neither graph outputs nor graph
+ * inputs nor constants) are assigned storage slots over the group order:
+ * a value is live from its group's step to the last step that reads it;
+ * a step's outputs take free slots (best fit: the closest size, growing a
+ * slot when needed; else a new slot) before the slots of values it read
+ * for the last time are freed, so no kernel reads and writes one slot.
+ * With reuse == 0 every activation gets its own slot. */
+typedef struct tvm_storage_plan {
+  uint32_t nids;           /* slot has one entry per value id < nids */
+  int32_t *slot;           /* storage slot of value id, -1 if none */
+  uint32_t nslots;
+  uint64_t *slot_bytes;    /* size of each slot */
+  uint64_t planned_bytes;  /* sum of slot_bytes */
+  uint64_t unplanned_bytes; /* sum of every activation's size */
+} tvm_storage_plan;
+
+TVM_API tvm_status tvm_graph_plan_memory(const tvm_graph *g,
+                                         const tvm_graph_groups *gr,
+                                         int reuse, tvm_storage_plan **out);
+TVM_API void tvm_storage_plan_free(tvm_storage_plan *p);
+/* Text of a plan for --dump-ir plan_memory: one line per slot with its
+ * size and values ("slot 0 (802816 bytes): %conv1, %5"). */
+TVM_API void tvm_storage_plan_print(tvm_strbuf *out, const tvm_graph *g,
+                                    const tvm_storage_plan *p);
+
+/* Layout alteration (core/graph/passes/alter_layout.c), the TVM paper's
+ * data layout transformation.  For every 2-D Conv with constant weights
+ * (and bias), query(ud, node, &choice) says which layouts the target wants
+ * (tvm_target_alter_layout through the compiler); an empty choice.data
+ * keeps the node.  A chosen Conv becomes Conv_NCHWc on data in
+ * choice.data ("NCHW16c") with weights transformed to choice.weight
+ * ("OIHW16i16o") by a LayoutTransform node on the constant (run
+ * fold_constants afterwards to pack them at compile time), producing
+ * choice.out.  Elementwise operators (one data input, the others scalars)
+ * and broadcast arithmetic (Add Sub Mul Div Max Min) whose operands are
+ * blocked follow the blocked layout: a per-channel constant ([C, 1, 1] or
+ * [1, C, 1, 1]) is transformed to the blocking too, a plain activation of
+ * the same shape gets a LayoutTransform.  MaxPool, GlobalAveragePool and
+ * GlobalMaxPool of blocked data become Pool_NCHWc; a channel Concat of
+ * operands whose channel counts the block divides concatenates the
+ * blocked operands along the chunk axis.  Every other consumer, and every
+ * graph output, reads a LayoutTransform back to the model's layout
+ * (graph outputs keep their names).  LayoutTransforms between blocked
+ * producers and consumers appear only where their blockings differ.
+ * Ends with toposort and dce. */
+typedef struct tvm_layout_choice {
+  char data[32];   /* layout of the data input, "" = keep the node */
+  char weight[32]; /* layout of the (constant) weights */
+  char out[32];    /* layout of the output */
+} tvm_layout_choice;
+typedef tvm_status (*tvm_layout_query_fn)(void *ud, const tvm_gnode *n,
+                                          tvm_layout_choice *choice);
+TVM_API tvm_status tvm_graph_pass_alter_layout(tvm_graph *g,
+                                               tvm_layout_query_fn query,
+                                               void *ud);
+
 /* ---- reference evaluation ------------------------------------------------- */
 /* Runs g with every node's reference implementation, in g->nodes order: the
  * oracle of graph tests.  inputs[i] feeds g->inputs[i]; outputs[i]

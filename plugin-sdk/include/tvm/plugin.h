@@ -34,6 +34,9 @@
  *   2  tvm_plugin_vtable gains timer_start/timer_stop (device timers);
  *      plugins built for 1 still load, and the host times launches with
  *      its own clock around sync.
+ *   3  tvm_plugin_vtable gains alter_layout (the target chooses operator
+ *      layouts, e.g. NCHW16c convolutions); plugins built for 1 or 2
+ *      still load, and their graphs keep the model's layouts.
  */
 #ifndef TVM_PLUGIN_H
 #define TVM_PLUGIN_H
@@ -47,7 +50,7 @@
 extern "C" {
 #endif
 
-#define TVM_PLUGIN_ABI_VERSION 2u /* newest version of this header */
+#define TVM_PLUGIN_ABI_VERSION 3u /* newest version of this header */
 #define TVM_PLUGIN_ABI_MIN 1u     /* oldest version the host accepts */
 #define TVM_PLUGIN_ENTRY "tvm_plugin_query"
 
@@ -58,6 +61,7 @@ extern "C" {
 #endif
 
 typedef struct tvm_config tvm_config; /* knob values, tvm/config.h */
+typedef struct tvm_gnode tvm_gnode;   /* a graph node, tvm/graph.h */
 
 /* Opaque plugin objects. */
 typedef struct tvm_plugin_target tvm_plugin_target;
@@ -192,6 +196,21 @@ typedef struct tvm_plugin_blob {
   uint32_t reserved;
 } tvm_plugin_blob;
 
+/* The layouts a target wants for one graph node (ABI 3, alter_layout).
+ * The host zero-fills it and sets struct_size; the plugin writes
+ * NUL-terminated layout strings in the spelling of tvm/graph.h: data =
+ * the node's data input ("NCHW16c"), weight = its weight input
+ * ("OIHW16i16o"), out = its output ("NCHW16c").  An empty data string
+ * keeps the node as the model wrote it. */
+#define TVM_PLUGIN_LAYOUT_CAP 32
+typedef struct tvm_plugin_layout {
+  uint32_t struct_size;
+  uint32_t reserved;
+  char data[TVM_PLUGIN_LAYOUT_CAP];
+  char weight[TVM_PLUGIN_LAYOUT_CAP];
+  char out[TVM_PLUGIN_LAYOUT_CAP];
+} tvm_plugin_layout;
+
 /* ---- run-time half ----------------------------------------------------- */
 enum { /* tvm_plugin_arg.type */
   TVM_ARG_PTR = 1,   /* device memory from mem_alloc */
@@ -253,6 +272,13 @@ typedef struct tvm_plugin_vtable {
   int32_t (*timer_start)(tvm_plugin_device *d, uint64_t *token);
   int32_t (*timer_stop)(tvm_plugin_device *d, uint64_t token,
                         double *elapsed_ms);
+
+  /* ABI 3 */
+  /* Layout choice for node (a graph node with inferred shapes; borrowed
+   * for the call): fills *out (see tvm_plugin_layout) and returns 0, or a
+   * negative status.  (opt: every node keeps the model's layout) */
+  int32_t (*alter_layout)(tvm_plugin_target *t, const tvm_gnode *node,
+                          tvm_plugin_layout *out);
 } tvm_plugin_vtable;
 
 typedef struct tvm_plugin_desc {
@@ -269,6 +295,8 @@ typedef const tvm_plugin_desc *(*tvm_plugin_query_fn)(
 
 /* Size of the vtable for ABI 1: everything before timer_start. */
 #define TVM_PLUGIN_VTABLE_SIZE_V1 offsetof(tvm_plugin_vtable, timer_start)
+/* Size of the vtable for ABI 2: everything before alter_layout. */
+#define TVM_PLUGIN_VTABLE_SIZE_V2 offsetof(tvm_plugin_vtable, alter_layout)
 
 /* ---- frozen layouts (LP64) ------------------------------------------- */
 #if defined(__LP64__) && !defined(__cplusplus)
@@ -289,7 +317,9 @@ _Static_assert(offsetof(tvm_plugin_vtable, target_create) == 16,
 _Static_assert(offsetof(tvm_plugin_vtable, codegen) == 40, "ABI 1 frozen");
 _Static_assert(offsetof(tvm_plugin_vtable, launch) == 120, "ABI 1 frozen");
 _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V1 == 136, "ABI 1 frozen");
-_Static_assert(sizeof(tvm_plugin_vtable) == 152, "ABI 2 frozen");
+_Static_assert(TVM_PLUGIN_VTABLE_SIZE_V2 == 152, "ABI 2 frozen");
+_Static_assert(sizeof(tvm_plugin_vtable) == 160, "ABI 3 frozen");
+_Static_assert(sizeof(tvm_plugin_layout) == 104, "ABI 3 frozen");
 _Static_assert(sizeof(tvm_plugin_desc) == 40, "ABI 1 frozen");
 #endif
 

@@ -91,8 +91,10 @@ static void test_query(void **state) {
   const tvm_plugin_desc *d1 = q(1, h_host());
   assert_non_null(d1);
   assert_int_equal(d1->abi_version, 1);
+  assert_int_equal(q(2, h_host())->abi_version, 2);
   const tvm_plugin_desc *d2 = q(7, h_host());
-  assert_int_equal(d2->abi_version, 2);
+  assert_int_equal(d2->abi_version, 3);
+  assert_non_null(d2->vtable->alter_layout);
   assert_string_equal(d2->name, "llvm-cpu");
   const tvm_plugin_vtable *vt = d2->vtable;
   const char *want[] = {"mcpu", "mattr", "num_threads", "opt_level",

@@ -1,0 +1,249 @@
+/*
+ * core/graph/ops/layout.c - tensor layouts and the internal operator
+ * LayoutTransform (attributes src_layout, dst_layout), inserted by the
+ * alter_layout pass: it moves a tensor between a plain layout ("NCHW",
+ * "OIHW", "CHW") and a channel-blocked one ("NCHW16c", "OIHW16i16o",
+ * "CHW16c"), or between two blockings.  Every element keeps its logical
+ * position: for each primal axis A, logical = outer * block + inner.
+ *
+ * On constant inputs (weights, per-channel biases) fold_constants runs the
+ * reference at compile time; on activations the compute is an injective
+ * copy tagged "layout_transform".
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "layout_int.h"
+#include "ops_int.h"
+
+/* Parses a layout string (see layout_int.h). */
+tvm_status op_layout_parse(const char *s, op_layout *l) {
+  memset(l, 0, sizeof *l);
+  if (!s || !*s)
+    return tvm_diag_set(TVM_ERR_INVALID, "layout is empty");
+  for (const char *p = s; *p;) {
+    int64_t f = 0;
+    while (isdigit((unsigned char)*p))
+      f = f * 10 + (*p++ - '0');
+    char ch = *p++;
+    if (l->n == TVM_MAX_DIMS || !isalpha((unsigned char)ch) ||
+        (f > 0) != (islower((unsigned char)ch) != 0))
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "layout '%s' is malformed: write upper-case axes "
+                          "and blocks as <number><lower-case axis> "
+                          "(NCHW16c), at most %d dimensions",
+                          s, TVM_MAX_DIMS);
+    char A = (char)toupper((unsigned char)ch);
+    for (int d = 0; d < l->n; d++)
+      if (l->axis[d] == A && (l->block[d] != 0) == (f != 0))
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "layout '%s' names axis %c twice", s, ch);
+    l->axis[l->n] = A;
+    l->block[l->n++] = f;
+    if (!ch)
+      break;
+  }
+  for (int d = 0; d < l->n; d++)
+    if (l->block[d] && op_layout_primal(l, l->axis[d]) < 0)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "layout '%s' blocks axis %c but has no axis %c", s,
+                          tolower((unsigned char)l->axis[d]), l->axis[d]);
+  return TVM_OK;
+}
+
+/* See layout_int.h. */
+int op_layout_primal(const op_layout *l, char A) {
+  for (int d = 0; d < l->n; d++)
+    if (l->axis[d] == A && !l->block[d])
+      return d;
+  return -1;
+}
+
+/* See layout_int.h. */
+int64_t op_layout_block(const op_layout *l, char A) {
+  for (int d = 0; d < l->n; d++)
+    if (l->axis[d] == A && l->block[d])
+      return l->block[d];
+  return 1;
+}
+
+/* See layout_int.h. */
+int64_t op_layout_nchwc_block(const char *s) {
+  op_layout l;
+  if (!s || strncmp(s, "NCHW", 4) != 0 || !isdigit((unsigned char)s[4]))
+    return 0;
+  tvm_status st = op_layout_parse(s, &l);
+  if (st) {
+    tvm_diag_clear();
+    return 0;
+  }
+  if (l.n != 5 || l.axis[4] != 'C')
+    return 0;
+  return l.block[4];
+}
+
+/* ---- LayoutTransform ---------------------------------------------------- */
+
+typedef struct lt_info {
+  op_layout src, dst;
+  int64_t logical[TVM_MAX_DIMS]; /* extent per dst dimension's axis */
+} lt_info;
+
+/* Parses both layouts of n and checks them against the input's shape;
+ * fills the output shape. */
+static tvm_status lt_check(const tvm_gnode *n, lt_info *li, int64_t *oshape) {
+  const char *s, *d;
+  const tvm_gvalue *x;
+  tvm_status st;
+  if ((st = op_input(n, 0, "data", &x)) ||
+      (st = op_attr_str(n, "src_layout", NULL, &s)) ||
+      (st = op_attr_str(n, "dst_layout", NULL, &d)))
+    return st;
+  if (!s || !d)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "attributes 'src_layout' and 'dst_layout' are required");
+  if ((st = op_layout_parse(s, &li->src)) || (st = op_layout_parse(d, &li->dst)))
+    return tvm_diag_prefix(st, "%s node '%s': ", n->op, op_name(n));
+  if (x->ndim != li->src.n)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "input has %d dimensions but src_layout %s has %d",
+                   x->ndim, s, li->src.n);
+  int nprim_s = 0, nprim_d = 0;
+  for (int k = 0; k < li->src.n; k++)
+    nprim_s += li->src.block[k] == 0;
+  for (int k = 0; k < li->dst.n; k++) {
+    if (li->dst.block[k])
+      continue;
+    nprim_d++;
+    if (op_layout_primal(&li->src, li->dst.axis[k]) < 0)
+      return op_fail(n, TVM_ERR_INVALID,
+                     "dst_layout %s has axis %c that src_layout %s lacks", d,
+                     li->dst.axis[k], s);
+  }
+  if (nprim_s != nprim_d)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "src_layout %s and dst_layout %s have different axes", s,
+                   d);
+  for (int k = 0; k < li->src.n; k++)
+    if (li->src.block[k] && x->shape[k] != li->src.block[k])
+      return op_fail(n, TVM_ERR_INVALID,
+                     "input dimension %d is %lld, src_layout %s says %lld", k,
+                     (long long)x->shape[k], s, (long long)li->src.block[k]);
+  for (int k = 0; k < li->dst.n; k++) {
+    char A = li->dst.axis[k];
+    int p = op_layout_primal(&li->src, A);
+    int64_t L = x->shape[p] * op_layout_block(&li->src, A);
+    int64_t b = op_layout_block(&li->dst, A);
+    li->logical[k] = L;
+    if (L % b)
+      return op_fail(n, TVM_ERR_INVALID,
+                     "axis %c has %lld elements, not a multiple of the block "
+                     "%lld of dst_layout %s",
+                     A, (long long)L, (long long)b, d);
+    oshape[k] = li->dst.block[k] ? li->dst.block[k] : L / b;
+  }
+  return TVM_OK;
+}
+
+/* Infer: the output's shape in dst_layout; its value carries the layout. */
+static tvm_status lt_infer(tvm_graph *g, tvm_gnode *n) {
+  lt_info li;
+  int64_t shape[TVM_MAX_DIMS];
+  tvm_status st = lt_check(n, &li, shape);
+  if (st)
+    return st;
+  op_set_out(n, 0, n->inputs[0]->dtype, li.dst.n, shape);
+  if (n->noutputs > 0 && n->outputs[0])
+    n->outputs[0]->layout = tvm_gnode_str(n, "dst_layout", NULL);
+  return TVM_OK;
+}
+
+/* The logical index of axis A from a dst index (i: expressions). */
+static tvm_expr *lt_logical(tvm_ctx *c, const op_layout *l, tvm_expr **i,
+                            char A) {
+  int p = op_layout_primal(l, A);
+  tvm_expr *e = i[p];
+  for (int k = 0; k < l->n; k++)
+    if (l->axis[k] == A && l->block[k])
+      e = tvm_add(c, tvm_mul(c, e, tvm_int(c, l->block[k])), i[k]);
+  return e;
+}
+
+typedef struct lt_ud {
+  lt_info li;
+  tvm_tensor *x;
+} lt_ud;
+
+/* out[i] = x[the same logical element in src_layout]. */
+static tvm_expr *lt_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  lt_ud *u = ud;
+  const op_layout *s = &u->li.src;
+  tvm_expr *si[TVM_MAX_DIMS];
+  for (int k = 0; k < s->n; k++) {
+    char A = s->axis[k];
+    tvm_expr *L = lt_logical(c, &u->li.dst, i, A);
+    int64_t b = op_layout_block(s, A);
+    if (b == 1)
+      si[k] = L;
+    else if (s->block[k])
+      si[k] = tvm_floormod(c, L, tvm_int(c, b));
+    else
+      si[k] = tvm_floordiv(c, L, tvm_int(c, b));
+  }
+  return tvm_tread(c, u->x, si, s->n);
+}
+
+/* Compute: one injective stage tagged "layout_transform". */
+static tvm_status lt_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                             tvm_tensor **out) {
+  lt_ud u;
+  int64_t shape[TVM_MAX_DIMS];
+  tvm_status st = lt_check(n, &u.li, shape);
+  if (st)
+    return st;
+  u.x = in[0];
+  out[0] = te_compute_out(c, n, 0, "layout_transform", lt_body, &u);
+  return te_status(c, n, out[0]);
+}
+
+/* Copies every element to its place in the destination layout. */
+static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
+                               DLTensor *const *out) {
+  lt_info li;
+  int64_t shape[TVM_MAX_DIMS];
+  tvm_status st = lt_check(n, &li, shape);
+  if (st)
+    return st;
+  const DLTensor *x = in[0];
+  int eb = dl_elem_bytes(x);
+  const char *src = (const char *)x->data + x->byte_offset;
+  char *dst = (char *)out[0]->data + out[0]->byte_offset;
+  int64_t len = dl_numel(out[0]);
+  for (int64_t e = 0; e < len; e++) {
+    int64_t oi[TVM_MAX_DIMS], flat = 0;
+    dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
+    for (int k = 0; k < li.src.n; k++) {
+      char A = li.src.axis[k];
+      int p = op_layout_primal(&li.dst, A);
+      int64_t L = oi[p];
+      for (int q = 0; q < li.dst.n; q++)
+        if (li.dst.axis[q] == A && li.dst.block[q])
+          L = L * li.dst.block[q] + oi[q];
+      int64_t b = op_layout_block(&li.src, A);
+      int64_t v = b == 1 ? L : li.src.block[k] ? L % b : L / b;
+      flat = flat * x->shape[k] + v;
+    }
+    memcpy(dst + e * eb, src + flat * eb, (size_t)eb);
+  }
+  return TVM_OK;
+}
+
+static const tvm_op_def defs[] = {
+    {"LayoutTransform", 1, 1, 1, 1, TVM_PAT_INJECTIVE, lt_infer, lt_compute,
+     lt_reference,
+     "internal: moves a tensor between layouts (NCHW <-> NCHW16c, OIHW -> "
+     "OIHW16i16o); attributes src_layout, dst_layout"},
+};
+
+const ops_family ops_layout_family = {defs,
+                                      (int)(sizeof defs / sizeof defs[0])};

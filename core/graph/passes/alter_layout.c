@@ -1,0 +1,336 @@
+/*
+ * core/graph/passes/alter_layout.c - the target chooses operator layouts
+ * (see tvm/graph_passes.h for the contract).
+ *
+ * One walk over the nodes in topological order.  A node that changes
+ * layout gets a NEW node (Conv -> Conv_NCHWc, Relu on blocked data, ...)
+ * whose output is recorded as the blocked twin of the old output; the old
+ * node stays until the final dce.  A node that keeps its layout but reads
+ * a value whose producer was replaced reads a LayoutTransform back to the
+ * plain layout instead (made once per value).  Graph outputs likewise.
+ *
+ * Memos (ptrmaps keyed by the ORIGINAL value):
+ *   twin   - value -> its blocked version (producer rewritten)
+ *   plain  - value -> LayoutTransform(twin, blocked -> plain)
+ *   packed - plain value -> LayoutTransform(value, plain -> blocked), for
+ *            activations that a blocked consumer reads (one layout per
+ *            value; a second blocking makes another node)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../graph_int.h"
+#include "../ops/layout_int.h"
+#include "tvm/graph_passes.h"
+
+typedef struct al_state {
+  tvm_graph *g;
+  tvm_ptrmap twin, plain, packed;
+} al_state;
+
+/* The plain layout of an ndim-D value (activations and per-channel
+ * constants only). */
+static const char *plain_layout(int ndim) {
+  return ndim == 4 ? "NCHW" : ndim == 3 ? "CHW" : NULL;
+}
+
+/* The status of a builder call that returned NULL: the graph's sticky
+ * failure, else the diagnostic's. */
+static tvm_status failed(const al_state *s) {
+  tvm_status st = tvm_graph_status(s->g);
+  return st ? st : tvm_diag_status();
+}
+
+/* A LayoutTransform of v from src to dst; name may be NULL. */
+static tvm_gvalue *transform(al_state *s, tvm_gvalue *v, const char *src,
+                             const char *dst, const char *name) {
+  tvm_gattr at[2] = {tvm_gattr_str("src_layout", src),
+                     tvm_gattr_str("dst_layout", dst)};
+  return tvm_graph_apply(s->g, "LayoutTransform", name, &v, 1, at, 2, 1,
+                         NULL);
+}
+
+/* The twin of v (blocked), or NULL. */
+static tvm_gvalue *twin_of(al_state *s, const tvm_gvalue *v) {
+  void *p;
+  return v && tvm_ptrmap_get(&s->twin, v, &p) ? p : NULL;
+}
+
+/* v in layout L (an "NCHW<b>c" string): its twin when that has L, else a
+ * LayoutTransform from the twin's or the plain layout. */
+static tvm_gvalue *blocked(al_state *s, tvm_gvalue *v, const char *L) {
+  tvm_gvalue *t = twin_of(s, v);
+  void *p;
+  if (t && t->layout && strcmp(t->layout, L) == 0) return t;
+  if (t) return transform(s, t, t->layout, L, NULL);
+  if (tvm_ptrmap_get(&s->packed, v, &p) && strcmp(((tvm_gvalue *)p)->layout, L) == 0)
+    return p;
+  if (v->ndim != 4) {
+    tvm_diag_set(TVM_ERR_INTERNAL, "alter_layout: '%s' is not 4-D", v->name);
+    return NULL;
+  }
+  tvm_gvalue *r = transform(s, v, "NCHW", L, NULL);
+  if (r && tvm_ptrmap_put(&s->packed, v, r)) return NULL;
+  return r;
+}
+
+/* The plain version of a value whose producer was rewritten. */
+static tvm_gvalue *plain_of(al_state *s, tvm_gvalue *v) {
+  tvm_gvalue *t = twin_of(s, v);
+  void *p;
+  if (!t) return v;
+  if (tvm_ptrmap_get(&s->plain, v, &p)) return p;
+  tvm_gvalue *r = transform(s, t, t->layout, plain_layout(v->ndim), NULL);
+  if (r && tvm_ptrmap_put(&s->plain, v, r)) return NULL;
+  return r;
+}
+
+/* Records nv (layout L) as the twin of the old value ov. */
+static tvm_status set_twin(al_state *s, tvm_gvalue *ov, tvm_gvalue *nv,
+                           const char *L) {
+  if (!nv) return failed(s);
+  nv->layout = tvm_arena_strdup(s->g->arena, L);
+  if (!nv->layout) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+  return tvm_ptrmap_put(&s->twin, ov, nv);
+}
+
+/* "<v's name>.<L>", the name of v's version in layout L. */
+static const char *vname(al_state *s, const tvm_gvalue *v, const char *L) {
+  return tvm_arena_printf(s->g->arena, "%s.%s", v->name, L);
+}
+
+/* Conv -> Conv_NCHWc when the target asks for it.  *done = 1 when
+ * rewritten. */
+static tvm_status alter_conv(al_state *s, tvm_gnode *n,
+                             tvm_layout_query_fn q, void *ud, int *done) {
+  tvm_layout_choice ch;
+  tvm_gvalue *x = n->inputs[0], *w = n->ninputs > 1 ? n->inputs[1] : NULL;
+  tvm_gvalue *b = n->ninputs > 2 ? n->inputs[2] : NULL;
+  *done = 0;
+  if (!x || !w || x->ndim != 4 || w->ndim != 4 || w->kind != TVM_GV_CONST ||
+      (b && b->kind != TVM_GV_CONST) || n->noutputs != 1 || !n->outputs[0] ||
+      (x->layout && strcmp(x->layout, "NCHW") != 0))
+    return TVM_OK;
+  memset(&ch, 0, sizeof ch);
+  tvm_status st = q(ud, n, &ch);
+  if (st) return st;
+  ch.data[sizeof ch.data - 1] = ch.weight[sizeof ch.weight - 1] =
+      ch.out[sizeof ch.out - 1] = '\0';
+  if (!ch.data[0]) return TVM_OK;
+  if (!op_layout_nchwc_block(ch.data) || !op_layout_nchwc_block(ch.out))
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "alter_layout: the target asked for data layout '%s' "
+                        "and output layout '%s' for Conv '%s'; only NCHW<b>c "
+                        "is supported",
+                        ch.data, ch.out, n->name);
+  tvm_gvalue *xb = blocked(s, x, ch.data);
+  /* a weight shared by two convs gets two equal constants: cse merges */
+  tvm_gvalue *wb = transform(s, w, "OIHW", ch.weight, vname(s, w, ch.weight));
+  if (!xb || !wb) return failed(s);
+  tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 3));
+  if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+  int na = 0;
+  for (int i = 0; i < n->nattrs; i++)
+    if (strcmp(n->attrs[i].name, "kernel_shape") != 0) at[na++] = n->attrs[i];
+  at[na++] = tvm_gattr_str("data_layout", ch.data);
+  at[na++] = tvm_gattr_str("kernel_layout", ch.weight);
+  at[na++] = tvm_gattr_str("out_layout", ch.out);
+  tvm_gvalue *in[3] = {xb, wb, b};
+  tvm_gvalue *y = tvm_graph_apply(s->g, "Conv_NCHWc",
+                                  vname(s, n->outputs[0], ch.out), in,
+                                  b ? 3 : 2, at, na, 1, NULL);
+  *done = 1;
+  return set_twin(s, n->outputs[0], y, ch.out);
+}
+
+/* Is v a constant with one element? */
+static int is_scalar(const tvm_gvalue *v) {
+  return v && tvm_gvalue_numel(v) == 1 && v->ndim <= 5;
+}
+
+/* A constant per-channel operand ([C,1,1] or [1,C,1,1]) of C channels
+ * moved to blocking L; NULL (no diagnostic) when v is not one. */
+static tvm_gvalue *per_channel(al_state *s, tvm_gvalue *v, int64_t C,
+                               const char *L, int64_t blk) {
+  if (!v || v->kind != TVM_GV_CONST) return NULL;
+  if (v->ndim == 3 && v->shape[0] == C && v->shape[1] == 1 && v->shape[2] == 1) {
+    char dst[40];
+    snprintf(dst, sizeof dst, "CHW%lldc", (long long)blk);
+    return transform(s, v, "CHW", dst, vname(s, v, dst));
+  }
+  if (v->ndim == 4 && v->shape[0] == 1 && v->shape[1] == C &&
+      v->shape[2] == 1 && v->shape[3] == 1)
+    return transform(s, v, "NCHW", L, vname(s, v, L));
+  return NULL;
+}
+
+/* Broadcast arithmetic that commutes with a change of layout. */
+static int is_arith(const char *op) {
+  static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (strcmp(op, ops[i]) == 0) return 1;
+  return 0;
+}
+
+/* Elementwise and broadcast nodes follow a blocked operand. */
+static tvm_status follow(al_state *s, tvm_gnode *n, int *done) {
+  *done = 0;
+  if (n->noutputs != 1 || !n->outputs[0] || n->outputs[0]->ndim != 4 ||
+      !n->def)
+    return TVM_OK;
+  tvm_gvalue *o = n->outputs[0];
+  tvm_gvalue *in[8];
+  const char *L = NULL;
+  if (n->ninputs > 8) return TVM_OK;
+  for (int k = 0; k < n->ninputs; k++) {
+    tvm_gvalue *t = twin_of(s, n->inputs[k]);
+    if (t && !L && n->inputs[k]->ndim == 4 &&
+        memcmp(n->inputs[k]->shape, o->shape, sizeof(int64_t) * 4) == 0)
+      L = t->layout;
+  }
+  if (!L) return TVM_OK;
+  int64_t blk = op_layout_nchwc_block(L);
+  if (!blk) return TVM_OK;
+  int elem = n->def->pattern == TVM_PAT_ELEMWISE && !is_arith(n->op);
+  if (!elem && !is_arith(n->op)) return TVM_OK;
+  for (int k = 0; k < n->ninputs; k++) {
+    tvm_gvalue *v = n->inputs[k];
+    in[k] = v;
+    if (!v) continue;
+    int full = v->ndim == 4 && memcmp(v->shape, o->shape, sizeof(int64_t) * 4) == 0;
+    if (elem && k > 0) {
+      if (!is_scalar(v)) return TVM_OK;
+      continue;
+    }
+    if (full) continue; /* blocked below */
+    if (elem) return TVM_OK;
+    if (is_scalar(v)) continue;
+    if (v->kind != TVM_GV_CONST) return TVM_OK;
+    if (!(v->ndim == 3 && v->shape[0] == o->shape[1] && v->shape[1] == 1 &&
+          v->shape[2] == 1) &&
+        !(v->ndim == 4 && v->shape[0] == 1 && v->shape[1] == o->shape[1] &&
+          v->shape[2] == 1 && v->shape[3] == 1))
+      return TVM_OK;
+  }
+  /* every operand qualifies: rewrite */
+  for (int k = 0; k < n->ninputs; k++) {
+    tvm_gvalue *v = n->inputs[k];
+    if (!v) continue;
+    if (v->ndim == 4 && memcmp(v->shape, o->shape, sizeof(int64_t) * 4) == 0)
+      in[k] = blocked(s, v, L);
+    else if (!is_scalar(v))
+      in[k] = per_channel(s, v, o->shape[1], L, blk);
+    if (!in[k]) return failed(s);
+  }
+  tvm_gvalue *y = tvm_graph_apply(s->g, n->op, vname(s, o, L), in, n->ninputs,
+                                  n->attrs, n->nattrs, 1, NULL);
+  *done = 1;
+  return set_twin(s, o, y, L);
+}
+
+/* MaxPool, GlobalAveragePool and GlobalMaxPool on a blocked operand ->
+ * Pool_NCHWc (attribute pool = the operator's name). */
+static tvm_status alter_pool(al_state *s, tvm_gnode *n, int *done) {
+  *done = 0;
+  int maxpool = strcmp(n->op, "MaxPool") == 0;
+  if (!maxpool && strcmp(n->op, "GlobalAveragePool") != 0 &&
+      strcmp(n->op, "GlobalMaxPool") != 0)
+    return TVM_OK;
+  tvm_gvalue *t = n->ninputs == 1 ? twin_of(s, n->inputs[0]) : NULL;
+  if (!t || !op_layout_nchwc_block(t->layout) || n->inputs[0]->ndim != 4 ||
+      !n->outputs[0] || (n->noutputs > 1 && n->outputs[1]) ||
+      tvm_gnode_int(n, "storage_order", 0) != 0)
+    return TVM_OK;
+  tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 1));
+  if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+  memcpy(at, n->attrs, sizeof(tvm_gattr) * (size_t)n->nattrs);
+  at[n->nattrs] = tvm_gattr_str("pool", n->op);
+  const char *L = t->layout;
+  tvm_gvalue *y = tvm_graph_apply(s->g, "Pool_NCHWc", vname(s, n->outputs[0], L),
+                                  &t, 1, at, n->nattrs + 1, 1, NULL);
+  *done = 1;
+  return set_twin(s, n->outputs[0], y, L);
+}
+
+/* Concat along the channels of 4-D operands, one of them blocked: the
+ * blocked operands concatenate along the channel-chunk axis (1), when
+ * every operand's channel count is a multiple of the block. */
+static tvm_status alter_concat(al_state *s, tvm_gnode *n, int *done) {
+  *done = 0;
+  if (strcmp(n->op, "Concat") != 0 || n->noutputs != 1 || !n->outputs[0] ||
+      n->outputs[0]->ndim != 4 || n->ninputs < 1 || n->ninputs > 64)
+    return TVM_OK;
+  int64_t axis = tvm_gnode_int(n, "axis", 0);
+  if (axis != 1 && axis != -3) return TVM_OK;
+  const char *L = NULL;
+  for (int k = 0; k < n->ninputs && !L; k++) {
+    tvm_gvalue *t = twin_of(s, n->inputs[k]);
+    if (t) L = t->layout;
+  }
+  int64_t blk = L ? op_layout_nchwc_block(L) : 0;
+  if (!blk) return TVM_OK;
+  for (int k = 0; k < n->ninputs; k++)
+    if (!n->inputs[k] || n->inputs[k]->ndim != 4 ||
+        n->inputs[k]->shape[1] % blk)
+      return TVM_OK;
+  tvm_gvalue *in[64];
+  for (int k = 0; k < n->ninputs; k++)
+    if (!(in[k] = blocked(s, n->inputs[k], L)))
+      return failed(s);
+  tvm_gattr at = tvm_gattr_int("axis", 1);
+  tvm_gvalue *y = tvm_graph_apply(s->g, "Concat", vname(s, n->outputs[0], L),
+                                  in, n->ninputs, &at, 1, 1, NULL);
+  *done = 1;
+  return set_twin(s, n->outputs[0], y, L);
+}
+
+/* Runs the pass (see the top of this file). */
+tvm_status tvm_graph_pass_alter_layout(tvm_graph *g, tvm_layout_query_fn q,
+                                       void *ud) {
+  if (!g || !q)
+    return tvm_diag_set(TVM_ERR_INVALID, "alter_layout: graph or query is NULL");
+  tvm_status st = tvm_graph_status(g);
+  if (st || (st = tvm_graph_toposort(g))) return st;
+  al_state s = {g, {0}, {0}, {0}};
+  size_t nn = g->nodes.len;
+  tvm_gnode **nodes = tvm_malloc(sizeof(tvm_gnode *) * (nn + 1));
+  if (!nodes) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+  memcpy(nodes, g->nodes.data, sizeof(tvm_gnode *) * nn);
+  for (size_t i = 0; i < nn && !st; i++) {
+    tvm_gnode *n = nodes[i];
+    int done = 0;
+    if (strcmp(n->op, "Conv") == 0)
+      st = alter_conv(&s, n, q, ud, &done);
+    if (!st && !done) st = alter_pool(&s, n, &done);
+    if (!st && !done) st = alter_concat(&s, n, &done);
+    if (!st && !done) st = follow(&s, n, &done);
+    if (st || done) continue;
+    for (int k = 0; k < n->ninputs && !st; k++)
+      if (n->inputs[k] && twin_of(&s, n->inputs[k])) {
+        tvm_gvalue *p = plain_of(&s, n->inputs[k]);
+        if (!p) st = failed(&s);
+        else n->inputs[k] = p;
+      }
+  }
+  /* graph outputs: back to the plain layout, under their own names */
+  for (size_t i = 0; i < g->outputs.len && !st; i++) {
+    tvm_gvalue *v = g->outputs.data[i];
+    if (!twin_of(&s, v)) continue;
+    tvm_gvalue *p = plain_of(&s, v);
+    if (!p) {
+      st = failed(&s);
+      break;
+    }
+    const char *nm = v->name;
+    v->name = tvm_arena_printf(g->arena, "%s.replaced", nm);
+    p->name = nm;
+    p->layout = NULL;
+    g->outputs.data[i] = p;
+  }
+  tvm_free(nodes);
+  tvm_ptrmap_free(&s.twin);
+  tvm_ptrmap_free(&s.plain);
+  tvm_ptrmap_free(&s.packed);
+  if (st) return st;
+  return tvm_graph_pass_dce(g);
+}

@@ -1,0 +1,56 @@
+/*
+ * strategy_layout.c - llvm-cpu's alter_layout slot (ABI 3): which layout
+ * each convolution should compute in.
+ *
+ * A 2-D float32 Conv with group 1, or depthwise (group == C == M), is
+ * asked to run as Conv_NCHWc: data NCHW<ib>c, weights OIHW<ib>i<ob>o
+ * (depthwise OIHW1i<b>o), output NCHW<ob>c, where a channel count's block
+ * is the vector width in float32 lanes (16 with AVX-512) or the largest
+ * power of two >= 4 below it that divides the count; a count at most the
+ * lanes wide that no such block divides (3 RGB channels) is one block.
+ * The block depends only on the channel count, so a producer and its
+ * consumer agree and no transform is needed between them.  Outputs whose
+ * channels give no block (odd counts above the lane width) stay NCHW, as
+ * do group convolutions and everything but Conv.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tvm/graph.h"
+#include "tvm/plugin.h"
+#include "llvm_cpu.h"
+
+/* Block of a channel count c for `lanes` float lanes; 0 = none. */
+static int64_t channel_block(int64_t c, int64_t lanes) {
+  for (int64_t b = lanes; b >= 4; b /= 2)
+    if (c % b == 0) return b;
+  return c <= lanes ? c : 0;
+}
+
+/* The alter_layout slot: fills *out for the convolutions described at the
+ * top of the file, leaves it empty for every other node. */
+int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
+                              tvm_plugin_layout *out) {
+  if (!n || !out || strcmp(n->op, "Conv") != 0 || n->ninputs < 2 ||
+      !n->inputs[0] || !n->inputs[1] || n->inputs[0]->ndim != 4 ||
+      n->inputs[1]->ndim != 4 || n->inputs[0]->dtype.code != kDLFloat ||
+      n->inputs[0]->dtype.bits != 32)
+    return 0;
+  int64_t lanes = t->vector_bits >= 128 ? t->vector_bits / 32 : 4;
+  int64_t C = n->inputs[0]->shape[1], M = n->inputs[1]->shape[0];
+  int64_t group = tvm_gnode_int(n, "group", 1);
+  int64_t ib = channel_block(C, lanes), ob = channel_block(M, lanes);
+  if (!ib || !ob || ob < 4 || ib > 4096 || ob > 4096) return 0;
+  if (group == 1) {
+    snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ib);
+    snprintf(out->weight, sizeof out->weight, "OIHW%di%do", (int)ib,
+             (int)ob);
+  } else if (group == C && M == C && n->inputs[1]->shape[1] == 1) {
+    snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ob);
+    snprintf(out->weight, sizeof out->weight, "OIHW1i%do", (int)ob);
+  } else {
+    return 0;
+  }
+  snprintf(out->out, sizeof out->out, "NCHW%dc", (int)ob);
+  return 0;
+}

@@ -1,0 +1,456 @@
+/*
+ * tests/plugins/llvm_cpu/test_nchwc.c - channel-blocked convolution on
+ * llvm-cpu: the LayoutTransform and Conv_NCHWc operators against
+ * hand-written indexing, the alter_layout pass (driven by a fixed query,
+ * then by the plugin's ABI 3 slot through tvm_compile), and whole graphs
+ * compiled with NCHW<b>c convolutions and the conv2d_NCHWc schedule
+ * compared with tvm_graph_eval_reference on random inputs: strides, pads,
+ * dilations, odd channel counts (blocks 3, 4, 8, 16), depthwise, group
+ * convolutions (kept NCHW), residual blocks with per-channel constants,
+ * and graph outputs that keep their names and the model's layout.  Also
+ * the dense (Gemm transB = 1) template: shapes, epilogues, fallbacks.
+ */
+#include <stdlib.h>
+
+#include "../../unit/compiler/compile_test.h"
+#include "tvm/graph_passes.h"
+#include "tvm/target.h"
+
+#define F32 tvm_dt(kDLFloat, 32, 1)
+#define RTOL 1e-4
+
+static tvm_target *T;
+
+static int setup(void **state) {
+  (void)state;
+  if (tvm_target_load("llvm-cpu", &T) != TVM_OK) {
+    fprintf(stderr, "llvm-cpu: %s\n", tvm_diag_message());
+    return -1;
+  }
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  tvm_target_free(T);
+  return 0;
+}
+
+/* Number of plan steps whose label contains s. */
+static int steps_with(const tvm_plan *p, const char *s) {
+  int n = 0;
+  for (uint32_t i = 0; i < p->nsteps; i++) n += strstr(p->steps[i].label, s) != NULL;
+  return n;
+}
+
+/* Reference of g before compiling, then compile (alter_layout on), run and
+ * compare.  Returns the plan. */
+static tvm_plan *compile_check(tvm_graph *g, uint64_t seed) {
+  tensors in, want, got;
+  tvm_plan *p = NULL;
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  assert_int_equal(o.alter_layout, 1);
+  CHECK_OK(tvm_graph_status(g));
+  tensors_alloc(&in, &g->inputs, seed);
+  eval_graph(g, &in, &want);
+  OKR(tvm_compile(g, T, &o, &p));
+  run_plan(p, T, &in, &got);
+  expect_close(&got, &want, RTOL);
+  tensors_free(&in);
+  tensors_free(&want);
+  tensors_free(&got);
+  return p;
+}
+
+/* LayoutTransform's reference: NCHW -> NCHW4c -> NCHW8c -> NCHW is the
+ * identity, and element (n, c, h, w) of NCHW4c data sits at
+ * [n][c/4][h][w][c%4]; OIHW -> OIHW2i4o puts W[o][i][y][x] at
+ * [o/4][i/2][y][x][i%2][o%4]. */
+static void test_layout_transform_reference(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){2, 8, 3, 5}, 4);
+  tvm_gattr a1[2] = {tvm_gattr_str("src_layout", "NCHW"), tvm_gattr_str("dst_layout", "NCHW4c")};
+  tvm_gattr a2[2] = {tvm_gattr_str("src_layout", "NCHW4c"), tvm_gattr_str("dst_layout", "NCHW8c")};
+  tvm_gattr a3[2] = {tvm_gattr_str("src_layout", "NCHW8c"), tvm_gattr_str("dst_layout", "NCHW")};
+  tvm_gvalue *b4 = tvm_graph_apply(g, "LayoutTransform", "b4", &x, 1, a1, 2, 1, NULL);
+  tvm_gvalue *b8 = tvm_graph_apply(g, "LayoutTransform", "b8", &b4, 1, a2, 2, 1, NULL);
+  tvm_gvalue *back = tvm_graph_apply(g, "LayoutTransform", "back", &b8, 1, a3, 2, 1, NULL);
+  CHECK_OK(tvm_graph_status(g));
+  assert_int_equal(b4->ndim, 5);
+  assert_int_equal(b4->shape[1], 2);
+  assert_int_equal(b4->shape[4], 4);
+  assert_string_equal(b4->layout, "NCHW4c");
+  CHECK_OK(tvm_graph_mark_output(g, b4));
+  CHECK_OK(tvm_graph_mark_output(g, back));
+  tensors in, out;
+  tensors_alloc(&in, &g->inputs, 7);
+  eval_graph(g, &in, &out);
+  const float *xd = in.t[0].data, *bd = out.t[0].data;
+  for (int n = 0; n < 2; n++)
+    for (int c = 0; c < 8; c++)
+      for (int h = 0; h < 3; h++)
+        for (int w = 0; w < 5; w++)
+          assert_true(bd[(((n * 2 + c / 4) * 3 + h) * 5 + w) * 4 + c % 4] ==
+                      xd[((n * 8 + c) * 3 + h) * 5 + w]);
+  assert_memory_equal(out.t[1].data, in.t[0].data, sizeof(float) * 2 * 8 * 15);
+  tensors_free(&in);
+  tensors_free(&out);
+  /* compiled: the same through the generic schedule */
+  tvm_plan *p = compile_check(g, 8);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+
+  CHECK_OK(tvm_graph_create(&g));
+  float wv[8 * 4 * 2 * 3];
+  for (int i = 0; i < 8 * 4 * 6; i++) wv[i] = (float)i;
+  tvm_gvalue *w = const_f32(g, "w", (int64_t[]){8, 4, 2, 3}, 4, wv);
+  tvm_gattr a4[2] = {tvm_gattr_str("src_layout", "OIHW"), tvm_gattr_str("dst_layout", "OIHW2i4o")};
+  tvm_gvalue *wp = tvm_graph_apply(g, "LayoutTransform", "wp", &w, 1, a4, 2, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, wp));
+  CHECK_OK(tvm_graph_status(g));
+  int64_t want_shape[6] = {2, 2, 2, 3, 2, 4};
+  assert_int_equal(wp->ndim, 6);
+  assert_memory_equal(wp->shape, want_shape, sizeof want_shape);
+  CHECK_OK(tvm_graph_pass_fold_constants(g));
+  assert_int_equal(wp->kind, TVM_GV_CONST);
+  const float *pd = wp->data;
+  for (int o = 0; o < 8; o++)
+    for (int i = 0; i < 4; i++)
+      for (int y = 0; y < 2; y++)
+        for (int xx = 0; xx < 3; xx++)
+          assert_true(pd[((((o / 4) * 2 + i / 2) * 2 + y) * 3 + xx) * 8 + (i % 2) * 4 + o % 4] ==
+                      wv[((o * 4 + i) * 2 + y) * 3 + xx]);
+  tvm_graph_free(g);
+}
+
+/* A malformed or mismatched layout is refused with a message. */
+static void test_layout_transform_errors(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 6, 2, 2}, 4);
+  tvm_gattr a[2] = {tvm_gattr_str("src_layout", "NCHW"), tvm_gattr_str("dst_layout", "NCHW4c")};
+  assert_null(tvm_graph_apply(g, "LayoutTransform", NULL, &x, 1, a, 2, 1, NULL));
+  assert_non_null(strstr(tvm_diag_message(), "not a multiple"));
+  tvm_graph_free(g);
+  CHECK_OK(tvm_graph_create(&g));
+  x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 8, 2, 2}, 4);
+  tvm_gattr b[2] = {tvm_gattr_str("src_layout", "NCHW"), tvm_gattr_str("dst_layout", "NCH4")};
+  assert_null(tvm_graph_apply(g, "LayoutTransform", NULL, &x, 1, b, 2, 1, NULL));
+  assert_non_null(strstr(tvm_diag_message(), "malformed"));
+  tvm_graph_free(g);
+}
+
+typedef struct conv_case {
+  int64_t N, C, M, H, W, K, stride, pad, dil, group;
+  int bias;
+  int blocked; /* expected to become Conv_NCHWc */
+} conv_case;
+
+/* Conv (+bias) + Relu compiled through alter_layout vs the reference. */
+static void run_conv_case(const conv_case *k, uint64_t seed) {
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){k->N, k->C, k->H, k->W}, 4);
+  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){k->M, k->C / k->group, k->K, k->K}, 4, seed, 0.5);
+  tvm_gvalue *b = tvm_graph_random(g, "b", (int64_t[]){k->M}, 1, seed + 1, 0.5);
+  tvm_gattr at[4] = {
+      tvm_gattr_ints("pads", (int64_t[]){k->pad, k->pad, k->pad, k->pad}, 4),
+      tvm_gattr_ints("strides", (int64_t[]){k->stride, k->stride}, 2),
+      tvm_gattr_ints("dilations", (int64_t[]){k->dil, k->dil}, 2),
+      tvm_gattr_int("group", k->group)};
+  tvm_gvalue *in[3] = {x, w, b};
+  tvm_gvalue *y = tvm_graph_apply(g, "Conv", "conv", in, k->bias ? 3 : 2, at, 4, 1, NULL);
+  y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, y));
+  tvm_plan *p = compile_check(g, seed);
+  assert_int_equal(steps_with(p, "Conv_NCHWc"), k->blocked);
+  /* the output keeps its name and the model's layout */
+  const tvm_plan_value *ov = &p->values[p->outputs[0]];
+  assert_string_equal(ov->name, "out");
+  assert_int_equal(ov->ndim, 4);
+  assert_null(ov->layout);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
+static void test_conv_cases(void **state) {
+  (void)state;
+  static const conv_case cases[] = {
+      /* N C   M   H   W  K  s  p  d  g  bias blocked */
+      {1, 16, 32, 9, 9, 3, 1, 1, 1, 1, 1, 1},
+      {1, 3, 16, 15, 15, 7, 2, 3, 1, 1, 1, 1},   /* RGB stem: block 3 */
+      {1, 24, 48, 8, 6, 1, 1, 0, 1, 1, 0, 1},    /* blocks 8 / 16, no bias */
+      {1, 20, 16, 7, 7, 3, 2, 1, 1, 1, 1, 1},    /* block 4 */
+      {1, 16, 16, 9, 9, 3, 1, 2, 2, 1, 1, 1},    /* dilation 2 */
+      {1, 32, 32, 10, 10, 3, 2, 1, 1, 32, 1, 1}, /* depthwise, stride 2 */
+      {1, 24, 24, 7, 7, 3, 1, 1, 1, 24, 0, 1},   /* depthwise, block 8 */
+      {1, 16, 32, 6, 6, 3, 1, 1, 1, 2, 1, 0},    /* group 2: stays NCHW */
+      {1, 16, 3, 6, 6, 3, 1, 1, 1, 1, 1, 0},     /* 3 outputs: no block */
+      {1, 16, 16, 13, 11, 3, 1, 0, 1, 1, 1, 1},  /* odd widths, no pad */
+      {2, 16, 32, 8, 17, 3, 1, 1, 1, 1, 1, 1},   /* batch 2, prime width */
+      {2, 48, 48, 9, 9, 5, 2, 2, 1, 48, 1, 1},   /* batch 2, depthwise 5x5 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    run_conv_case(&cases[i], 100 + 10 * i);
+}
+
+static tvm_gvalue *conv3(tvm_graph *g, tvm_gvalue *x, int64_t C, uint64_t seed,
+                         int bias) {
+  tvm_gvalue *w = tvm_graph_random(g, NULL, (int64_t[]){C, C, 3, 3}, 4, seed, 0.2);
+  tvm_gvalue *b = tvm_graph_random(g, NULL, (int64_t[]){C}, 1, seed + 1, 0.2);
+  tvm_gattr p = tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4);
+  tvm_gvalue *in[3] = {x, w, b};
+  return tvm_graph_apply(g, "Conv", NULL, in, bias ? 3 : 2, &p, 1, 1, NULL);
+}
+
+/* Two residual blocks with a per-channel scale ([C,1,1] constant Mul) and
+ * shift ([1,C,1,1] Add): everything between the first and the last conv
+ * stays blocked, so the plan transforms activations only at the input and
+ * the output. */
+static void test_residual_blocked(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  const int64_t C = 32;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, C, 12, 12}, 4);
+  tvm_gvalue *sc = tvm_graph_random(g, "scale", (int64_t[]){C, 1, 1}, 3, 5, 1.0);
+  tvm_gvalue *sh = tvm_graph_random(g, "shift", (int64_t[]){1, C, 1, 1}, 4, 6, 1.0);
+  tvm_gvalue *h = TVM_OP(g, "Relu", TVM_IN(conv3(g, x, C, 10, 1)), TVM_NOATTRS);
+  for (int blk = 0; blk < 2; blk++) {
+    tvm_gvalue *y = TVM_OP(g, "Relu", TVM_IN(conv3(g, h, C, 20 + 10 * (uint64_t)blk, 1)), TVM_NOATTRS);
+    y = conv3(g, y, C, 40 + 10 * (uint64_t)blk, 0);
+    y = TVM_OP(g, "Mul", TVM_IN(y, sc), TVM_NOATTRS);
+    y = TVM_OP(g, "Add", TVM_IN(sh, y), TVM_NOATTRS);
+    y = TVM_OP(g, "Add", TVM_IN(y, h), TVM_NOATTRS);
+    h = TVM_OP(g, "Relu", TVM_IN(y), TVM_NOATTRS);
+  }
+  CHECK_OK(tvm_graph_mark_output(g, h));
+  tvm_plan *p = compile_check(g, 3);
+  assert_int_equal(steps_with(p, "Conv_NCHWc"), 5);
+  assert_int_equal(steps_with(p, "LayoutTransform"), 2);
+  /* the epilogue (scale, shift, skip add, relu) fused into the conv */
+  assert_int_equal(steps_with(p, "Conv_NCHWc+Mul+Add+Add+Relu"), 2);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
+/* Pools between blocked convolutions run blocked (Pool_NCHWc): MaxPool
+ * with pads, with ceil_mode, and the global pools; AveragePool stays
+ * NCHW. */
+static void test_pools_blocked(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 16, 15, 15}, 4);
+  tvm_gvalue *a = TVM_OP(g, "Relu", TVM_IN(conv3(g, x, 16, 1, 1)), TVM_NOATTRS);
+  tvm_gattr mp[3] = {tvm_gattr_ints("kernel_shape", (int64_t[]){3, 3}, 2),
+                     tvm_gattr_ints("strides", (int64_t[]){2, 2}, 2),
+                     tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4)};
+  tvm_gvalue *m = tvm_graph_apply(g, "MaxPool", NULL, &a, 1, mp, 3, 1, NULL);
+  tvm_gvalue *b = conv3(g, m, 16, 3, 1);
+  tvm_gattr mc[3] = {tvm_gattr_ints("kernel_shape", (int64_t[]){2, 2}, 2),
+                     tvm_gattr_ints("strides", (int64_t[]){2, 2}, 2),
+                     tvm_gattr_int("ceil_mode", 1)};
+  tvm_gvalue *m2 = tvm_graph_apply(g, "MaxPool", "m2", &b, 1, mc, 3, 1, NULL);
+  tvm_gvalue *ga = tvm_graph_apply(g, "GlobalAveragePool", "ga", &m2, 1, NULL, 0, 1, NULL);
+  tvm_gvalue *gm = tvm_graph_apply(g, "GlobalMaxPool", "gm", &b, 1, NULL, 0, 1, NULL);
+  tvm_gattr ap[1] = {tvm_gattr_ints("kernel_shape", (int64_t[]){2, 2}, 2)};
+  tvm_gvalue *av = tvm_graph_apply(g, "AveragePool", "av", &b, 1, ap, 1, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, ga));
+  CHECK_OK(tvm_graph_mark_output(g, gm));
+  CHECK_OK(tvm_graph_mark_output(g, av));
+  tvm_plan *p = compile_check(g, 21);
+  assert_int_equal(steps_with(p, "Pool_NCHWc"), 4);
+  assert_int_equal(steps_with(p, "AveragePool"), 1);
+  assert_int_equal(p->values[p->outputs[0]].ndim, 4);
+  assert_string_equal(p->values[p->outputs[0]].name, "ga");
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
+/* A fire module (squeeze, two expands, channel Concat, MaxPool): the
+ * Concat joins the blocked expands along the chunk axis, so activations
+ * are transformed only at the graph's input and output; a Concat whose
+ * operand channels the block does not divide stays NCHW. */
+static void test_concat_blocked(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 16, 9, 9}, 4);
+  tvm_gvalue *w1 = tvm_graph_random(g, NULL, (int64_t[]){16, 16, 1, 1}, 4, 1, 0.3);
+  tvm_gvalue *w3 = tvm_graph_random(g, NULL, (int64_t[]){32, 16, 3, 3}, 4, 2, 0.3);
+  tvm_gvalue *sq = TVM_OP(g, "Relu", TVM_IN(conv3(g, x, 16, 3, 1)), TVM_NOATTRS);
+  tvm_gvalue *e1 = TVM_OP(g, "Relu", TVM_IN(TVM_OP(g, "Conv", TVM_IN(sq, w1), TVM_NOATTRS)), TVM_NOATTRS);
+  tvm_gattr p1 = tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4);
+  tvm_gvalue *e3 = tvm_graph_apply(g, "Conv", NULL, TVM_IN(sq, w3), &p1, 1, 1, NULL);
+  e3 = TVM_OP(g, "Relu", TVM_IN(e3), TVM_NOATTRS);
+  tvm_gattr ax = tvm_gattr_int("axis", 1);
+  tvm_gvalue *cat = tvm_graph_apply(g, "Concat", NULL, TVM_IN(e1, e3), &ax, 1, 1, NULL);
+  tvm_gattr mp[2] = {tvm_gattr_ints("kernel_shape", (int64_t[]){3, 3}, 2),
+                     tvm_gattr_ints("strides", (int64_t[]){2, 2}, 2)};
+  tvm_gvalue *m = tvm_graph_apply(g, "MaxPool", "pooled", &cat, 1, mp, 2, 1, NULL);
+  /* channels 48 + 3: 3 is no multiple of 16, this Concat stays NCHW */
+  tvm_gvalue *w0 = tvm_graph_random(g, NULL, (int64_t[]){3, 48, 1, 1}, 4, 4, 0.3);
+  tvm_gvalue *three = TVM_OP(g, "Conv", TVM_IN(m, w0), TVM_NOATTRS);
+  tvm_gvalue *cat2 = tvm_graph_apply(g, "Concat", "cat2", TVM_IN(m, three), &ax, 1, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, m));
+  CHECK_OK(tvm_graph_mark_output(g, cat2));
+  tvm_plan *p = compile_check(g, 31);
+  assert_int_equal(steps_with(p, "Conv_NCHWc"), 3);
+  assert_int_equal(steps_with(p, "Pool_NCHWc"), 1);
+  /* x in, pooled out (read by the 3-channel conv and cat2 as NCHW) */
+  assert_int_equal(steps_with(p, "LayoutTransform"), 2);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
+/* Gemm with transB = 1 (llvm-cpu.dense): batch 1 and 4, bias and relu
+ * fused, alpha/beta, a column count 8 does not divide, a k that takes 4
+ * lanes, and a k no lane count divides (refused by the template: the
+ * generic schedule, with a warning). */
+static void test_dense(void **state) {
+  (void)state;
+  static const int64_t shapes[][3] = {
+      {1, 1000, 512}, {4, 48, 64}, {3, 13, 32}, {2, 10, 20}, {2, 5, 18}};
+  for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+    int64_t M = shapes[c][0], N = shapes[c][1], K = shapes[c][2];
+    tvm_graph *g = NULL;
+    CHECK_OK(tvm_graph_create(&g));
+    tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){M, K}, 2);
+    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){N, K}, 2, 40 + c, 0.3);
+    tvm_gvalue *b = tvm_graph_random(g, "b", (int64_t[]){N}, 1, 50 + c, 0.3);
+    tvm_gattr at[3] = {tvm_gattr_int("transB", 1), tvm_gattr_float("alpha", 0.5),
+                       tvm_gattr_float("beta", c == 1 ? 2.0 : 1.0)};
+    tvm_gvalue *y = tvm_graph_apply(g, "Gemm", "fc", TVM_IN(x, w, b), at,
+                                    c == 0 ? 1 : 3, 1, NULL);
+    if (c != 2) y = TVM_OP(g, "Relu", TVM_IN(y), TVM_NOATTRS);
+    CHECK_OK(tvm_graph_mark_output(g, y));
+    tvm_plan *p = compile_check(g, 60 + c);
+    assert_int_equal(p->nsteps, 1);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+  }
+}
+
+/* A fixed query for the pass alone: every Conv to NCHW4c. */
+static tvm_status query4(void *ud, const tvm_gnode *n, tvm_layout_choice *c) {
+  int *calls = ud;
+  (*calls)++;
+  snprintf(c->data, sizeof c->data, "NCHW4c");
+  snprintf(c->weight, sizeof c->weight, "OIHW4i4o");
+  snprintf(c->out, sizeof c->out, "NCHW4c");
+  (void)n;
+  return TVM_OK;
+}
+
+static int count_op(const tvm_graph *g, const char *op) {
+  int k = 0;
+  for (size_t i = 0; i < g->nodes.len; i++)
+    k += strcmp(((tvm_gnode *)g->nodes.data[i])->op, op) == 0;
+  return k;
+}
+
+/* The pass alone: the rewritten graph computes the same outputs (both
+ * through the reference evaluator); a value read by a plain consumer
+ * (Softmax) and a blocked one gets one transform back; the conv output
+ * that is also a graph output keeps its name. */
+static void test_pass_alone(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  int calls = 0;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 8, 6, 6}, 4);
+  tvm_gvalue *a = TVM_OP(g, "Relu", TVM_IN(conv3(g, x, 8, 1, 1)), TVM_NOATTRS);
+  tvm_gvalue *b = tvm_graph_apply(g, "Sigmoid", "b", &a, 1, NULL, 0, 1, NULL);
+  tvm_gvalue *c = conv3(g, b, 8, 3, 0);
+  tvm_gvalue *s = tvm_graph_apply(g, "Softmax", "s", &b, 1, NULL, 0, 1, NULL);
+  tvm_gvalue *d = tvm_graph_apply(g, "Add", "d", TVM_IN(c, s), NULL, 0, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, d));
+  CHECK_OK(tvm_graph_mark_output(g, b));
+  tensors in, want, got;
+  tensors_alloc(&in, &g->inputs, 11);
+  eval_graph(g, &in, &want);
+  CHECK_OK(tvm_graph_pass_alter_layout(g, query4, &calls));
+  assert_int_equal(calls, 2);
+  CHECK_OK(tvm_graph_pass_fold_constants(g));
+  assert_int_equal(count_op(g, "Conv"), 0);
+  assert_int_equal(count_op(g, "Conv_NCHWc"), 2);
+  /* to NCHW4c: x, and s (the Add follows its blocked operand c); back:
+   * b (returned, read by Softmax) and d (returned) */
+  assert_int_equal(count_op(g, "LayoutTransform"), 4);
+  assert_string_equal(((tvm_gvalue *)g->outputs.data[0])->name, "d");
+  assert_string_equal(((tvm_gvalue *)g->outputs.data[1])->name, "b");
+  eval_graph(g, &in, &got);
+  expect_close(&got, &want, 1e-5);
+  tensors_free(&in);
+  tensors_free(&want);
+  tensors_free(&got);
+  tvm_graph_free(g);
+}
+
+/* tvm_compile_options.alter_layout = 0 keeps the model's layout. */
+static void test_option_off(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  tvm_plan *p = NULL;
+  tvm_compile_options o;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 16, 6, 6}, 4);
+  CHECK_OK(tvm_graph_mark_output(g, conv3(g, x, 16, 1, 1)));
+  tvm_compile_options_init(&o);
+  o.alter_layout = 0;
+  OKR(tvm_compile(g, T, &o, &p));
+  assert_int_equal(steps_with(p, "Conv_NCHWc"), 0);
+  assert_int_equal(steps_with(p, "LayoutTransform"), 0);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
+/* The plugin's slot answers through the host accessor (ABI 3). */
+static void test_plugin_slot(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  tvm_gnode *n = NULL;
+  tvm_plugin_layout pl;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 64, 8, 8}, 4);
+  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){128, 64, 3, 3}, 4, 1, 0.1);
+  assert_non_null(tvm_graph_apply(g, "Conv", "c", TVM_IN(x, w), NULL, 0, 1, &n));
+  CHECK_OK(tvm_target_alter_layout(T, n, &pl));
+  assert_int_equal(pl.struct_size, sizeof pl);
+  int lanes = (int)tvm_target_info(T)->vector_bits / 32;
+  if (lanes < 4) lanes = 4;
+  if (lanes > 16) lanes = 16;
+  char want[32];
+  snprintf(want, sizeof want, "NCHW%dc", lanes);
+  assert_string_equal(pl.data, want);
+  assert_string_equal(pl.out, want);
+  snprintf(want, sizeof want, "OIHW%di%do", lanes, lanes);
+  assert_string_equal(pl.weight, want);
+  /* not a Conv: empty */
+  tvm_gnode *r = NULL;
+  assert_non_null(tvm_graph_apply(g, "Relu", NULL, &x, 1, NULL, 0, 1, &r));
+  CHECK_OK(tvm_target_alter_layout(T, r, &pl));
+  assert_int_equal(pl.data[0], 0);
+  tvm_graph_free(g);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_layout_transform_reference),
+      cmocka_unit_test(test_layout_transform_errors),
+      cmocka_unit_test(test_pass_alone),
+      cmocka_unit_test(test_plugin_slot),
+      cmocka_unit_test(test_conv_cases),
+      cmocka_unit_test(test_residual_blocked),
+      cmocka_unit_test(test_pools_blocked),
+      cmocka_unit_test(test_concat_blocked),
+      cmocka_unit_test(test_dense),
+      cmocka_unit_test(test_option_off),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -154,7 +154,10 @@ tvm_status tvm_executor_create(const tvm_plan *p, const tvm_target *t,
     goto fail;
   }
   if ((st = tvm_device_open(t, &e->dev)) != TVM_OK) goto fail;
-  if ((st = tvm_runtime_module_load(e->dev, &p->blob, &e->mod)) != TVM_OK)
+  /* A plan whose every output folded to a constant has no kernels and an
+   * empty device module: there is nothing to load. */
+  if (p->nsteps > 0 &&
+      (st = tvm_runtime_module_load(e->dev, &p->blob, &e->mod)) != TVM_OK)
     goto fail;
   if ((st = alloc_buffers(e)) != TVM_OK) goto fail;
   if ((st = bind_steps(e)) != TVM_OK) goto fail;

@@ -45,14 +45,17 @@ libtvm_la_LIBADD += core/frontend/onnx/libtvm_onnx.la
 # Explicit too, for targets other than all/check (BUILT_SOURCES).
 $(core_frontend_onnx_libtvm_onnx_la_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
 
-# The ONNX conformance node tests (libonnx-testdata) through the importer
-# and the reference evaluator; skipped (exit 77) without the data.
+# The ONNX conformance node tests (libonnx-testdata) through the importer,
+# the reference evaluator and code compiled for llvm-cpu; skipped (exit 77)
+# without the data.
+if BUILD_LLVM_CPU
 check_PROGRAMS += tests/e2e/onnx/run_node_tests
 TESTS += tests/e2e/onnx/run_node_tests
 tests_e2e_onnx_run_node_tests_SOURCES = tests/e2e/onnx/run_node_tests.c
 tests_e2e_onnx_run_node_tests_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DTVM_ONNX_TESTDATA='"$(ONNX_TESTDATA)"'
 tests_e2e_onnx_run_node_tests_LDADD = libtvm.la
+endif
 
 # Unit tests of the importer; they build models with the generated
 # bindings, which libtvm hides, so they link the convenience library too.

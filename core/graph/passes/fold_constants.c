@@ -5,8 +5,9 @@
  * readers foldable in the same walk.  A node is handled when:
  *  - it is Identity or an inference Dropout: bypassed (readers read its
  *    input), whatever its input is;
- *  - it is Shape: its output is built from the input's static shape
- *    (honouring the start/end attributes), whatever the input's kind;
+ *  - it is Shape or Size: its output is built from the input's static
+ *    shape (Shape honours its start/end attributes), whatever the
+ *    input's kind;
  *  - every present input is CONST (a node without inputs, like Constant,
  *    included) and the operator has a reference: the reference runs on the
  *    constant data into arena buffers.
@@ -45,6 +46,20 @@ static int fold_shape(tvm_graph *g, tvm_gnode *n) {
   int64_t *d = tvm_arena_alloc(g->arena, sizeof(int64_t) * (size_t)(len ? len : 1));
   if (!d) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory folding node '%s'", n->name);
   for (int64_t i = 0; i < len; i++) d[i] = x->shape[start + i];
+  make_const(y, d);
+  return 1;
+}
+
+/* Folds Size (the element count of a statically shaped input): 1 when
+ * done, 0 when the node does not match its inferred output, <0 on
+ * failure. */
+static int fold_size(tvm_graph *g, tvm_gnode *n) {
+  tvm_gvalue *y = n->outputs[0];
+  if (!tvm_dtype_eq(y->dtype, TVM_I64) || tvm_gvalue_numel(y) != 1)
+    return 0;
+  int64_t *d = tvm_arena_alloc(g->arena, sizeof(int64_t));
+  if (!d) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory folding node '%s'", n->name);
+  *d = tvm_gvalue_numel(n->inputs[0]);
   make_const(y, d);
   return 1;
 }
@@ -125,6 +140,9 @@ tvm_status tvm_graph_pass_fold_constants(tvm_graph *g) {
     } else if (strcmp(n->op, "Shape") == 0 && n->ninputs == 1 && n->inputs[0] &&
                n->noutputs == 1) {
       done = fold_shape(g, n);
+    } else if (strcmp(n->op, "Size") == 0 && n->ninputs == 1 && n->inputs[0] &&
+               n->noutputs == 1) {
+      done = fold_size(g, n);
     } else if (all_const(n) && n->def && n->def->reference) {
       done = fold_eval(g, n);
     }

@@ -13,6 +13,12 @@
  * compared with the expected one: same dtype and shape; floats within
  * |got - want| <= ATOL + RTOL * |want| (NaN matches NaN), integers exactly.
  * An evaluation failing with TVM_ERR_UNSUPPORTED counts as unsupported.
+ * Then (unless TVM_ONNX_MODE=reference) the same graph is compiled for the
+ * llvm-cpu target with tvm_compile, run through the graph executor, and its
+ * outputs are compared with the expected ones too: a test passes only when
+ * both the reference operators and the compiled code are right, and a
+ * graph the reference can evaluate but the compiler cannot build is a
+ * failure.  TVM_ONNX_MODE=compiled skips the reference evaluation.
  * A model refused as unsupported is retried with every input but the
  * first frozen to the data set's values (tvm_onnx_options.consts), then
  * with all of them: many node tests feed Reshape's shape, Clip's bounds,
@@ -33,6 +39,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "tvm/compiler.h"
 #include "tvm/graph_passes.h"
 #include "tvm/onnx.h"
 
@@ -47,6 +54,10 @@
 enum { R_PASS, R_FAIL, R_UNSUPPORTED };
 
 static int verbose;
+/* What to check: the reference evaluator, the compiled code, or both. */
+enum { MODE_REFERENCE = 1, MODE_COMPILED = 2 };
+static int mode = MODE_REFERENCE | MODE_COMPILED;
+static tvm_target *cpu; /* the llvm-cpu target, for MODE_COMPILED */
 
 /* 1 when path names a directory. */
 static int is_dir(const char *path) {
@@ -209,6 +220,53 @@ static int compare(const char *name, const DLTensor *got, const DLTensor *want,
  * the data set's values when frozen is 1: every input but the first; 2:
  * all of them), feeds the remaining graph inputs by name (else by
  * position), evaluates and compares. */
+/* Compiles g for the llvm-cpu target and runs it on feed (ngin inputs),
+ * writing the outputs into dst.  g is rewritten by the graph passes. */
+static tvm_status eval_compiled(tvm_graph *g, const DLTensor **feed,
+                                size_t ngin, DLTensor **dst, size_t ngout) {
+  tvm_compile_options o;
+  tvm_plan *plan = NULL;
+  tvm_executor *e = NULL;
+  tvm_status st;
+  tvm_compile_options_init(&o);
+  if ((st = tvm_compile(g, cpu, &o, &plan)))
+    return tvm_diag_prefix(st, "compile: ");
+  if ((st = tvm_executor_create(plan, cpu, &e)))
+    goto out;
+  for (size_t i = 0; i < ngin && !st; i++)
+    st = tvm_executor_set_input(e, (uint32_t)i, feed[i]);
+  if (!st)
+    st = tvm_executor_run(e);
+  for (size_t i = 0; i < ngout && !st; i++)
+    st = tvm_executor_get_output(e, (uint32_t)i, dst[i]);
+out:
+  if (st)
+    tvm_diag_prefix(st, "compiled run: ");
+  tvm_executor_free(e);
+  tvm_plan_free(plan);
+  return st;
+}
+
+/* Compares the outputs in got with the data set's expected ones. */
+static int compare_outputs(const tvm_graph *g, DLTensor *got,
+                           tvm_onnx_tensor **outs, int nout, const char *how,
+                           char *err, size_t errcap) {
+  for (size_t i = 0; i < g->outputs.len; i++) {
+    const tvm_gvalue *v = g->outputs.data[i];
+    const tvm_onnx_tensor *w = outs[i];
+    for (int k = 0; k < nout; k++)
+      if (strcmp(outs[k]->name, v->name) == 0)
+        w = outs[k];
+    if (compare(v->name, &got[i], &w->dl, err, errcap)) {
+      size_t len = strlen(err);
+      if (len + 1 < errcap)
+        snprintf(err + len, errcap - len, " (%s)", how);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static int run_data_set(const char *model, const char *dsdir, int frozen,
                         char *err, size_t errcap) {
   tvm_onnx_tensor *ins[MAX_IO] = {0}, *outs[MAX_IO] = {0};
@@ -298,19 +356,27 @@ static int run_data_set(const char *model, const char *dsdir, int frozen,
     got[i].shape = v->shape;
     dst[i] = &got[i];
   }
-  st = tvm_graph_eval_reference(g, feed, dst);
-  if (st) {
-    snprintf(err, errcap, "evaluation: %s", tvm_diag_message());
-    result = st == TVM_ERR_UNSUPPORTED ? R_UNSUPPORTED : R_FAIL;
-    goto done;
+  if (mode & MODE_REFERENCE) {
+    st = tvm_graph_eval_reference(g, feed, dst);
+    if (st) {
+      snprintf(err, errcap, "evaluation: %s", tvm_diag_message());
+      result = st == TVM_ERR_UNSUPPORTED ? R_UNSUPPORTED : R_FAIL;
+      goto done;
+    }
+    if (compare_outputs(g, got, outs, nout, "reference", err, errcap))
+      goto done;
   }
-  for (size_t i = 0; i < gout; i++) {
-    const tvm_gvalue *v = g->outputs.data[i];
-    const tvm_onnx_tensor *w = outs[i];
-    for (int k = 0; k < nout; k++)
-      if (strcmp(outs[k]->name, v->name) == 0)
-        w = outs[k];
-    if (compare(v->name, &got[i], &w->dl, err, errcap))
+  if (mode & MODE_COMPILED) {
+    for (size_t i = 0; i < gout; i++)
+      memset(bufs[i], 0xA5, (size_t)tvm_gvalue_bytes(g->outputs.data[i]));
+    /* the graph passes rewrite g: keep the expected outputs' order */
+    st = eval_compiled(g, feed, gin, dst, gout);
+    if (st) {
+      snprintf(err, errcap, "%s", tvm_diag_message());
+      goto done;
+    }
+    if (compare_outputs(g, got, outs, nout, "compiled for llvm-cpu", err,
+                        errcap))
       goto done;
   }
   result = R_PASS;
@@ -386,6 +452,15 @@ int main(int argc, char **argv) {
   if (!dir || !dir[0])
     dir = TVM_ONNX_TESTDATA;
   verbose = getenv("TVM_ONNX_VERBOSE") && atoi(getenv("TVM_ONNX_VERBOSE"));
+  const char *m = getenv("TVM_ONNX_MODE");
+  if (m && !strcmp(m, "reference"))
+    mode = MODE_REFERENCE;
+  else if (m && !strcmp(m, "compiled"))
+    mode = MODE_COMPILED;
+  else if (m && m[0] && strcmp(m, "both")) {
+    fprintf(stderr, "TVM_ONNX_MODE must be reference, compiled or both\n");
+    return 2;
+  }
   if (!is_dir(dir)) {
     printf("onnx node tests: skipped: %s is not a directory (apt-get install "
            "libonnx-testdata, or set TVM_ONNX_NODE_TESTS)\n", dir);
@@ -399,6 +474,11 @@ int main(int argc, char **argv) {
     envf[0] = (char *)ef;
     filt = envf;
     nfilt = 1;
+  }
+  if ((mode & MODE_COMPILED) && tvm_target_load("llvm-cpu", &cpu)) {
+    printf("onnx node tests: cannot load the llvm-cpu target for compiled "
+           "runs: %s\n", tvm_diag_message());
+    return 1;
   }
   int n;
   char **tests = list_dir(dir, "test_", &n);
@@ -437,7 +517,13 @@ int main(int argc, char **argv) {
     printf("(%d of the passed tests ran with inputs frozen to constants: "
            "the model feeds shapes or attributes at run time)\n",
            nfrozen);
-  printf("onnx node tests: %d passed, %d failed, %d unsupported (of %d)\n",
+  printf("onnx node tests (%s): %d passed, %d failed, %d unsupported (of "
+         "%d)\n",
+         mode == MODE_REFERENCE  ? "reference operators"
+         : mode == MODE_COMPILED ? "compiled for llvm-cpu"
+                                 : "reference operators and compiled for "
+                                   "llvm-cpu",
          pass, fail, unsup, total);
+  tvm_target_free(cpu);
   return fail ? 1 : 0;
 }

@@ -1,17 +1,21 @@
 /*
  * core/graph/ops/pool.c - pooling over the spatial axes of NC...:
- * MaxPool (kernel_shape, strides, pads, auto_pad, dilations, ceil_mode;
- * the Indices output and storage_order = 1 are refused), AveragePool
+ * MaxPool (kernel_shape, strides, pads, auto_pad, dilations, ceil_mode,
+ * the optional int64 Indices output with storage_order), AveragePool
  * (count_include_pad; pads count, the extension of ceil_mode does not),
  * GlobalAveragePool and GlobalMaxPool.
  *
  * Compute: MaxPool pads with the lowest float ("<name>.pad", also covering
- * the ceil_mode extension) and takes rmax over the window; AveragePool
+ * the ceil_mode extension) and takes rmax over the window; its Indices are
+ * the smallest flat (row-major) input index in the window whose value
+ * equals the max ("<name>.argmax": the first maximum in window order),
+ * renumbered column-major for storage_order 1; AveragePool
  * sums a zero-padded input ("<name>.sum") and divides by the window's
  * element count, a closed form of the output position (no extra tensor).
  * Global pools reduce every spatial axis ("<name>.sum" then the mean).
  */
 #include <float.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ops_int.h"
@@ -67,10 +71,11 @@ static tvm_status pool_check(const tvm_gnode *n, op_window *w, int64_t *shape,
                    "attribute 'kernel_shape' has %d values; X has %d spatial "
                    "axes",
                    nk, nsp);
-  if (k == P_MAX && (order != 0 || (n->noutputs > 1 && n->outputs[1])))
-    return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "the Indices output (and storage_order) of MaxPool is not "
-                   "supported; leave the second output out");
+  if (order != 0 && order != 1)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "attribute 'storage_order' is %lld; use 0 (row major) or "
+                   "1 (column major)",
+                   (long long)order);
   if ((st = op_window_infer(n, nsp, x->shape + 2, ks, 1, ceil_mode != 0, w)))
     return st;
   for (int s = 0; s < nsp; s++)
@@ -87,12 +92,15 @@ static tvm_status pool_infer(tvm_graph *g, tvm_gnode *n) {
   if (st)
     return st;
   op_set_out(n, 0, n->inputs[0]->dtype, n->inputs[0]->ndim, shape);
+  if (n->noutputs > 1 && n->outputs[1])
+    op_set_out(n, 1, TVM_I64, n->inputs[0]->ndim, shape);
   return TVM_OK;
 }
 
 typedef struct pool_ud {
   pkind k;
-  tvm_tensor *xp, *sum;
+  tvm_tensor *xp, *sum, *y, *arg;
+  int64_t C, order;
   op_window w;
   int64_t in[OP_MAX_SPATIAL];
   int64_t cip;
@@ -118,6 +126,57 @@ static tvm_expr *window_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   }
   tvm_expr *v = tvm_tread(c, u->xp, xi, nsp + 2);
   return u->k == P_MAX ? tvm_rmax(c, v, ax, nsp) : tvm_sum(c, v, ax, nsp);
+}
+
+/* MaxPool's Indices, row-major: min over the window of the flat input
+ * index of each position whose (padded) value equals the max. */
+static tvm_expr *argmax_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  pool_ud *u = ud;
+  int nsp = u->w.nsp;
+  tvm_iter_var *ax[OP_MAX_SPATIAL];
+  tvm_expr *xi[2 + OP_MAX_SPATIAL];
+  tvm_expr *flat = tvm_add(c, tvm_mul(c, tvm_cast(c, TVM_I64, i[0]),
+                                      tvm_const(c, TVM_I64, u->C)),
+                           tvm_cast(c, TVM_I64, i[1]));
+  xi[0] = i[0];
+  xi[1] = i[1];
+  for (int s = 0; s < nsp; s++) {
+    ax[s] = tvm_reduce_axis(c, rnames[nsp - 1][s], 0, u->w.k[s]);
+    if (!ax[s])
+      return NULL;
+    xi[2 + s] = tvm_add(c, tvm_mul(c, i[2 + s], tvm_int(c, u->w.s[s])),
+                        tvm_mul(c, ax[s]->var, tvm_int(c, u->w.d[s])));
+    tvm_expr *pos = tvm_sub(c, xi[2 + s], tvm_int(c, u->w.pads[s]));
+    flat = tvm_add(c, tvm_mul(c, flat, tvm_const(c, TVM_I64, u->in[s])),
+                   tvm_cast(c, TVM_I64, pos));
+  }
+  tvm_expr *hit = tvm_eq(c, tvm_tread(c, u->xp, xi, nsp + 2),
+                         tvm_tread(c, u->y, i, nsp + 2));
+  return tvm_rmin(c, tvm_select(c, hit, flat, tvm_const(c, TVM_I64, INT64_MAX)),
+                  ax, nsp);
+}
+
+/* storage_order 1: the row-major flat index of the argmax renumbered with
+ * the spatial axes in column-major order (N and C stay outermost). */
+static tvm_expr *colmajor_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  pool_ud *u = ud;
+  int nsp = u->w.nsp;
+  int64_t plane = 1;
+  for (int s = 0; s < nsp; s++)
+    plane *= u->in[s];
+  tvm_expr *rm = tvm_tread(c, u->arg, i, nsp + 2);
+  tvm_expr *nc = tvm_floordiv(c, rm, tvm_const(c, TVM_I64, plane));
+  tvm_expr *rest = tvm_floormod(c, rm, tvm_const(c, TVM_I64, plane));
+  tvm_expr *cm = tvm_const(c, TVM_I64, 0);
+  int64_t inner = plane, stride = 1;
+  for (int s = 0; s < nsp; s++) {
+    inner /= u->in[s];
+    tvm_expr *p = tvm_floormod(c, tvm_floordiv(c, rest, tvm_const(c, TVM_I64, inner)),
+                               tvm_const(c, TVM_I64, u->in[s]));
+    cm = tvm_add(c, cm, tvm_mul(c, p, tvm_const(c, TVM_I64, stride)));
+    stride *= u->in[s];
+  }
+  return tvm_add(c, tvm_mul(c, nc, tvm_const(c, TVM_I64, plane)), cm);
 }
 
 /* ceil(a / d) for d > 0 */
@@ -217,7 +276,23 @@ static tvm_status pool_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
     return st;
   if (u.k == P_MAX) {
     out[0] = te_compute_out(c, n, 0, "pool_max", window_body, &u);
-    return te_status(c, n, out[0]);
+    if ((st = te_status(c, n, out[0])) || n->noutputs < 2 || !n->outputs[1])
+      return st;
+    if ((st = op_attr_int(n, "storage_order", 0, &u.order)))
+      return st;
+    u.y = out[0];
+    u.C = in[0]->shape_c[1];
+    if (u.order == 0) {
+      out[1] = te_compute_out(c, n, 1, "pool_argmax", argmax_body, &u);
+      return te_status(c, n, out[1]);
+    }
+    u.arg = tvm_compute(c, te_name(c, n, "argmax"), o->shape, o->ndim,
+                        argmax_body, &u);
+    if ((st = te_status(c, n, u.arg)))
+      return st;
+    tvm_tensor_set_tag(u.arg, "pool_argmax");
+    out[1] = te_compute_out(c, n, 1, "injective", colmajor_body, &u);
+    return te_status(c, n, out[1]);
   }
   u.sum =
       tvm_compute(c, te_name(c, n, "sum"), o->shape, o->ndim, window_body, &u);
@@ -254,10 +329,11 @@ static tvm_status pool_reference(const tvm_gnode *n, const DLTensor *const *in,
     int64_t oi[TVM_MAX_DIMS], ki[OP_MAX_SPATIAL];
     dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
     double acc = k == P_MAX || k == P_GMAX ? -FLT_MAX : 0;
-    int64_t cnt = 0;
+    int64_t cnt = 0, arg = -1, argcm = -1;
     for (int64_t kk = 0; kk < ksz; kk++) {
       dl_unravel(kk, w.k, nsp, ki);
-      int64_t xf = oi[0] * x->shape[1] + oi[1], inside = 1, counted = 1;
+      int64_t nc = oi[0] * x->shape[1] + oi[1];
+      int64_t xf = nc, cm = 0, cstride = 1, inside = 1, counted = 1;
       for (int s = 0; s < nsp; s++) {
         int64_t pos = oi[2 + s] * w.s[s] + ki[s] * w.d[s] - w.pads[s];
         if (pos < 0 || pos >= x->shape[2 + s])
@@ -265,19 +341,30 @@ static tvm_status pool_reference(const tvm_gnode *n, const DLTensor *const *in,
         if (pos < -w.pads[s] || pos >= x->shape[2 + s] + w.pads[s + nsp])
           counted = 0;
         xf = xf * x->shape[2 + s] + pos;
+        cm += pos * cstride;
+        cstride *= x->shape[2 + s];
       }
       if (inside) {
         double v = dl_getf(x, xf);
-        if (k == P_MAX || k == P_GMAX)
-          acc = v > acc ? v : acc;
-        else
+        if (k == P_MAX || k == P_GMAX) {
+          if (v > acc || arg < 0) {
+            acc = v;
+            arg = xf;
+            argcm = nc * cstride + cm;
+          }
+        } else {
           acc += v;
+        }
       }
       cnt += cip ? counted : inside;
     }
     if (k == P_AVG || k == P_GAVG)
       acc /= (double)(cnt ? cnt : 1);
     dl_setf(out[0], e, acc);
+    if (k == P_MAX && n->noutputs > 1 && out[1]) {
+      int64_t order = tvm_gnode_int(n, "storage_order", 0);
+      dl_seti(out[1], e, order ? argcm : arg);
+    }
   }
   return TVM_OK;
 }

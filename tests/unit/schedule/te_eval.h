@@ -85,7 +85,37 @@ static double te_eval_expr(te_eval *ev, const tvm_expr *e) {
     return te_eval_expr(ev, e->u.sel.cond) != 0 ? te_eval_expr(ev, e->u.sel.t)
                                                  : te_eval_expr(ev, e->u.sel.f);
   case TVM_NOT: return te_eval_expr(ev, e->u.un.a) == 0;
-  case TVM_CAST: return te_eval_expr(ev, e->u.un.a);
+  case TVM_CAST:
+    a = te_eval_expr(ev, e->u.un.a);
+    if (tvm_dtype_is_bool(e->dtype)) return a != 0;
+    return tvm_dtype_is_float(e->dtype) ? a : trunc(a);
+  case TVM_CALL: {
+    double x = e->u.call.nargs > 0 ? te_eval_expr(ev, e->u.call.args[0]) : 0;
+    double y = e->u.call.nargs > 1 ? te_eval_expr(ev, e->u.call.args[1]) : 0;
+    switch (e->u.call.op) {
+    case TVM_INTRIN_EXP: return exp(x);
+    case TVM_INTRIN_LOG: return log(x);
+    case TVM_INTRIN_SQRT: return sqrt(x);
+    case TVM_INTRIN_RSQRT: return 1.0 / sqrt(x);
+    case TVM_INTRIN_TANH: return tanh(x);
+    case TVM_INTRIN_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case TVM_INTRIN_ERF: return erf(x);
+    case TVM_INTRIN_POW: return pow(x, y);
+    case TVM_INTRIN_FABS: return fabs(x);
+    case TVM_INTRIN_FLOOR: return floor(x);
+    case TVM_INTRIN_CEIL: return ceil(x);
+    case TVM_INTRIN_ROUND: return nearbyint(x);
+    case TVM_INTRIN_TRUNC: return trunc(x);
+    case TVM_INTRIN_SIN: return sin(x);
+    case TVM_INTRIN_COS: return cos(x);
+    case TVM_INTRIN_ISNAN: return isnan(x);
+    case TVM_INTRIN_FMA:
+      return x * y + te_eval_expr(ev, e->u.call.args[2]);
+    default:
+      fail_msg("te_eval: unsupported call %s", tvm_intrin_name(e->u.call.op));
+      return 0;
+    }
+  }
   case TVM_TREAD: {
     const tvm_tensor *t = e->u.tread.tensor;
     int64_t flat = 0;

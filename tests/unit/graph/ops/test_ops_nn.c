@@ -39,9 +39,14 @@ static void test_pool_infer(void **state) {
               "'kernel_shape'", "required");
   expect_fail(NODE("MaxPool", TVM_IN(x), TVM_ATTRS(INTS("kernel_shape", 2))),
               TVM_ERR_INVALID, "'kernel_shape'", "spatial");
-  expect_fail(
-      NODEK("MaxPool", TVM_IN(x), TVM_ATTRS(INTS("kernel_shape", 2, 2)), 2),
-      TVM_ERR_UNSUPPORTED, "Indices", NULL);
+  EXPECT_SHAPE(
+      NODEK("MaxPool", TVM_IN(x), TVM_ATTRS(INTS("kernel_shape", 2, 2)), 2), 1,
+      TVM_I64, 1, 2, 4, 4);
+  expect_fail(NODEK("MaxPool", TVM_IN(x),
+                    TVM_ATTRS(INTS("kernel_shape", 2, 2),
+                              tvm_gattr_int("storage_order", 2)),
+                    2),
+              TVM_ERR_INVALID, "'storage_order'", NULL);
   expect_fail(NODE("AveragePool", TVM_IN(x),
                    TVM_ATTRS(INTS("kernel_shape", 2, 2), INTS("pads", 1, 1))),
               TVM_ERR_INVALID, "'pads'", NULL);

@@ -1,1 +1,6 @@
-# tests: files of this folder (see Makefile.am)
+# tests: each layer lists its own tests in its fragment (core/*/local.mk,
+# plugins/*/local.mk); the folders owned by the build (tests/abi,
+# tests/unit/target, tests/unit/runtime) have fragments of their own,
+# included from Makefile.am.  Shell-script tests end in .sh and run with
+# $(SHELL) (TEST_EXTENSIONS in Makefile.am); all tests get the environment
+# of AM_TESTS_ENVIRONMENT (build-tree plugin and target paths only).

@@ -205,36 +205,17 @@ static tvm_expr *hid_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   return tvm_mul(c, ot, rnn_act_te(c, &li->h[u->d], ct));
 }
 
-/* Y[t, d, b, h]: select over (t, d) of the hidden states. */
+/* Y[t, d, b, h] from the hidden states (rnn.c). */
 static tvm_expr *y_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   lstm_ud *u = ud;
-  tvm_expr *acc = NULL;
-  for (int d = u->li.dirs - 1; d >= 0; d--)
-    for (int64_t t = u->li.seq - 1; t >= 0; t--) {
-      tvm_expr *v = TVM_AT(c, u->hs[d][t], i[2], i[3]);
-      if (!acc) {
-        acc = v;
-        continue;
-      }
-      tvm_expr *cond = tvm_eq(c, i[0], tvm_int(c, t));
-      if (u->li.dirs > 1)
-        cond = tvm_and(c, cond, tvm_eq(c, i[1], tvm_int(c, d)));
-      acc = tvm_select(c, cond, v, acc);
-    }
-  return acc;
+  return rnn_te_y(c, i, u->hs, u->li.dirs, u->li.seq);
 }
 
-/* Y_h / Y_c [d, b, h]: the state after the last step of each direction. */
+/* Y_h / Y_c [d, b, h]: the hidden or cell state after the last step. */
 static tvm_expr *last_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   lstm_ud *u = ud;
-  tvm_expr *acc = NULL;
-  for (int d = u->li.dirs - 1; d >= 0; d--) {
-    int64_t last = (d == 1 || u->li.reverse) ? 0 : u->li.seq - 1;
-    tvm_tensor *src = u->last_c ? u->cs[d][last] : u->hs[d][last];
-    tvm_expr *v = TVM_AT(c, src, i[1], i[2]);
-    acc = acc ? tvm_select(c, tvm_eq(c, i[0], tvm_int(c, d)), v, acc) : v;
-  }
-  return acc;
+  return rnn_te_last(c, i, u->last_c ? u->cs : u->hs, u->li.dirs, u->li.seq,
+                     u->li.reverse);
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */

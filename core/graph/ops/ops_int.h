@@ -112,6 +112,15 @@ double rnn_act_ref(const rnn_act *f, double x);
 tvm_expr *rnn_act_te(tvm_ctx *c, const rnn_act *f, tvm_expr *x);
 /* v has exactly the shape s (nd dims). */
 int rnn_has_shape(const tvm_gvalue *v, int nd, const int64_t *s);
+/* Element i = (t, d, b, h) of Y: a select over (t, d) of the per-step
+ * states st[d][t] ([batch, H] tensors). */
+tvm_expr *rnn_te_y(tvm_ctx *c, tvm_expr **i, tvm_tensor *const st[][RNN_MAX_SEQ],
+                   int dirs, int64_t seq);
+/* Element i = (d, b, h) of Y_h (or Y_c): the state after the last step of
+ * each direction (step 0 for a reverse direction). */
+tvm_expr *rnn_te_last(tvm_ctx *c, tvm_expr **i,
+                      tvm_tensor *const st[][RNN_MAX_SEQ], int dirs,
+                      int64_t seq, int reverse);
 
 /* ---- errors ----------------------------------------------------------- */
 /* Sets the diagnostic to "<Op> node '<name>': <message>" and returns st. */

@@ -469,19 +469,19 @@ static tvm_expr *cell_h(tvm_ctx *c, tvm_expr **i, void *ud) {
   return v;
 }
 
-/* Y[t, d, b, h]: a select over (t, d) of the hidden states. */
-static tvm_expr *cell_y(tvm_ctx *c, tvm_expr **i, void *ud) {
-  cell_ud *u = ud;
+/* Y[t, d, b, h]: a select over (t, d) of the per-step states. */
+tvm_expr *rnn_te_y(tvm_ctx *c, tvm_expr **i, tvm_tensor *const st[][RNN_MAX_SEQ],
+                   int dirs, int64_t seq) {
   tvm_expr *acc = NULL;
-  for (int d = u->ri.dirs - 1; d >= 0; d--)
-    for (int64_t t = u->ri.seq - 1; t >= 0; t--) {
-      tvm_expr *v = TVM_AT(c, u->hs[d][t], i[2], i[3]);
+  for (int d = dirs - 1; d >= 0; d--)
+    for (int64_t t = seq - 1; t >= 0; t--) {
+      tvm_expr *v = TVM_AT(c, st[d][t], i[2], i[3]);
       if (!acc) {
         acc = v;
         continue;
       }
       tvm_expr *cond = tvm_eq(c, i[0], tvm_int(c, t));
-      if (u->ri.dirs > 1)
+      if (dirs > 1)
         cond = tvm_and(c, cond, tvm_eq(c, i[1], tvm_int(c, d)));
       acc = tvm_select(c, cond, v, acc);
     }
@@ -489,15 +489,26 @@ static tvm_expr *cell_y(tvm_ctx *c, tvm_expr **i, void *ud) {
 }
 
 /* Y_h[d, b, h]: the state after the last step of each direction. */
-static tvm_expr *cell_yh(tvm_ctx *c, tvm_expr **i, void *ud) {
-  cell_ud *u = ud;
+tvm_expr *rnn_te_last(tvm_ctx *c, tvm_expr **i,
+                      tvm_tensor *const st[][RNN_MAX_SEQ], int dirs,
+                      int64_t seq, int reverse) {
   tvm_expr *acc = NULL;
-  for (int d = u->ri.dirs - 1; d >= 0; d--) {
-    int64_t last = (d == 1 || u->ri.reverse) ? 0 : u->ri.seq - 1;
-    tvm_expr *v = TVM_AT(c, u->hs[d][last], i[1], i[2]);
+  for (int d = dirs - 1; d >= 0; d--) {
+    int64_t last = (d == 1 || reverse) ? 0 : seq - 1;
+    tvm_expr *v = TVM_AT(c, st[d][last], i[1], i[2]);
     acc = acc ? tvm_select(c, tvm_eq(c, i[0], tvm_int(c, d)), v, acc) : v;
   }
   return acc;
+}
+
+static tvm_expr *cell_y(tvm_ctx *c, tvm_expr **i, void *ud) {
+  cell_ud *u = ud;
+  return rnn_te_y(c, i, u->hs, u->ri.dirs, u->ri.seq);
+}
+
+static tvm_expr *cell_yh(tvm_ctx *c, tvm_expr **i, void *ud) {
+  cell_ud *u = ud;
+  return rnn_te_last(c, i, u->hs, u->ri.dirs, u->ri.seq, u->ri.reverse);
 }
 
 /* A per-step tensor "<name>.<what><d>_<s>" of shape [batch, cols]. */

@@ -243,7 +243,8 @@ static tvm_status alter_pool(al_state *s, tvm_gnode *n, int *done) {
     return TVM_OK;
   tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 1));
   if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
-  memcpy(at, n->attrs, sizeof(tvm_gattr) * (size_t)n->nattrs);
+  if (n->nattrs > 0)
+    memcpy(at, n->attrs, sizeof(tvm_gattr) * (size_t)n->nattrs);
   at[n->nattrs] = tvm_gattr_str("pool", n->op);
   const char *L = t->layout;
   tvm_gvalue *y = tvm_graph_apply(s->g, "Pool_NCHWc", vname(s, n->outputs[0], L),
@@ -295,7 +296,8 @@ tvm_status tvm_graph_pass_alter_layout(tvm_graph *g, tvm_layout_query_fn q,
   size_t nn = g->nodes.len;
   tvm_gnode **nodes = tvm_malloc(sizeof(tvm_gnode *) * (nn + 1));
   if (!nodes) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
-  memcpy(nodes, g->nodes.data, sizeof(tvm_gnode *) * nn);
+  if (nn > 0)
+    memcpy(nodes, g->nodes.data, sizeof(tvm_gnode *) * nn);
   for (size_t i = 0; i < nn && !st; i++) {
     tvm_gnode *n = nodes[i];
     int done = 0;

@@ -61,11 +61,11 @@ static tvm_status check_dump_name(const char *name) {
       return TVM_OK;
   tvm_strbuf_init(&b);
   for (int i = 0; graph_pass_names[i]; i++)
-    tvm_strbuf_printf(&b, "%s, ", graph_pass_names[i]);
+    tvm_strbuf_printf(&b, ", %s", graph_pass_names[i]);
   for (int i = 0; lp && lp[i]; i++)
-    tvm_strbuf_printf(&b, "%s, ", lp[i]);
+    tvm_strbuf_printf(&b, ", %s", lp[i]);
   tvm_status st =
-      tvm_diag_set(TVM_ERR_INVALID, "--dump-ir %s: no such pass; use all, %s",
+      tvm_diag_set(TVM_ERR_INVALID, "--dump-ir %s: no such pass; use all%s",
                    name, b.data ? b.data : "");
   tvm_strbuf_free(&b);
   return st;

@@ -4,12 +4,13 @@
  * out; packages (the plan in one self-contained file) and the graph
  * executor that runs a plan.
  *
- * Pipeline (core/compiler/): simplify_inference, fold_constants,
- * alter_layout (the plugin chooses layouts), fold_constants again (weights
- * pre-packed at compile time), dce, cse, fuse_ops, then for every fused
- * group: tensor expressions from the operators' computes, the schedule of
- * the anchor operator (the plugin's strategy, else the core's generic
- * one), tvm_lower; one codegen of all kernels; plan_memory.  Identical
+ * Pipeline (core/compiler/): fold_constants, simplify_inference (batch
+ * norm folded into the weights that fold_constants made constant),
+ * alter_layout (the plugin chooses layouts) and fold_constants again
+ * (weights pre-packed at compile time), cse, dce, fuse_ops, then for
+ * every fused group: tensor expressions from the operators' computes, the
+ * schedule of the anchor operator (the plugin's strategy, else the core's
+ * generic one), tvm_lower; one codegen of all kernels; plan_memory.  Identical
  * groups (same operators, shapes, attributes) share one kernel.
  */
 #ifndef TVM_COMPILER_H

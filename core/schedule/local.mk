@@ -13,7 +13,8 @@ if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/schedule/test_schedule
 TESTS += tests/unit/schedule/test_schedule
 tests_unit_schedule_test_schedule_SOURCES = \
-	tests/unit/schedule/test_schedule.c tests/unit/te/examples.h
+	tests/unit/schedule/test_schedule.c tests/unit/schedule/sched_test.h \
+	tests/unit/te/examples.h
 tests_unit_schedule_test_schedule_CFLAGS = $(TVM_TEST_CF)
 tests_unit_schedule_test_schedule_LDADD = $(TVM_TEST_LIBS)
 
@@ -21,6 +22,7 @@ check_PROGRAMS += tests/unit/schedule/test_dataflow
 TESTS += tests/unit/schedule/test_dataflow
 tests_unit_schedule_test_dataflow_SOURCES = \
 	tests/unit/schedule/test_dataflow.c tests/unit/schedule/te_eval.h \
+	tests/unit/schedule/sched_test.h \
 	tests/unit/te/examples.h
 tests_unit_schedule_test_dataflow_CFLAGS = $(TVM_TEST_CF)
 tests_unit_schedule_test_dataflow_LDADD = $(TVM_TEST_LIBS)

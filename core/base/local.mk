@@ -6,7 +6,8 @@ libtvm_la_SOURCES += \
 	core/base/ptrvec.c \
 	core/base/strbuf.c \
 	core/base/ptrmap.c \
-	core/base/editdist.c
+	core/base/editdist.c \
+	core/base/file.c
 
 base_tests = tests/unit/base/test_alloc tests/unit/base/test_containers \
 	tests/unit/base/test_diag

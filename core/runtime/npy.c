@@ -284,50 +284,12 @@ tvm_status tvm_npy_load_buffer(const void *data, size_t size,
   return TVM_OK;
 }
 
-/* Reads a whole file into a heap buffer (tvm_free). */
-static tvm_status read_file(const char *path, unsigned char **buf,
-                            size_t *len) {
-  FILE *f = fopen(path, "rb");
-  *buf = NULL;
-  *len = 0;
-  if (f == NULL)
-    return tvm_diag_set(TVM_ERR_IO, "cannot open %s: %s", path,
-                        strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *b = tvm_malloc(cap);
-  while (b) {
-    size_t r = fread(b + n, 1, cap - n, f);
-    n += r;
-    if (r == 0) break;
-    if (n == cap) {
-      unsigned char *nb = tvm_realloc(b, cap * 2);
-      if (nb == NULL) {
-        tvm_free(b);
-        b = NULL;
-        break;
-      }
-      b = nb;
-      cap *= 2;
-    }
-  }
-  int err = ferror(f);
-  fclose(f);
-  if (b == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory reading %s", path);
-  if (err) {
-    tvm_free(b);
-    return tvm_diag_set(TVM_ERR_IO, "error reading %s", path);
-  }
-  *buf = b;
-  *len = n;
-  return TVM_OK;
-}
-
 /* Loads a .npy file. */
 tvm_status tvm_npy_load(const char *path, DLTensor **out) {
-  unsigned char *buf;
+  void *buf;
   size_t len;
   *out = NULL;
-  tvm_status st = read_file(path, &buf, &len);
+  tvm_status st = tvm_read_file(path, ".npy file", 0, &buf, &len);
   if (st != TVM_OK) return st;
   st = tvm_npy_load_buffer(buf, len, path, out);
   tvm_free(buf);

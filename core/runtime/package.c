@@ -469,41 +469,6 @@ done:
 }
 
 /* ---- load --------------------------------------------------------------- */
-/* Reads a whole file into a heap buffer. */
-static tvm_status slurp(const char *path, unsigned char **buf, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  *buf = NULL;
-  *len = 0;
-  if (f == NULL)
-    return tvm_diag_set(TVM_ERR_IO, "cannot open package %s: %s", path,
-                        strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  unsigned char *b = tvm_malloc(cap);
-  while (b) {
-    size_t r = fread(b + n, 1, cap - n, f);
-    n += r;
-    if (r == 0) break;
-    if (n == cap) {
-      unsigned char *nb = tvm_realloc(b, cap * 2);
-      if (nb == NULL) tvm_free(b);
-      b = nb;
-      cap *= 2;
-    }
-  }
-  int err = ferror(f);
-  fclose(f);
-  if (b == NULL)
-    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory reading package %s",
-                        path);
-  if (err) {
-    tvm_free(b);
-    return tvm_diag_set(TVM_ERR_IO, "error reading package %s", path);
-  }
-  *buf = b;
-  *len = n;
-  return TVM_OK;
-}
-
 /* A section's place in the file. */
 typedef struct section {
   const unsigned char *p;
@@ -745,6 +710,7 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
                             tvm_plan **out) {
   char what[4200];
   unsigned char *buf = NULL;
+  void *data = NULL;
   size_t size = 0;
   section secs[4];
   tvm_plan *p = NULL;
@@ -755,7 +721,9 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
     return tvm_diag_set(TVM_ERR_INVALID, "tvm_package_load: NULL argument");
   snprintf(what, sizeof what, "package %s", path);
   memset(secs, 0, sizeof secs);
-  if ((st = slurp(path, &buf, &size)) != TVM_OK) return st;
+  if ((st = tvm_read_file(path, "package", 0, &data, &size)) != TVM_OK)
+    return st;
+  buf = data;
   if ((st = check_container(what, buf, size, secs)) != TVM_OK) goto fail;
   if ((st = compiler_plan_new(&p)) != TVM_OK) goto fail;
   if ((st = decode_meta(what, &secs[SEC_META], &secs[SEC_PARAMS], p)) !=

@@ -7,6 +7,7 @@
  * what is wrong and, for unknown keys and choices, the nearest valid one.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,39 +40,19 @@ static tvm_status yerr(const ydoc *d, yaml_mark_t m, tvm_status st,
                       (size_t)m.column + 1, msg);
 }
 
-/* Reads the whole file (at most MAX_YAML_BYTES) into a heap buffer. */
-static tvm_status read_file(const char *path, char **buf, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return tvm_diag_set(errno == ENOENT ? TVM_ERR_NOT_FOUND : TVM_ERR_IO,
-                        "%s: cannot open target file: %s", path,
-                        strerror(errno));
-  char *b = tvm_malloc(MAX_YAML_BYTES + 1);
-  if (b == NULL) {
-    fclose(f);
-    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory reading %s", path);
-  }
-  size_t n = fread(b, 1, MAX_YAML_BYTES + 1, f);
-  int err = ferror(f);
-  fclose(f);
-  if (err || n > MAX_YAML_BYTES) {
-    tvm_free(b);
-    return tvm_diag_set(TVM_ERR_IO, "%s: %s", path,
-                        err ? "read error" : "file larger than 1 MiB");
-  }
-  b[n] = '\0';
-  *buf = b;
-  *len = n;
-  return TVM_OK;
-}
-
 /* Loads the first document of path; a syntax error names its position. */
 static tvm_status load_doc(ydoc *d, const char *path) {
   d->path = path;
   d->loaded = 0;
-  char *buf = NULL;
+  void *data = NULL;
   size_t len = 0;
-  tvm_status st = read_file(path, &buf, &len);
+  struct stat sb;
+  if (stat(path, &sb) != 0 && errno == ENOENT)
+    return tvm_diag_set(TVM_ERR_NOT_FOUND, "cannot open target file %s: %s",
+                        path, strerror(errno));
+  tvm_status st = tvm_read_file(path, "target file", MAX_YAML_BYTES, &data,
+                                &len);
+  char *buf = data;
   if (st != TVM_OK) return st;
   yaml_parser_t p;
   if (!yaml_parser_initialize(&p)) {

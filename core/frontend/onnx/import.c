@@ -465,7 +465,7 @@ tvm_status tvm_onnx_load_opts(const char *path, const tvm_onnx_options *opts,
   *out = NULL;
   void *buf;
   size_t size;
-  tvm_status st = onnx_read_file(path, "model", &buf, &size);
+  tvm_status st = tvm_read_file(path, "ONNX model", 0, &buf, &size);
   if (st)
     return st;
   st = tvm_onnx_load_buffer_opts(buf, size, path, opts, out);

@@ -19,11 +19,6 @@
 /* ---- proto.c ------------------------------------------------------------ */
 /* The protobuf-c allocator that routes through tvm_malloc/tvm_free. */
 extern ProtobufCAllocator onnx_allocator;
-/* Reads the whole file at path into a tvm_malloc'd buffer (*data, owned
- * by the caller; *size bytes).  what ("model", "tensor") names the file in
- * messages.  TVM_ERR_IO naming the path and the OS error on failure. */
-tvm_status onnx_read_file(const char *path, const char *what, void **data,
-                          size_t *size);
 /* A proto2 string field: "" when unset (protobuf-c leaves NULL). */
 static inline const char *onnx_str(const char *s) { return s ? s : ""; }
 

@@ -255,7 +255,7 @@ tvm_status tvm_onnx_tensor_load(const char *path, tvm_onnx_tensor **out) {
   *out = NULL;
   void *buf;
   size_t size;
-  tvm_status st = onnx_read_file(path, "tensor", &buf, &size);
+  tvm_status st = tvm_read_file(path, "ONNX tensor", 0, &buf, &size);
   if (st)
     return st;
   st = tvm_onnx_tensor_load_buffer(buf, size, path, out);

@@ -121,6 +121,14 @@ TVM_API tvm_status tvm_ptrmap_put(tvm_ptrmap *m, const void *key, void *val);
 TVM_API int tvm_ptrmap_get(const tvm_ptrmap *m, const void *key, void **val);
 TVM_API void tvm_ptrmap_free(tvm_ptrmap *m);
 
+/* ---- files ------------------------------------------------------------ */
+/* Reads all of path into a tvm_malloc'd buffer followed by one NUL byte
+ * (not counted in *size), at most max_bytes (0 = no limit).  `what` names
+ * the file's role in messages ("package", "ONNX model").  Fails with
+ * TVM_ERR_IO (a missing file included) or TVM_ERR_NOMEM, naming the file. */
+TVM_API tvm_status tvm_read_file(const char *path, const char *what,
+                                 size_t max_bytes, void **data, size_t *size);
+
 /* Levenshtein distance, for "did you mean" suggestions. */
 TVM_API size_t tvm_edit_distance(const char *a, const char *b);
 

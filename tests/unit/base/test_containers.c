@@ -7,7 +7,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tvm/base.h"
 
@@ -76,11 +79,51 @@ static void test_ptrmap_growth(void **state) {
   assert_int_equal(tvm_ptrmap_get(&m, &keys[1], &v), 0);
 }
 
+/* tvm_read_file: a file larger than the first 64 KiB chunk comes back
+ * whole and NUL-terminated; a missing file and one over the limit fail
+ * naming the file. */
+static void test_read_file(void **state) {
+  char path[] = "/tmp/tvm-test-read-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  size_t n = 200000;
+  char *want = malloc(n);
+  assert_non_null(want);
+  for (size_t i = 0; i < n; i++)
+    want[i] = (char)('a' + i % 26);
+  assert_int_equal(write(fd, want, n), (ssize_t)n);
+  close(fd);
+
+  void *data;
+  size_t size;
+  assert_int_equal(tvm_read_file(path, "test file", 0, &data, &size), TVM_OK);
+  assert_int_equal(size, n);
+  assert_memory_equal(data, want, n);
+  assert_int_equal(((char *)data)[n], '\0');
+  tvm_free(data);
+
+  assert_int_equal(tvm_read_file(path, "test file", 1000, &data, &size),
+                   TVM_ERR_IO);
+  assert_null(data);
+  assert_non_null(strstr(tvm_diag_message(), "larger than 1000 bytes"));
+  assert_int_equal(tvm_read_file(path, "test file", n, &data, &size), TVM_OK);
+  tvm_free(data);
+
+  unlink(path);
+  assert_int_equal(tvm_read_file(path, "test file", 0, &data, &size),
+                   TVM_ERR_IO);
+  assert_null(data);
+  assert_non_null(strstr(tvm_diag_message(), "cannot open test file"));
+  assert_non_null(strstr(tvm_diag_message(), path));
+  free(want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ptrvec),
       cmocka_unit_test(test_strbuf),
       cmocka_unit_test(test_ptrmap_growth),
+      cmocka_unit_test(test_read_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -250,23 +250,6 @@ const tvm_module *kernel_builder_module(const kernel_builder *kb) {
 
 int kernel_builder_nkernels(const kernel_builder *kb) { return kb->nrecs; }
 
-/* The highest-priority strategy of t for op, or NULL. */
-static const tvm_plugin_strategy *find_strategy(const tvm_target *t,
-                                                const char *op) {
-  const tvm_plugin_target_info *info = tvm_target_info(t);
-  const tvm_plugin_strategy *best = NULL;
-  if (!info ||
-      info->struct_size <= offsetof(tvm_plugin_target_info, nstrategies))
-    return NULL;
-  for (uint32_t i = 0; i < info->nstrategies; i++) {
-    const tvm_plugin_strategy *s = &info->strategies[i];
-    if (s->op && strcmp(s->op, op) == 0 && s->schedule &&
-        (!best || s->priority > best->priority))
-      best = s;
-  }
-  return best;
-}
-
 /* Estimated floating-point work of one node: 2 * multiply-adds for the
  * contractions, one operation per output element otherwise. */
 static double node_flops(const tvm_gnode *n) {
@@ -457,7 +440,8 @@ static tvm_status declare(kernel_builder *kb, const tvm_graph_group *G,
  * On success *sp is the schedule to lower (freed by the caller). */
 static tvm_status schedule_group(kernel_builder *kb, const tvm_graph_group *G,
                                  tvm_tensor **outs, tvm_schedule **sp) {
-  const tvm_plugin_strategy *strat = find_strategy(kb->t, G->anchor->op);
+  const tvm_plugin_strategy *strat =
+      tvm_target_strategy(kb->t, G->anchor->op);
   tvm_status st;
   *sp = NULL;
   if (strat) {

@@ -295,6 +295,24 @@ const tvm_plugin_target_info *tvm_target_info(const tvm_target *t) {
   return pv ? pv->info : &empty_info;
 }
 
+/* The highest-priority strategy of t for op; fields are read only inside
+ * the info's struct_size. */
+const tvm_plugin_strategy *tvm_target_strategy(const tvm_target *t,
+                                               const char *op) {
+  const tvm_plugin_target_info *info = tvm_target_info(t);
+  const tvm_plugin_strategy *best = NULL;
+  if (!op || !TVM_HAS_FIELD(tvm_plugin_target_info, info, nstrategies) ||
+      !info->strategies)
+    return NULL;
+  for (uint32_t i = 0; i < info->nstrategies; i++) {
+    const tvm_plugin_strategy *s = &info->strategies[i];
+    if (s->op && strcmp(s->op, op) == 0 && s->schedule &&
+        (!best || s->priority > best->priority))
+      best = s;
+  }
+  return best;
+}
+
 /* Lowering options from the plugin's target_info; each field is read
  * only when inside the info's struct_size and non-zero. */
 void tvm_target_lower_options(const tvm_target *t, tvm_lower_options *o) {

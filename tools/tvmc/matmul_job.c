@@ -11,22 +11,6 @@
 
 #include "matmul_job.h"
 
-/* The highest-priority strategy of t for op, or NULL. */
-static const tvm_plugin_strategy *find_strategy(const tvm_target *t,
-                                                const char *op) {
-  const tvm_plugin_target_info *info = tvm_target_info(t);
-  const tvm_plugin_strategy *best = NULL;
-  if (info->struct_size <= offsetof(tvm_plugin_target_info, nstrategies))
-    return NULL;
-  for (uint32_t i = 0; i < info->nstrategies; i++) {
-    const tvm_plugin_strategy *s = &info->strategies[i];
-    if (s->op && strcmp(s->op, op) == 0 && s->schedule &&
-        (!best || s->priority > best->priority))
-      best = s;
-  }
-  return best;
-}
-
 /* --dump-ir hook: prints the function after the pass. */
 static void dump_ir(void *ud, const char *pass, const tvm_func *f) {
   tvm_strbuf b;
@@ -81,7 +65,7 @@ tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
   if (st != TVM_OK) return st;
   st = tvm_schedule_create(job->ctx, &te.C, 1, &s);
   if (st != TVM_OK) return st;
-  strat = find_strategy(t, "matmul");
+  strat = tvm_target_strategy(t, "matmul");
   job->strategy = strat ? strat->name : "none";
   if (strat) {
     st = strat->schedule(t->instance, s, &te.C, 1, job->cfg);

@@ -209,3 +209,26 @@ tvm_status tvm_op_inputs(const tvm_operation *op, tvm_ptrvec *out) {
     return tvm_diag_set(w.st, "inputs of %s: out of memory", op->name);
   return TVM_OK;
 }
+
+/* Breadth-first over the bodies from out, compute operations only, each
+ * once. */
+tvm_status tvm_op_reachable_computes(const tvm_tensor *out, tvm_ptrvec *ops) {
+  tvm_ptrmap seen = {0};
+  void *p;
+  tvm_status st = tvm_ptrvec_push(ops, out->op);
+  if (!st) st = tvm_ptrmap_put(&seen, out->op, out->op);
+  for (size_t i = 0; i < ops->len && !st; i++) {
+    tvm_ptrvec ins = {0};
+    st = tvm_op_inputs(ops->data[i], &ins);
+    for (size_t k = 0; k < ins.len && !st; k++) {
+      tvm_tensor *t = ins.data[k];
+      if (t->op->kind != TVM_OP_COMPUTE || tvm_ptrmap_get(&seen, t->op, &p))
+        continue;
+      st = tvm_ptrmap_put(&seen, t->op, t->op);
+      if (!st) st = tvm_ptrvec_push(ops, t->op);
+    }
+    tvm_ptrvec_free(&ins);
+  }
+  tvm_ptrmap_free(&seen);
+  return st;
+}

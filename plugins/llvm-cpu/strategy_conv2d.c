@@ -35,29 +35,6 @@
 #include "tvm/plugin.h"
 #include "llvm_cpu.h"
 
-/* Collects the compute ops reachable from out (out first). */
-static tvm_status reachable(tvm_tensor *out, tvm_ptrvec *ops) {
-  tvm_ptrmap seen = {0};
-  tvm_status st = tvm_ptrvec_push(ops, out->op);
-  void *p;
-  if (!st) st = tvm_ptrmap_put(&seen, out->op, out->op);
-  for (size_t i = 0; i < ops->len && !st; i++) {
-    tvm_operation *op = ops->data[i];
-    tvm_ptrvec ins = {0};
-    st = tvm_op_inputs(op, &ins);
-    for (size_t k = 0; k < ins.len && !st; k++) {
-      tvm_tensor *t = ins.data[k];
-      if (t->op->kind != TVM_OP_COMPUTE || tvm_ptrmap_get(&seen, t->op, &p))
-        continue;
-      st = tvm_ptrmap_put(&seen, t->op, t->op);
-      if (!st) st = tvm_ptrvec_push(ops, t->op);
-    }
-    tvm_ptrvec_free(&ins);
-  }
-  tvm_ptrmap_free(&seen);
-  return st;
-}
-
 /* Is op the blocked convolution of a Conv_NCHWc? */
 static int is_conv(const tvm_operation *op) {
   return op->tag && (strcmp(op->tag, "conv2d_NCHWc") == 0 ||
@@ -86,7 +63,7 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
                         "llvm-cpu conv2d_NCHWc template: expected one 5-D "
                         "output, got %u outputs", nouts);
   O = outs[0];
-  if ((st = reachable(O, &ops))) goto out;
+  if ((st = tvm_op_reachable_computes(O, &ops))) goto out;
   for (size_t i = 0; i < ops.len; i++) {
     tvm_operation *op = ops.data[i];
     if (is_conv(op)) {

@@ -29,28 +29,6 @@
 #include "tvm/plugin.h"
 #include "llvm_cpu.h"
 
-/* Collects the compute ops reachable from out (out first). */
-static tvm_status reachable(tvm_tensor *out, tvm_ptrvec *ops) {
-  tvm_ptrmap seen = {0};
-  tvm_status st = tvm_ptrvec_push(ops, out->op);
-  void *p;
-  if (!st) st = tvm_ptrmap_put(&seen, out->op, out->op);
-  for (size_t i = 0; i < ops->len && !st; i++) {
-    tvm_ptrvec ins = {0};
-    st = tvm_op_inputs(ops->data[i], &ins);
-    for (size_t k = 0; k < ins.len && !st; k++) {
-      tvm_tensor *t = ins.data[k];
-      if (t->op->kind != TVM_OP_COMPUTE || tvm_ptrmap_get(&seen, t->op, &p))
-        continue;
-      st = tvm_ptrmap_put(&seen, t->op, t->op);
-      if (!st) st = tvm_ptrvec_push(ops, t->op);
-    }
-    tvm_ptrvec_free(&ins);
-  }
-  tvm_ptrmap_free(&seen);
-  return st;
-}
-
 /* Schedules outs[0] as described at the top of the file. */
 int32_t llvm_cpu_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
                                 tvm_tensor **outs, uint32_t nouts,
@@ -66,7 +44,7 @@ int32_t llvm_cpu_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
     return tvm_diag_set(TVM_ERR_INVALID,
                         "llvm-cpu dense template: expected one 2-d output");
   O = outs[0];
-  if ((st = reachable(O, &ops))) goto out;
+  if ((st = tvm_op_reachable_computes(O, &ops))) goto out;
   for (size_t i = 0; i < ops.len; i++) {
     tvm_operation *op = ops.data[i];
     if (op->tag && strcmp(op->tag, "dense") == 0) dense = op;

@@ -121,6 +121,11 @@ TVM_API tvm_expr *tvm_reduce_combine(tvm_ctx *c, tvm_reduce_op op,
 /* Tensors read by an operation's body, in first-use order (heap vector of
  * tvm_tensor*; free with tvm_ptrvec_free). */
 TVM_API tvm_status tvm_op_inputs(const tvm_operation *op, tvm_ptrvec *out);
+/* Every compute operation reachable from out through the bodies, out's
+ * own first, each once (heap vector of tvm_operation*; the caller frees
+ * it): what a schedule template walks to find its stages. */
+TVM_API tvm_status tvm_op_reachable_computes(const tvm_tensor *out,
+                                             tvm_ptrvec *ops);
 
 /* ---- tensor intrinsics ------------------------------------------------ */
 /* A tensor intrinsic replaces a loop nest that computes `pattern` (a

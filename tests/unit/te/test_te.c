@@ -102,6 +102,20 @@ static void test_conv2d_bias_relu(void **state) {
   assert_string_equal(inputs_of(out, buf, sizeof buf), "Conv,bias");
   tvm_tensor_set_tag(out, "conv2d_bias_relu");
   assert_string_equal(out->op->tag, "conv2d_bias_relu");
+
+  /* what a schedule template walks: the computes only, output first */
+  tvm_ptrvec ops = {0};
+  assert_int_equal(tvm_op_reachable_computes(out, &ops), TVM_OK);
+  char names[128] = "";
+  for (size_t i = 0; i < ops.len; i++) {
+    const tvm_operation *op = ops.data[i];
+    assert_int_equal(op->kind, TVM_OP_COMPUTE);
+    strcat(names, i ? "," : "");
+    strcat(names, op->name);
+  }
+  assert_ptr_equal(ops.data[0], out->op);
+  assert_string_equal(names, "Out,Conv,Apad");
+  tvm_ptrvec_free(&ops);
 }
 
 /* ---- symbolic shapes ----------------------------------------------- */

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "coproc_int.h"
+#include "lower_int.h"
 
 #define MAXQ 16
 
@@ -536,7 +537,6 @@ tvm_status tvm_pass_inject_dep_tokens(tvm_ctx *c, tvm_func *f,
                                       tvm_func **out) {
   dep d = {c, o ? o->num_queues : 0, 0, TVM_OK};
   tvm_mutator strip = {c, NULL, strip_markers, NULL};
-  tvm_func *r;
   tvm_stmt *body;
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID, "inject_dep_tokens: NULL argument");
@@ -545,9 +545,6 @@ tvm_status tvm_pass_inject_dep_tokens(tvm_ctx *c, tvm_func *f,
                         "inject_dep_tokens: %d hardware queues in %s; at most "
                         "%d are supported",
                         o->num_queues, f->name, MAXQ);
-  r = tvm_ctx_alloc(c, sizeof *r);
-  if (!r) return tvm_ctx_status(c);
-  *r = *f;
   body = f->body;
   if (o->num_queues > 0) {
     body = tvm_lower__coproc_normalize(c, body, o);
@@ -557,14 +554,5 @@ tvm_status tvm_pass_inject_dep_tokens(tvm_ctx *c, tvm_func *f,
     return tvm_diag_prefix(d.err, "inject_dep_tokens (%s): ", f->name);
   if (body) body = tvm_mutate_stmt(&strip, body);
   if (d.oom) c->failed = 1;
-  if (!body || c->failed) {
-    tvm_status st = tvm_ctx_status(c);
-    return st != TVM_OK ? st
-                        : tvm_diag_set(TVM_ERR_INTERNAL,
-                                       "inject_dep_tokens: rewriting %s failed",
-                                       f->name);
-  }
-  r->body = body;
-  *out = r;
-  return TVM_OK;
+  return tvm_lower__with_body(c, f, body, "inject_dep_tokens", out);
 }

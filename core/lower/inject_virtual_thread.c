@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "coproc_int.h"
+#include "lower_int.h"
 
 /* State of injecting one vthread loop. */
 typedef struct vt {
@@ -226,25 +227,12 @@ tvm_status tvm_pass_inject_virtual_thread(tvm_ctx *c, tvm_func *f,
                                           const tvm_lower_options *o,
                                           tvm_func **out) {
   tvm_mutator m = {c, NULL, vthread_stmt, (void *)o};
-  tvm_func *r;
   tvm_stmt *body;
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "inject_virtual_thread: NULL argument");
-  r = tvm_ctx_alloc(c, sizeof *r);
-  if (!r) return tvm_ctx_status(c);
-  *r = *f;
   body = f->body;
   if (o->num_queues > 0) body = tvm_lower__coproc_normalize(c, body, o);
   if (body) body = tvm_mutate_stmt(&m, body);
-  if (!body || c->failed) {
-    tvm_status st = tvm_ctx_status(c);
-    return st != TVM_OK ? st
-                        : tvm_diag_set(TVM_ERR_INTERNAL,
-                                       "inject_virtual_thread: rewriting %s "
-                                       "failed", f->name);
-  }
-  r->body = body;
-  *out = r;
-  return TVM_OK;
+  return tvm_lower__with_body(c, f, body, "inject_virtual_thread", out);
 }

@@ -185,3 +185,23 @@ tvm_status tvm_lower(tvm_schedule *s, tvm_tensor **args, int nargs,
     return tvm_diag_prefix(st, "lower %s: ", name);
   return TVM_OK;
 }
+
+/* See lower_int.h. */
+tvm_status tvm_lower__with_body(tvm_ctx *c, const tvm_func *f,
+                                tvm_stmt *body, const char *pass,
+                                tvm_func **out) {
+  tvm_func *r;
+  if (!body || c->failed) {
+    tvm_status st = tvm_ctx_status(c);
+    return st != TVM_OK ? st
+                        : tvm_diag_set(TVM_ERR_INTERNAL,
+                                       "%s: rewriting %s failed", pass,
+                                       f->name);
+  }
+  if (!(r = tvm_ctx_alloc(c, sizeof *r)))
+    return tvm_ctx_status(c);
+  *r = *f;
+  r->body = body;
+  *out = r;
+  return TVM_OK;
+}

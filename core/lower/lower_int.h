@@ -125,4 +125,11 @@ tvm_status lower_tensorize(lower_graph *g, lower_stage *ls,
                            int level, tvm_stmt **body, tvm_stmt **reset,
                            tvm_stmt **update);
 
+/* The end of every pass: *out = a copy of f (in c) with `body`, or the
+ * failure: the ctx's error (out of memory, a constructor's type error),
+ * else TVM_ERR_INTERNAL naming the pass and the function. */
+tvm_status tvm_lower__with_body(tvm_ctx *c, const tvm_func *f,
+                                tvm_stmt *body, const char *pass,
+                                tvm_func **out);
+
 #endif /* TVM_LOWER_INT_H */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tvm/lower.h"
+#include "lower_int.h"
 
 /* State of the pass. */
 typedef struct split {
@@ -220,30 +221,15 @@ tvm_status tvm_pass_split_host_device(tvm_ctx *c, tvm_func *f,
                                       tvm_module *m, tvm_func **host) {
   split sp = {c, o, f, m, {0}, 0, TVM_OK};
   tvm_visitor v = {NULL, collect_allocs, &sp};
-  tvm_func *r;
   tvm_stmt *body;
   if (!f || !o || !m || !host)
     return tvm_diag_set(TVM_ERR_INVALID, "split_host_device: NULL argument");
-  r = tvm_ctx_alloc(c, sizeof *r);
-  if (!r) return tvm_ctx_status(c);
-  *r = *f;
-  if (!o->has_threads) {
-    *host = r;
-    return TVM_OK;
-  }
+  if (!o->has_threads)
+    return tvm_lower__with_body(c, f, f->body, "split_host_device", host);
   tvm_visit_stmt(&v, f->body);
   body = split_stmt(&sp, f->body);
   tvm_ptrvec_free(&sp.allocs);
   if (sp.st != TVM_OK)
     return tvm_diag_prefix(sp.st, "split_host_device (%s): ", f->name);
-  if (!body || c->failed) {
-    tvm_status st = tvm_ctx_status(c);
-    return st != TVM_OK ? st
-                        : tvm_diag_set(TVM_ERR_INTERNAL,
-                                       "split_host_device: rewriting %s failed",
-                                       f->name);
-  }
-  r->body = body;
-  *host = r;
-  return TVM_OK;
+  return tvm_lower__with_body(c, f, body, "split_host_device", host);
 }

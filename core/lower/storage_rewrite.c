@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "tvm/lower.h"
+#include "lower_int.h"
 
 /* One allocation considered for hoisting and sharing. */
 typedef struct cand {
@@ -308,23 +309,10 @@ tvm_status tvm_pass_storage_rewrite(tvm_ctx *c, tvm_func *f,
                                     const tvm_lower_options *o,
                                     tvm_func **out) {
   tvm_mutator m = {c, NULL, region_loops, (void *)o};
-  tvm_func *r;
   tvm_stmt *body;
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID, "storage_rewrite: NULL argument");
-  r = tvm_ctx_alloc(c, sizeof *r);
-  if (!r) return tvm_ctx_status(c);
-  *r = *f;
   body = tvm_mutate_stmt(&m, f->body);
   if (body) body = rewrite_region(c, o, body);
-  if (!body || c->failed) {
-    tvm_status st = tvm_ctx_status(c);
-    return st != TVM_OK ? st
-                        : tvm_diag_set(TVM_ERR_INTERNAL,
-                                       "storage_rewrite: rewriting %s failed",
-                                       f->name);
-  }
-  r->body = body;
-  *out = r;
-  return TVM_OK;
+  return tvm_lower__with_body(c, f, body, "storage_rewrite", out);
 }

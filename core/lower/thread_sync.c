@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tvm/lower.h"
+#include "lower_int.h"
 
 /* State of the pass. */
 typedef struct sync {
@@ -216,25 +217,12 @@ tvm_status tvm_pass_thread_sync(tvm_ctx *c, tvm_func *f,
                                 const tvm_lower_options *o, tvm_func **out) {
   sync y = {c, o, {0}, 0};
   tvm_visitor v = {NULL, find_shared, &y};
-  tvm_func *r;
   tvm_stmt *body;
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID, "thread_sync: NULL argument");
-  r = tvm_ctx_alloc(c, sizeof *r);
-  if (!r) return tvm_ctx_status(c);
-  *r = *f;
   tvm_visit_stmt(&v, f->body);
   body = y.shared.len ? sync_stmt(&y, f->body) : f->body;
   tvm_ptrvec_free(&y.shared);
   if (y.oom) c->failed = 1;
-  if (!body || c->failed) {
-    tvm_status st = tvm_ctx_status(c);
-    return st != TVM_OK ? st
-                        : tvm_diag_set(TVM_ERR_INTERNAL,
-                                       "thread_sync: rewriting %s failed",
-                                       f->name);
-  }
-  r->body = body;
-  *out = r;
-  return TVM_OK;
+  return tvm_lower__with_body(c, f, body, "thread_sync", out);
 }

@@ -9,6 +9,7 @@
  * Inner loops are handled first, so nested unrolled loops flatten fully.
  */
 #include "tvm/lower.h"
+#include "lower_int.h"
 
 /* The value of loop variable var in copy k of a loop starting at min: a
  * constant when min is one, else min + k. */
@@ -61,19 +62,8 @@ static tvm_stmt *unroll_stmt(tvm_mutator *m, tvm_stmt *s) {
 tvm_status tvm_pass_unroll(tvm_ctx *c, tvm_func *f,
                            const tvm_lower_options *o, tvm_func **out) {
   tvm_mutator m = {c, NULL, unroll_stmt, (void *)o};
-  tvm_func *r;
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID, "unroll: NULL argument");
-  r = tvm_ctx_alloc(c, sizeof *r);
-  if (!r) return tvm_ctx_status(c);
-  *r = *f;
-  r->body = tvm_mutate_stmt(&m, f->body);
-  if (!r->body) {
-    tvm_status st = tvm_ctx_status(c);
-    return st != TVM_OK ? st
-                        : tvm_diag_set(TVM_ERR_INTERNAL,
-                                       "unroll: rewriting %s failed", f->name);
-  }
-  *out = r;
-  return TVM_OK;
+  tvm_stmt *body = tvm_mutate_stmt(&m, f->body);
+  return tvm_lower__with_body(c, f, body, "unroll", out);
 }

@@ -33,6 +33,7 @@
  * load as above), the loop stays a serial loop with its body unchanged.
  */
 #include "tvm/lower.h"
+#include "lower_int.h"
 
 /* State of vectorizing one loop. */
 typedef struct vec {
@@ -436,20 +437,8 @@ static tvm_stmt *vectorize_stmt(tvm_mutator *m, tvm_stmt *s) {
 tvm_status tvm_pass_vectorize(tvm_ctx *c, tvm_func *f,
                               const tvm_lower_options *o, tvm_func **out) {
   tvm_mutator m = {c, NULL, vectorize_stmt, (void *)o};
-  tvm_func *r;
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID, "vectorize: NULL argument");
-  r = tvm_ctx_alloc(c, sizeof *r);
-  if (!r) return tvm_ctx_status(c);
-  *r = *f;
-  r->body = tvm_mutate_stmt(&m, f->body);
-  if (!r->body || c->failed) {
-    tvm_status st = tvm_ctx_status(c);
-    return st != TVM_OK ? st
-                        : tvm_diag_set(TVM_ERR_INTERNAL,
-                                       "vectorize: rewriting %s failed",
-                                       f->name);
-  }
-  *out = r;
-  return TVM_OK;
+  tvm_stmt *body = tvm_mutate_stmt(&m, f->body);
+  return tvm_lower__with_body(c, f, body, "vectorize", out);
 }

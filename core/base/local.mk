@@ -6,6 +6,7 @@ libtvm_la_SOURCES += \
 	core/base/ptrvec.c \
 	core/base/strbuf.c \
 	core/base/ptrmap.c \
+	core/base/strmap.c \
 	core/base/editdist.c \
 	core/base/file.c
 

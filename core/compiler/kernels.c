@@ -15,7 +15,7 @@
  * Identical groups share a kernel: a group's key spells its operators,
  * attributes, wiring, every value's type and the bytes of the constants it
  * reads at compile time; groups with equal keys reuse the first one's
- * function.  Keys live in a hash table (FNV-1a, open addressing).
+ * function.  Keys live in a tvm_strmap.
  */
 #include <stdio.h>
 #include <string.h>
@@ -41,18 +41,10 @@ struct kernel_builder {
   tvm_arena *arena; /* names, labels, argument arrays */
   kernel_rec *recs;
   int nrecs, caprecs;
-  int *table; /* hash slot -> rec index, -1 empty */
-  size_t tcap;
+  tvm_strmap table; /* key -> rec index + 1 */
 };
 
 /* ---- keys ---------------------------------------------------------------- */
-
-static uint64_t fnv(const void *p, size_t n, uint64_t h) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ s[i]) * 1099511628211ull;
-  return h;
-}
 
 static void key_type(tvm_strbuf *b, const tvm_gvalue *v) {
   tvm_strbuf_printf(b, "%u.%u.%u[", v->dtype.code, v->dtype.bits,
@@ -140,9 +132,9 @@ static char *group_key(const tvm_graph_group *G, const unsigned char *used) {
     key_type(&b, v);
     if (!used[i] && v->kind == TVM_GV_CONST && v->data)
       tvm_strbuf_printf(&b, ":%016llx",
-                        (unsigned long long)fnv(v->data,
+                        (unsigned long long)tvm_hash_bytes(v->data,
                                                 (size_t)tvm_gvalue_bytes(v),
-                                                14695981039346656037ull));
+                                                TVM_HASH_SEED));
     tvm_strbuf_append(&b, "\n");
   }
   for (int k = 0; k < G->noutputs; k++) {
@@ -156,39 +148,13 @@ static char *group_key(const tvm_graph_group *G, const unsigned char *used) {
   return tvm_strbuf_take(&b);
 }
 
-/* The record with this key, or -1; *slot = where it is or would go. */
-static int table_find(kernel_builder *kb, const char *key, size_t *slot) {
-  size_t h = (size_t)fnv(key, strlen(key), 14695981039346656037ull);
-  for (size_t i = h & (kb->tcap - 1);; i = (i + 1) & (kb->tcap - 1)) {
-    if (kb->table[i] < 0) {
-      *slot = i;
-      return -1;
-    }
-    if (strcmp(kb->recs[kb->table[i]].key, key) == 0) {
-      *slot = i;
-      return kb->table[i];
-    }
-  }
+/* The record with this key, or -1. */
+static int table_find(kernel_builder *kb, const char *key) {
+  return (int)((intptr_t)tvm_strmap_get(&kb->table, key) - 1);
 }
 
 /* Adds a record (the key is taken over) and indexes it. */
 static tvm_status table_add(kernel_builder *kb, kernel_rec *r) {
-  size_t slot;
-  if ((size_t)(kb->nrecs + 1) * 2 > kb->tcap) {
-    size_t ncap = kb->tcap * 2;
-    int *nt = tvm_malloc(sizeof(int) * ncap);
-    if (!nt)
-      return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
-    for (size_t i = 0; i < ncap; i++)
-      nt[i] = -1;
-    tvm_free(kb->table);
-    kb->table = nt;
-    kb->tcap = ncap;
-    for (int i = 0; i < kb->nrecs; i++) {
-      table_find(kb, kb->recs[i].key, &slot);
-      kb->table[slot] = i;
-    }
-  }
   if (kb->nrecs == kb->caprecs) {
     int nc = kb->caprecs ? kb->caprecs * 2 : 16;
     kernel_rec *nr = tvm_realloc(kb->recs, sizeof *nr * (size_t)nc);
@@ -197,9 +163,12 @@ static tvm_status table_add(kernel_builder *kb, kernel_rec *r) {
     kb->recs = nr;
     kb->caprecs = nc;
   }
-  table_find(kb, r->key, &slot);
-  kb->recs[kb->nrecs] = *r;
-  kb->table[slot] = kb->nrecs++;
+  /* the key string stays where it is when recs moves */
+  tvm_status st = tvm_strmap_put(&kb->table, r->key,
+                                 (void *)(intptr_t)(kb->nrecs + 1));
+  if (st)
+    return st;
+  kb->recs[kb->nrecs++] = *r;
   return TVM_OK;
 }
 
@@ -217,14 +186,10 @@ tvm_status kernel_builder_create(const tvm_target *t,
   kb->lanes = lo->vector_bits >= 128 ? lo->vector_bits / 32 : 4;
   kb->ctx = tvm_ctx_create();
   kb->arena = tvm_arena_create();
-  kb->tcap = 64;
-  kb->table = tvm_malloc(sizeof(int) * kb->tcap);
-  if (!kb->ctx || !kb->arena || !kb->table) {
+  if (!kb->ctx || !kb->arena) {
     kernel_builder_free(kb);
     return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
   }
-  for (size_t i = 0; i < kb->tcap; i++)
-    kb->table[i] = -1;
   kb->mod.ctx = kb->ctx;
   *out = kb;
   return TVM_OK;
@@ -236,7 +201,7 @@ void kernel_builder_free(kernel_builder *kb) {
   for (int i = 0; i < kb->nrecs; i++)
     tvm_free(kb->recs[i].key);
   tvm_free(kb->recs);
-  tvm_free(kb->table);
+  tvm_strmap_free(&kb->table);
   if (kb->ctx)
     tvm_ctx_destroy(kb->ctx);
   if (kb->arena)
@@ -478,7 +443,6 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
   tvm_schedule *s = NULL;
   tvm_status st;
   char *key = NULL;
-  size_t slot;
   int nargs = 0, rec;
   (void)g;
   memset(out, 0, sizeof *out);
@@ -524,7 +488,7 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
     st = tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
     goto fail;
   }
-  rec = table_find(kb, key, &slot);
+  rec = table_find(kb, key);
   if (rec >= 0) {
     kernel_rec *r = &kb->recs[rec];
     for (int i = 0; i < r->ninputs; i++)

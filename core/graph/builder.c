@@ -78,8 +78,8 @@ tvm_gvalue *tvm_graph_const(tvm_graph *g, const char *name, tvm_dtype t,
 static tvm_status unknown_op(const char *op, const char *node) {
   const char *best = NULL;
   size_t bestd = (size_t)-1;
-  for (int i = 0; i < tvm_op_count(); i++) {
-    const tvm_op_def *d = tvm_op_at(i);
+  for (int i = 0; i < tvm_gop_count(); i++) {
+    const tvm_gop_def *d = tvm_gop_at(i);
     if (!d || !d->name) continue;
     size_t dist = tvm_edit_distance(op, d->name);
     if (dist < bestd) {
@@ -109,7 +109,7 @@ static void count_range(char *buf, size_t cap, int lo, int hi,
 }
 
 /* Checks the input and output counts and the required inputs. */
-static tvm_status check_arity(const tvm_op_def *def, const char *node,
+static tvm_status check_arity(const tvm_gop_def *def, const char *node,
                               tvm_gvalue **in, int nin, int nout) {
   char range[64];
   if (nin < def->min_inputs || nin > def->max_inputs) {
@@ -180,7 +180,7 @@ tvm_gvalue *tvm_graph_apply(tvm_graph *g, const char *op, const char *name,
     graph_fail(g, tvm_diag_set(TVM_ERR_NOMEM, "out of memory naming a node"));
     return NULL;
   }
-  const tvm_op_def *def = tvm_op_find(op);
+  const tvm_gop_def *def = tvm_gop_find(op);
   if (!def) {
     graph_fail(g, unknown_op(op, nname));
     return NULL;

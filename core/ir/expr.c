@@ -25,7 +25,7 @@
 
 /* ---- private helpers shared by core/ir ---------------------------------- */
 
-tvm_expr *tvm__expr_new(tvm_ctx *c, tvm_expr_kind k, tvm_dtype t) {
+tvm_expr *ir_expr_new(tvm_ctx *c, tvm_expr_kind k, tvm_dtype t) {
   tvm_expr *e = tvm_ctx_alloc(c, sizeof(tvm_expr));
   if (!e) return NULL;
   e->kind = k;
@@ -33,14 +33,14 @@ tvm_expr *tvm__expr_new(tvm_ctx *c, tvm_expr_kind k, tvm_dtype t) {
   return e;
 }
 
-tvm_stmt *tvm__stmt_new(tvm_ctx *c, tvm_stmt_kind k) {
+tvm_stmt *ir_stmt_new(tvm_ctx *c, tvm_stmt_kind k) {
   tvm_stmt *s = tvm_ctx_alloc(c, sizeof(tvm_stmt));
   if (!s) return NULL;
   s->kind = k;
   return s;
 }
 
-void *tvm__fail(tvm_ctx *c, const char *fmt, ...) {
+void *ir_fail(tvm_ctx *c, const char *fmt, ...) {
   va_list ap;
   c->failed = TVM__FAILED_INVALID;
   va_start(ap, fmt);
@@ -49,7 +49,7 @@ void *tvm__fail(tvm_ctx *c, const char *fmt, ...) {
   return NULL;
 }
 
-int tvm__copy_exprs(tvm_ctx *c, tvm_expr ***dst, tvm_expr *const *src,
+int ir_copy_exprs(tvm_ctx *c, tvm_expr ***dst, tvm_expr *const *src,
                     int n) {
   *dst = NULL;
   if (n < 0 || (n > 0 && !src)) return 0;
@@ -98,7 +98,7 @@ tvm_expr *tvm_const(tvm_ctx *c, tvm_dtype t, int64_t v) {
   if (tvm_dtype_is_float(t)) return tvm_fconst(c, t, (double)v);
   if (t.lanes > 1)
     return tvm_broadcast(c, tvm_const(c, tvm_dtype_element(t), v), t.lanes);
-  tvm_expr *e = tvm__expr_new(c, TVM_INT, t);
+  tvm_expr *e = ir_expr_new(c, TVM_INT, t);
   if (e) e->u.ival = int_wrap(v, t);
   return e;
 }
@@ -110,14 +110,14 @@ tvm_expr *tvm_fconst(tvm_ctx *c, tvm_dtype t, double v) {
   if (!tvm_dtype_is_float(t)) {
     if (!(v >= -9.2e18 && v <= 9.2e18)) {
       char b[32];
-      return tvm__fail(c, "float constant %g cannot be a %s constant", v,
+      return ir_fail(c, "float constant %g cannot be a %s constant", v,
                        tvm_dtype_str(t, b));
     }
     return tvm_const(c, t, (int64_t)v);
   }
   if (t.lanes > 1)
     return tvm_broadcast(c, tvm_fconst(c, tvm_dtype_element(t), v), t.lanes);
-  tvm_expr *e = tvm__expr_new(c, TVM_FLOAT, t);
+  tvm_expr *e = ir_expr_new(c, TVM_FLOAT, t);
   if (e) e->u.fval = float_round(v, t);
   return e;
 }
@@ -132,7 +132,7 @@ tvm_expr *tvm_f32(tvm_ctx *c, double v) { return tvm_fconst(c, TVM_F32, v); }
  * dtype is handle. */
 tvm_expr *tvm_str(tvm_ctx *c, const char *s) {
   if (!s) return NULL;
-  tvm_expr *e = tvm__expr_new(c, TVM_STR, TVM_HANDLE);
+  tvm_expr *e = ir_expr_new(c, TVM_STR, TVM_HANDLE);
   if (!e) return NULL;
   e->u.str = tvm_ctx_strdup(c, s);
   return e->u.str ? e : NULL;
@@ -140,7 +140,7 @@ tvm_expr *tvm_str(tvm_ctx *c, const char *s) {
 
 /* A fresh variable (unique id from the context); NULL name means "v". */
 tvm_expr *tvm_var(tvm_ctx *c, const char *name, tvm_dtype t) {
-  tvm_expr *e = tvm__expr_new(c, TVM_VAR, t);
+  tvm_expr *e = ir_expr_new(c, TVM_VAR, t);
   if (!e) return NULL;
   e->u.var.name = tvm_ctx_strdup(c, name ? name : "v");
   e->u.var.id = c->next_id++;
@@ -163,10 +163,10 @@ static tvm_expr *convert_const(tvm_ctx *c, tvm_expr *e, tvm_dtype t) {
   tvm_expr *s = e->kind == TVM_BROADCAST ? e->u.bcast.value : e;
   tvm_expr *r;
   if (tvm_dtype_is_handle(t))
-    return tvm__fail(c, "constant cannot become a handle");
+    return ir_fail(c, "constant cannot become a handle");
   if (s->kind == TVM_FLOAT) {
     if (!tvm_dtype_is_float(t))
-      return tvm__fail(c,
+      return ir_fail(c,
                        "float constant %g meets a %s operand: cast one side "
                        "explicitly (tvm_cast)",
                        s->u.fval, tvm_dtype_str(t, b1));
@@ -175,7 +175,7 @@ static tvm_expr *convert_const(tvm_ctx *c, tvm_expr *e, tvm_dtype t) {
     r = tvm_fconst(c, t, (double)s->u.ival);
   } else {
     if (!int_fits(s->u.ival, t))
-      return tvm__fail(c, "constant %lld (%s) does not fit %s",
+      return ir_fail(c, "constant %lld (%s) does not fit %s",
                        (long long)s->u.ival, tvm_dtype_str(s->dtype, b1),
                        tvm_dtype_str(t, b2));
     r = tvm_const(c, t, s->u.ival);
@@ -210,7 +210,7 @@ static int unify(tvm_ctx *c, tvm_expr **a, tvm_expr **b, const char *what) {
     } else if (cb) {
       *b = convert_const(c, *b, ea);
     } else {
-      tvm__fail(c,
+      ir_fail(c,
                 "%s: operand types differ (%s vs %s): cast one side "
                 "explicitly (tvm_cast)",
                 what, tvm_dtype_str((*a)->dtype, b1),
@@ -226,7 +226,7 @@ static int unify(tvm_ctx *c, tvm_expr **a, tvm_expr **b, const char *what) {
     else if (lb == 1)
       *b = tvm_broadcast(c, *b, la);
     else {
-      tvm__fail(c, "%s: vector lanes differ (%s vs %s)", what,
+      ir_fail(c, "%s: vector lanes differ (%s vs %s)", what,
                 tvm_dtype_str((*a)->dtype, b1), tvm_dtype_str((*b)->dtype, b2));
       return 0;
     }
@@ -249,20 +249,20 @@ tvm_expr *tvm_binary(tvm_ctx *c, tvm_expr_kind k, tvm_expr *a, tvm_expr *b) {
   if (!a || !b) return NULL;
   const char *what = tvm_expr_kind_name(k);
   if (!is_binary_kind(k))
-    return tvm__fail(c, "tvm_binary: '%s' is not a binary operator", what);
+    return ir_fail(c, "tvm_binary: '%s' is not a binary operator", what);
   if (!unify(c, &a, &b, what)) return NULL;
   tvm_dtype t = a->dtype;
   char b1[32];
   if (tvm_dtype_is_handle(t) && k != TVM_EQ && k != TVM_NE)
-    return tvm__fail(c, "%s: operands are handles", what);
+    return ir_fail(c, "%s: operands are handles", what);
   if (k >= TVM_EQ && k <= TVM_GE) {
     t = tvm_dtype_with_lanes(TVM_BOOL, a->dtype.lanes);
   } else if (k == TVM_AND || k == TVM_OR) {
     if (!tvm_dtype_is_bool(t))
-      return tvm__fail(c, "%s: operands must be bool, not %s", what,
+      return ir_fail(c, "%s: operands must be bool, not %s", what,
                        tvm_dtype_str(t, b1));
   }
-  tvm_expr *e = tvm__expr_new(c, k, t);
+  tvm_expr *e = ir_expr_new(c, k, t);
   if (!e) return NULL;
   e->u.bin.a = a;
   e->u.bin.b = b;
@@ -292,9 +292,9 @@ tvm_expr *tvm_not(tvm_ctx *c, tvm_expr *a) {
   char b1[32];
   if (!a) return NULL;
   if (!tvm_dtype_is_bool(a->dtype))
-    return tvm__fail(c, "not: operand must be bool, not %s",
+    return ir_fail(c, "not: operand must be bool, not %s",
                      tvm_dtype_str(a->dtype, b1));
-  tvm_expr *e = tvm__expr_new(c, TVM_NOT, a->dtype);
+  tvm_expr *e = ir_expr_new(c, TVM_NOT, a->dtype);
   if (e) e->u.un.a = a;
   return e;
 }
@@ -305,7 +305,7 @@ tvm_expr *tvm_select(tvm_ctx *c, tvm_expr *cond, tvm_expr *t, tvm_expr *f) {
   char b1[32];
   if (!cond || !t || !f) return NULL;
   if (!tvm_dtype_is_bool(cond->dtype))
-    return tvm__fail(c, "select: condition must be bool, not %s",
+    return ir_fail(c, "select: condition must be bool, not %s",
                      tvm_dtype_str(cond->dtype, b1));
   if (!unify(c, &t, &f, "select")) return NULL;
   int lc = cond->dtype.lanes, lt = t->dtype.lanes;
@@ -314,9 +314,9 @@ tvm_expr *tvm_select(tvm_ctx *c, tvm_expr *cond, tvm_expr *t, tvm_expr *f) {
     f = tvm_broadcast(c, f, lc);
     if (!t || !f) return NULL;
   } else if (lc > 1 && lc != lt) {
-    return tvm__fail(c, "select: condition has %d lanes, values %d", lc, lt);
+    return ir_fail(c, "select: condition has %d lanes, values %d", lc, lt);
   }
-  tvm_expr *e = tvm__expr_new(c, TVM_SELECT, t->dtype);
+  tvm_expr *e = ir_expr_new(c, TVM_SELECT, t->dtype);
   if (!e) return NULL;
   e->u.sel.cond = cond;
   e->u.sel.t = t;
@@ -359,7 +359,7 @@ tvm_expr *tvm_cast(tvm_ctx *c, tvm_dtype t, tvm_expr *v) {
   int lv = v->dtype.lanes;
   if (t.lanes != lv) {
     if (lv != 1)
-      return tvm__fail(c, "cast: cannot cast %s to %s (lanes differ)",
+      return ir_fail(c, "cast: cannot cast %s to %s (lanes differ)",
                        tvm_dtype_str(v->dtype, b1), tvm_dtype_str(t, b2));
     return tvm_broadcast(c, tvm_cast(c, tvm_dtype_element(t), v), t.lanes);
   }
@@ -369,7 +369,7 @@ tvm_expr *tvm_cast(tvm_ctx *c, tvm_dtype t, tvm_expr *v) {
       can_fold(tvm_dtype_element(t), v->u.bcast.value))
     return tvm_broadcast(
         c, fold_cast(c, tvm_dtype_element(t), v->u.bcast.value), t.lanes);
-  tvm_expr *e = tvm__expr_new(c, TVM_CAST, t);
+  tvm_expr *e = ir_expr_new(c, TVM_CAST, t);
   if (e) e->u.un.a = v;
   return e;
 }
@@ -378,12 +378,12 @@ tvm_expr *tvm_cast(tvm_ctx *c, tvm_dtype t, tvm_expr *v) {
 static tvm_expr *make_call(tvm_ctx *c, tvm_dtype t, tvm_intrin op,
                            const char *name, tvm_expr **args, int nargs) {
   tvm_expr **a;
-  if (!tvm__copy_exprs(c, &a, args, nargs)) {
+  if (!ir_copy_exprs(c, &a, args, nargs)) {
     if (nargs < 0 || (nargs > 0 && !args))
-      return tvm__fail(c, "call %s: bad argument list", name);
+      return ir_fail(c, "call %s: bad argument list", name);
     return NULL;
   }
-  tvm_expr *e = tvm__expr_new(c, TVM_CALL, t);
+  tvm_expr *e = ir_expr_new(c, TVM_CALL, t);
   if (!e) return NULL;
   e->u.call.op = op;
   e->u.call.name = name;
@@ -396,7 +396,7 @@ static tvm_expr *make_call(tvm_ctx *c, tvm_dtype t, tvm_intrin op,
 tvm_expr *tvm_call(tvm_ctx *c, tvm_dtype t, tvm_intrin op, tvm_expr **args,
                    int nargs) {
   if (op <= TVM_INTRIN_EXTERN || op >= TVM_INTRIN_COUNT)
-    return tvm__fail(c, "tvm_call: %d is not an intrinsic (use "
+    return ir_fail(c, "tvm_call: %d is not an intrinsic (use "
                         "tvm_call_extern for C functions)", (int)op);
   return make_call(c, t, op, tvm_intrin_name(op), args, nargs);
 }
@@ -404,7 +404,7 @@ tvm_expr *tvm_call(tvm_ctx *c, tvm_dtype t, tvm_intrin op, tvm_expr **args,
 /* A call of the C-ABI function name (copied) with result type t. */
 tvm_expr *tvm_call_extern(tvm_ctx *c, tvm_dtype t, const char *name,
                           tvm_expr **args, int nargs) {
-  if (!name || !*name) return tvm__fail(c, "tvm_call_extern: empty name");
+  if (!name || !*name) return ir_fail(c, "tvm_call_extern: empty name");
   const char *n = tvm_ctx_strdup(c, name);
   if (!n) return NULL;
   return make_call(c, t, TVM_INTRIN_EXTERN, n, args, nargs);
@@ -424,15 +424,15 @@ tvm_expr *tvm_load(tvm_ctx *c, tvm_dtype t, tvm_expr *buffer, tvm_expr *index,
   char b1[32], b2[32];
   if (!buffer || !index) return NULL;
   if (tvm_dtype_is_float(index->dtype) || tvm_dtype_is_handle(index->dtype))
-    return tvm__fail(c, "load: index must be an integer, not %s",
+    return ir_fail(c, "load: index must be an integer, not %s",
                      tvm_dtype_str(index->dtype, b1));
   int li = index->dtype.lanes;
   if (t.lanes == 1 && li > 1) t.lanes = (uint16_t)li;
   else if (t.lanes != li)
-    return tvm__fail(c, "load: a %s value needs an index of %d lanes, not %s",
+    return ir_fail(c, "load: a %s value needs an index of %d lanes, not %s",
                      tvm_dtype_str(t, b1), t.lanes,
                      tvm_dtype_str(index->dtype, b2));
-  tvm_expr *e = tvm__expr_new(c, TVM_LOAD, t);
+  tvm_expr *e = ir_expr_new(c, TVM_LOAD, t);
   if (!e) return NULL;
   e->u.load.buffer = buffer;
   e->u.load.index = index;
@@ -445,12 +445,12 @@ tvm_expr *tvm_load(tvm_ctx *c, tvm_dtype t, tvm_expr *buffer, tvm_expr *index,
 tvm_expr *tvm_ramp(tvm_ctx *c, tvm_expr *base, tvm_expr *stride, int lanes) {
   if (!base || !stride) return NULL;
   if (lanes < 1 || lanes > 65535)
-    return tvm__fail(c, "ramp: %d lanes is out of range", lanes);
+    return ir_fail(c, "ramp: %d lanes is out of range", lanes);
   if (base->dtype.lanes != 1 || stride->dtype.lanes != 1)
-    return tvm__fail(c, "ramp: base and stride must be scalars");
+    return ir_fail(c, "ramp: base and stride must be scalars");
   if (!unify(c, &base, &stride, "ramp")) return NULL;
   if (lanes == 1) return base;
-  tvm_expr *e = tvm__expr_new(c, TVM_RAMP,
+  tvm_expr *e = ir_expr_new(c, TVM_RAMP,
                               tvm_dtype_with_lanes(base->dtype, lanes));
   if (!e) return NULL;
   e->u.ramp.base = base;
@@ -464,12 +464,12 @@ tvm_expr *tvm_broadcast(tvm_ctx *c, tvm_expr *v, int lanes) {
   char b1[32];
   if (!v) return NULL;
   if (lanes < 1 || lanes > 65535)
-    return tvm__fail(c, "broadcast: %d lanes is out of range", lanes);
+    return ir_fail(c, "broadcast: %d lanes is out of range", lanes);
   if (v->dtype.lanes != 1)
-    return tvm__fail(c, "broadcast: value must be a scalar, not %s",
+    return ir_fail(c, "broadcast: value must be a scalar, not %s",
                      tvm_dtype_str(v->dtype, b1));
   if (lanes == 1) return v;
-  tvm_expr *e = tvm__expr_new(c, TVM_BROADCAST,
+  tvm_expr *e = ir_expr_new(c, TVM_BROADCAST,
                               tvm_dtype_with_lanes(v->dtype, lanes));
   if (!e) return NULL;
   e->u.bcast.value = v;
@@ -479,14 +479,14 @@ tvm_expr *tvm_broadcast(tvm_ctx *c, tvm_expr *v, int lanes) {
 
 /* Converts value to the type of var when it is a constant; checks that
  * the types agree.  NULL with a diagnostic on mismatch. */
-tvm_expr *tvm__bind_value(tvm_ctx *c, tvm_expr *var, tvm_expr *value,
+tvm_expr *ir_bind_value(tvm_ctx *c, tvm_expr *var, tvm_expr *value,
                           const char *what) {
   char b1[32], b2[32];
-  if (var->kind != TVM_VAR) return tvm__fail(c, "%s: not a variable", what);
+  if (var->kind != TVM_VAR) return ir_fail(c, "%s: not a variable", what);
   if (tvm_dtype_eq(var->dtype, value->dtype)) return value;
   if (value->dtype.lanes == var->dtype.lanes && is_const(value))
     return convert_const(c, value, tvm_dtype_element(var->dtype));
-  return tvm__fail(c, "%s: %s is %s but its value is %s", what,
+  return ir_fail(c, "%s: %s is %s but its value is %s", what,
                    var->u.var.name, tvm_dtype_str(var->dtype, b1),
                    tvm_dtype_str(value->dtype, b2));
 }
@@ -494,9 +494,9 @@ tvm_expr *tvm__bind_value(tvm_ctx *c, tvm_expr *var, tvm_expr *value,
 /* let var = value in body; value is converted when it is a constant. */
 tvm_expr *tvm_let(tvm_ctx *c, tvm_expr *var, tvm_expr *value, tvm_expr *body) {
   if (!var || !value || !body) return NULL;
-  value = tvm__bind_value(c, var, value, "let");
+  value = ir_bind_value(c, var, value, "let");
   if (!value) return NULL;
-  tvm_expr *e = tvm__expr_new(c, TVM_LET, body->dtype);
+  tvm_expr *e = ir_expr_new(c, TVM_LET, body->dtype);
   if (!e) return NULL;
   e->u.let.var = var;
   e->u.let.value = value;
@@ -510,14 +510,14 @@ tvm_expr *tvm_tread(tvm_ctx *c, struct tvm_tensor *t, tvm_expr **indices,
                     int n) {
   if (!t) return NULL;
   if (n != t->ndim)
-    return tvm__fail(c, "reading tensor %s with %d indices; it has %d "
+    return ir_fail(c, "reading tensor %s with %d indices; it has %d "
                         "dimensions", t->name, n, t->ndim);
   tvm_expr **idx;
-  if (!tvm__copy_exprs(c, &idx, indices, n)) return NULL;
+  if (!ir_copy_exprs(c, &idx, indices, n)) return NULL;
   for (int i = 0; i < n; i++)
     if (tvm_dtype_is_float(idx[i]->dtype))
-      return tvm__fail(c, "reading tensor %s: index %d is a float", t->name, i);
-  tvm_expr *e = tvm__expr_new(c, TVM_TREAD, t->dtype);
+      return ir_fail(c, "reading tensor %s: index %d is a float", t->name, i);
+  tvm_expr *e = ir_expr_new(c, TVM_TREAD, t->dtype);
   if (!e) return NULL;
   e->u.tread.tensor = t;
   e->u.tread.indices = idx;

@@ -18,14 +18,14 @@ tvm_buffer *tvm_buffer_new(tvm_ctx *c, const char *name, tvm_dtype t,
   b->ndim = ndim;
   b->scope = tvm_ctx_strdup(c, scope ? scope : "global");
   if (!b->name || !b->data || !b->scope) return NULL;
-  if (!tvm__copy_exprs(c, &b->shape, shape, ndim)) {
+  if (!ir_copy_exprs(c, &b->shape, shape, ndim)) {
     if (ndim < 0 || (ndim > 0 && !shape))
-      return tvm__fail(c, "buffer %s: bad shape", name);
+      return ir_fail(c, "buffer %s: bad shape", name);
     return NULL;
   }
   for (int i = 0; i < ndim; i++)
     if (!tvm_dtype_is_int(b->shape[i]->dtype))
-      return tvm__fail(c, "buffer %s: dimension %d is not an integer", name, i);
+      return ir_fail(c, "buffer %s: dimension %d is not an integer", name, i);
   return b;
 }
 
@@ -35,20 +35,20 @@ tvm_buffer *tvm_buffer_new(tvm_ctx *c, const char *name, tvm_dtype t,
 tvm_func *tvm_func_new(tvm_ctx *c, const char *name, tvm_expr **params,
                        tvm_buffer **buffers, int nparams, tvm_stmt *body) {
   if (!body) return NULL;
-  if (!name || !*name) return tvm__fail(c, "function without a name");
+  if (!name || !*name) return ir_fail(c, "function without a name");
   tvm_func *f = tvm_ctx_alloc(c, sizeof(tvm_func));
   if (!f) return NULL;
   f->name = tvm_ctx_strdup(c, name);
   if (!f->name) return NULL;
   f->kind = TVM_FUNC_HOST;
-  if (!tvm__copy_exprs(c, &f->params, params, nparams)) {
+  if (!ir_copy_exprs(c, &f->params, params, nparams)) {
     if (nparams < 0 || (nparams > 0 && !params))
-      return tvm__fail(c, "function %s: bad parameter list", name);
+      return ir_fail(c, "function %s: bad parameter list", name);
     return NULL;
   }
   for (int i = 0; i < nparams; i++)
     if (f->params[i]->kind != TVM_VAR)
-      return tvm__fail(c, "function %s: parameter %d is not a variable",
+      return ir_fail(c, "function %s: parameter %d is not a variable",
                        name, i);
   if (nparams > 0) {
     f->buffers = tvm_ctx_alloc(c, sizeof(tvm_buffer *) * (size_t)nparams);

@@ -12,21 +12,21 @@
 
 /* A zeroed expression node of the given kind and type in c's arena, or
  * NULL with c->failed set. */
-tvm_expr *tvm__expr_new(tvm_ctx *c, tvm_expr_kind k, tvm_dtype t);
+tvm_expr *ir_expr_new(tvm_ctx *c, tvm_expr_kind k, tvm_dtype t);
 /* A zeroed statement node, or NULL with c->failed set. */
-tvm_stmt *tvm__stmt_new(tvm_ctx *c, tvm_stmt_kind k);
+tvm_stmt *ir_stmt_new(tvm_ctx *c, tvm_stmt_kind k);
 /* Marks c failed (TVM__FAILED_INVALID), records a TVM_ERR_INVALID diagnostic and returns NULL:
- * `return tvm__fail(c, "...")` in constructors. */
-void *tvm__fail(tvm_ctx *c, const char *fmt, ...) TVM_PRINTF(2, 3);
+ * `return ir_fail(c, "...")` in constructors. */
+void *ir_fail(tvm_ctx *c, const char *fmt, ...) TVM_PRINTF(2, 3);
 /* Copies n expression pointers into the arena into *dst (NULL for
  * n == 0); returns 0 when n < 0, src is NULL with n > 0, an entry is NULL
  * or memory runs out. */
-int tvm__copy_exprs(tvm_ctx *c, tvm_expr ***dst, tvm_expr *const *src, int n);
+int ir_copy_exprs(tvm_ctx *c, tvm_expr ***dst, tvm_expr *const *src, int n);
 
 /* value, converted to var's type when it is a constant; NULL with a
  * diagnostic when var is not a variable or the types disagree.  what
  * names the construct ("let", "for") for the message. */
-tvm_expr *tvm__bind_value(tvm_ctx *c, tvm_expr *var, tvm_expr *value,
+tvm_expr *ir_bind_value(tvm_ctx *c, tvm_expr *var, tvm_expr *value,
                           const char *what);
 
 #endif

@@ -125,7 +125,7 @@ tvm_expr *tvm_mutate_expr_children(tvm_mutator *m, tvm_expr *e) {
     tvm_expr *cd = opt(m, e->u.reduce.cond, &ok);
     if (!src || !ok) return NULL;
     if (src == e->u.reduce.source && cd == e->u.reduce.cond) return e;
-    tvm_expr *r = tvm__expr_new(c, TVM_REDUCE, src->dtype);
+    tvm_expr *r = ir_expr_new(c, TVM_REDUCE, src->dtype);
     if (!r) return NULL;
     r->u.reduce = e->u.reduce;
     r->u.reduce.source = src;

@@ -16,7 +16,7 @@
 static int check_int_scalar(tvm_ctx *c, const tvm_expr *e, const char *what) {
   char b[32];
   if (tvm_dtype_is_int(e->dtype) && e->dtype.lanes == 1) return 1;
-  tvm__fail(c, "%s must be an integer scalar, not %s", what,
+  ir_fail(c, "%s must be an integer scalar, not %s", what,
             tvm_dtype_str(e->dtype, b));
   return 0;
 }
@@ -25,7 +25,7 @@ static int check_int_scalar(tvm_ctx *c, const tvm_expr *e, const char *what) {
 static int check_cond(tvm_ctx *c, const tvm_expr *e, const char *what) {
   char b[32];
   if (tvm_dtype_is_bool(e->dtype) && e->dtype.lanes == 1) return 1;
-  tvm__fail(c, "%s: condition must be a bool scalar, not %s", what,
+  ir_fail(c, "%s: condition must be a bool scalar, not %s", what,
             tvm_dtype_str(e->dtype, b));
   return 0;
 }
@@ -36,12 +36,12 @@ static int check_cond(tvm_ctx *c, const tvm_expr *e, const char *what) {
 tvm_stmt *tvm_for(tvm_ctx *c, tvm_expr *var, tvm_expr *min, tvm_expr *extent,
                   tvm_for_kind kind, const char *thread_tag, tvm_stmt *body) {
   if (!var || !min || !extent || !body) return NULL;
-  if (var->kind != TVM_VAR) return tvm__fail(c, "for: loop variable is not a variable");
+  if (var->kind != TVM_VAR) return ir_fail(c, "for: loop variable is not a variable");
   if (!check_int_scalar(c, var, "for: loop variable")) return NULL;
-  min = tvm__bind_value(c, var, min, "for (min)");
-  extent = tvm__bind_value(c, var, extent, "for (extent)");
+  min = ir_bind_value(c, var, min, "for (min)");
+  extent = ir_bind_value(c, var, extent, "for (extent)");
   if (!min || !extent) return NULL;
-  tvm_stmt *s = tvm__stmt_new(c, TVM_FOR);
+  tvm_stmt *s = ir_stmt_new(c, TVM_FOR);
   if (!s) return NULL;
   s->u.for_.var = var;
   s->u.for_.min = min;
@@ -78,7 +78,7 @@ static void flat_fill(tvm_stmt *s, tvm_stmt **out, int *k) {
  * entries dropped.  One statement left: that statement itself; none: an
  * empty sequence (a no-op). */
 tvm_stmt *tvm_seq(tvm_ctx *c, tvm_stmt **stmts, int n) {
-  if (n < 0 || (n > 0 && !stmts)) return tvm__fail(c, "seq: bad statement list");
+  if (n < 0 || (n > 0 && !stmts)) return ir_fail(c, "seq: bad statement list");
   int total = 0;
   for (int i = 0; i < n; i++) total += flat_count(stmts[i]);
   if (total == 1) {
@@ -87,7 +87,7 @@ tvm_stmt *tvm_seq(tvm_ctx *c, tvm_stmt **stmts, int n) {
     for (int i = 0; i < n; i++) flat_fill(stmts[i], &one, &k);
     return one;
   }
-  tvm_stmt *s = tvm__stmt_new(c, TVM_SEQ);
+  tvm_stmt *s = ir_stmt_new(c, TVM_SEQ);
   if (!s) return NULL;
   if (total > 0) {
     s->u.seq.stmts = tvm_ctx_alloc(c, sizeof(tvm_stmt *) * (size_t)total);
@@ -109,7 +109,7 @@ tvm_stmt *tvm_seq2(tvm_ctx *c, tvm_stmt *a, tvm_stmt *b) {
 tvm_stmt *tvm_if(tvm_ctx *c, tvm_expr *cond, tvm_stmt *then_, tvm_stmt *else_) {
   if (!cond || !then_) return NULL;
   if (!check_cond(c, cond, "if")) return NULL;
-  tvm_stmt *s = tvm__stmt_new(c, TVM_IF);
+  tvm_stmt *s = ir_stmt_new(c, TVM_IF);
   if (!s) return NULL;
   s->u.if_.cond = cond;
   s->u.if_.then_ = then_;
@@ -121,9 +121,9 @@ tvm_stmt *tvm_if(tvm_ctx *c, tvm_expr *cond, tvm_stmt *then_, tvm_stmt *else_) {
 tvm_stmt *tvm_let_stmt(tvm_ctx *c, tvm_expr *var, tvm_expr *value,
                        tvm_stmt *body) {
   if (!var || !value || !body) return NULL;
-  value = tvm__bind_value(c, var, value, "let");
+  value = ir_bind_value(c, var, value, "let");
   if (!value) return NULL;
-  tvm_stmt *s = tvm__stmt_new(c, TVM_LET_STMT);
+  tvm_stmt *s = ir_stmt_new(c, TVM_LET_STMT);
   if (!s) return NULL;
   s->u.let.var = var;
   s->u.let.value = value;
@@ -138,18 +138,18 @@ tvm_stmt *tvm_store(tvm_ctx *c, tvm_expr *buffer, tvm_expr *index,
   char b1[32], b2[32];
   if (!buffer || !index || !value) return NULL;
   if (!tvm_dtype_is_int(index->dtype))
-    return tvm__fail(c, "store: index must be an integer, not %s",
+    return ir_fail(c, "store: index must be an integer, not %s",
                      tvm_dtype_str(index->dtype, b1));
   int li = index->dtype.lanes, lv = value->dtype.lanes;
   if (lv == 1 && li > 1) {
     value = tvm_broadcast(c, value, li);
     if (!value) return NULL;
   } else if (lv != li) {
-    return tvm__fail(c, "store: value %s does not match index %s",
+    return ir_fail(c, "store: value %s does not match index %s",
                      tvm_dtype_str(value->dtype, b1),
                      tvm_dtype_str(index->dtype, b2));
   }
-  tvm_stmt *s = tvm__stmt_new(c, TVM_STORE);
+  tvm_stmt *s = ir_stmt_new(c, TVM_STORE);
   if (!s) return NULL;
   s->u.store.buffer = buffer;
   s->u.store.index = index;
@@ -165,9 +165,9 @@ tvm_stmt *tvm_allocate(tvm_ctx *c, tvm_expr *buffer, tvm_dtype t,
                        tvm_expr *extent, const char *scope, tvm_stmt *body) {
   if (!buffer || !extent || !body) return NULL;
   if (buffer->kind != TVM_VAR)
-    return tvm__fail(c, "allocate: buffer is not a variable");
+    return ir_fail(c, "allocate: buffer is not a variable");
   if (!check_int_scalar(c, extent, "allocate: extent")) return NULL;
-  tvm_stmt *s = tvm__stmt_new(c, TVM_ALLOCATE);
+  tvm_stmt *s = ir_stmt_new(c, TVM_ALLOCATE);
   if (!s) return NULL;
   s->u.alloc.buffer = buffer;
   s->u.alloc.dtype = t;
@@ -181,8 +181,8 @@ tvm_stmt *tvm_allocate(tvm_ctx *c, tvm_expr *buffer, tvm_dtype t,
 tvm_stmt *tvm_attr(tvm_ctx *c, const char *key, void *node, tvm_expr *value,
                    tvm_stmt *body) {
   if (!body) return NULL;
-  if (!key || !*key) return tvm__fail(c, "attr: empty key");
-  tvm_stmt *s = tvm__stmt_new(c, TVM_ATTR);
+  if (!key || !*key) return ir_fail(c, "attr: empty key");
+  tvm_stmt *s = ir_stmt_new(c, TVM_ATTR);
   if (!s) return NULL;
   s->u.attr.key = tvm_ctx_strdup(c, key);
   s->u.attr.node = node;
@@ -194,14 +194,14 @@ tvm_stmt *tvm_attr(tvm_ctx *c, const char *key, void *node, tvm_expr *value,
 /* Evaluates v for its effect. */
 tvm_stmt *tvm_evaluate(tvm_ctx *c, tvm_expr *v) {
   if (!v) return NULL;
-  tvm_stmt *s = tvm__stmt_new(c, TVM_EVALUATE);
+  tvm_stmt *s = ir_stmt_new(c, TVM_EVALUATE);
   if (s) s->u.eval.value = v;
   return s;
 }
 
 /* A barrier over the threads sharing scope (NULL = "shared"). */
 tvm_stmt *tvm_barrier(tvm_ctx *c, const char *scope) {
-  tvm_stmt *s = tvm__stmt_new(c, TVM_BARRIER);
+  tvm_stmt *s = ir_stmt_new(c, TVM_BARRIER);
   if (!s) return NULL;
   s->u.barrier.scope = tvm_ctx_strdup(c, scope ? scope : "shared");
   return s->u.barrier.scope ? s : NULL;
@@ -213,7 +213,7 @@ tvm_stmt *tvm_assert(tvm_ctx *c, tvm_expr *cond, const char *msg,
                      tvm_stmt *body) {
   if (!cond) return NULL;
   if (!check_cond(c, cond, "assert")) return NULL;
-  tvm_stmt *s = tvm__stmt_new(c, TVM_ASSERT);
+  tvm_stmt *s = ir_stmt_new(c, TVM_ASSERT);
   if (!s) return NULL;
   s->u.assert_.cond = cond;
   s->u.assert_.msg = tvm_ctx_strdup(c, msg ? msg : "assertion failed");
@@ -228,19 +228,19 @@ tvm_stmt *tvm_provide(tvm_ctx *c, struct tvm_tensor *t, tvm_expr **indices,
   char b1[32], b2[32];
   if (!t || !value) return NULL;
   if (n != t->ndim)
-    return tvm__fail(c, "provide: tensor %s has %d dimensions, given %d "
+    return ir_fail(c, "provide: tensor %s has %d dimensions, given %d "
                         "indices", t->name, t->ndim, n);
   if (!tvm_dtype_eq(value->dtype, t->dtype)) {
     if (value->kind != TVM_INT && value->kind != TVM_FLOAT)
-      return tvm__fail(c, "provide: tensor %s is %s but the value is %s",
+      return ir_fail(c, "provide: tensor %s is %s but the value is %s",
                        t->name, tvm_dtype_str(t->dtype, b1),
                        tvm_dtype_str(value->dtype, b2));
     value = tvm_cast(c, t->dtype, value);
     if (!value) return NULL;
   }
   tvm_expr **idx;
-  if (!tvm__copy_exprs(c, &idx, indices, n)) return NULL;
-  tvm_stmt *s = tvm__stmt_new(c, TVM_PROVIDE);
+  if (!ir_copy_exprs(c, &idx, indices, n)) return NULL;
+  tvm_stmt *s = ir_stmt_new(c, TVM_PROVIDE);
   if (!s) return NULL;
   s->u.provide.tensor = t;
   s->u.provide.indices = idx;
@@ -255,12 +255,12 @@ tvm_stmt *tvm_realize(tvm_ctx *c, struct tvm_tensor *t, tvm_range *bounds,
                       int n, const char *scope, tvm_stmt *body) {
   if (!t || !body) return NULL;
   if (n != t->ndim)
-    return tvm__fail(c, "realize: tensor %s has %d dimensions, given %d "
+    return ir_fail(c, "realize: tensor %s has %d dimensions, given %d "
                         "ranges", t->name, t->ndim, n);
-  if (n > 0 && !bounds) return tvm__fail(c, "realize: no bounds");
+  if (n > 0 && !bounds) return ir_fail(c, "realize: no bounds");
   for (int i = 0; i < n; i++)
     if (!bounds[i].min || !bounds[i].extent) return NULL;
-  tvm_stmt *s = tvm__stmt_new(c, TVM_REALIZE);
+  tvm_stmt *s = ir_stmt_new(c, TVM_REALIZE);
   if (!s) return NULL;
   if (n > 0) {
     s->u.realize.bounds = tvm_ctx_alloc(c, sizeof(tvm_range) * (size_t)n);

@@ -27,13 +27,13 @@
  *    writes (or, writing none, reads) when that queue is unique; a mixed
  *    compound statement is split over its children.
  * Idempotent.  NULL (ctx failed) on OOM. */
-tvm_stmt *tvm_lower__coproc_normalize(tvm_ctx *c, tvm_stmt *s,
+tvm_stmt *lower_coproc_normalize(tvm_ctx *c, tvm_stmt *s,
                                       const tvm_lower_options *o);
 
 /* Is s a queue statement?  Sets *queue. */
-int tvm_lower__is_queue_stmt(const tvm_stmt *s, int *queue);
+int lower_is_queue_stmt(const tvm_stmt *s, int *queue);
 
 /* Does s contain a coproc_scope attribute? */
-int tvm_lower__has_coproc(const tvm_stmt *s);
+int lower_has_coproc(const tvm_stmt *s);
 
 #endif /* TVM_COPROC_INT_H */

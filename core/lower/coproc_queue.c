@@ -92,16 +92,16 @@ static summary summarize(const qctx *q, const tvm_stmt *s) {
 }
 
 /* See coproc_int.h. */
-int tvm_lower__has_coproc(const tvm_stmt *s) {
+int lower_has_coproc(const tvm_stmt *s) {
   return summarize(NULL, s).has_coproc;
 }
 
 /* See coproc_int.h. */
-int tvm_lower__is_queue_stmt(const tvm_stmt *s, int *queue) {
+int lower_is_queue_stmt(const tvm_stmt *s, int *queue) {
   int64_t q;
   if (!is_coproc_attr(s) || !s->u.attr.value ||
       !tvm_is_const_int(s->u.attr.value, &q) ||
-      tvm_lower__has_coproc(s->u.attr.body))
+      lower_has_coproc(s->u.attr.body))
     return 0;
   *queue = (int)q;
   return 1;
@@ -179,7 +179,7 @@ static tvm_stmt *normalize(qctx *q, tvm_stmt *s, int ctxq) {
   if (!s) return NULL;
   if (is_coproc_attr(s) && s->u.attr.value &&
       tvm_is_const_int(s->u.attr.value, &v)) {
-    if (!tvm_lower__has_coproc(s->u.attr.body)) return s;
+    if (!lower_has_coproc(s->u.attr.body)) return s;
     return normalize(q, s->u.attr.body, (int)v);
   }
   summary sm = summarize(q, s);
@@ -198,7 +198,7 @@ static tvm_stmt *normalize(qctx *q, tvm_stmt *s, int ctxq) {
 }
 
 /* See coproc_int.h: the queues of the allocations, then normalize. */
-tvm_stmt *tvm_lower__coproc_normalize(tvm_ctx *c, tvm_stmt *s,
+tvm_stmt *lower_coproc_normalize(tvm_ctx *c, tvm_stmt *s,
                                       const tvm_lower_options *o) {
   qctx q = {c, o, {0}, 0};
   tvm_visitor v = {NULL, collect_allocs, &q};

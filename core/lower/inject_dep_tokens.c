@@ -122,7 +122,7 @@ static int acc_stmt(tvm_visitor *v, const tvm_stmt *s) {
   acc_walk *a = v->data;
   int q;
   if (s->kind == TVM_STORE) record(a, s->u.store.buffer, 2);
-  if (tvm_lower__is_queue_stmt(s, &q)) {
+  if (lower_is_queue_stmt(s, &q)) {
     int saved = a->cur;
     a->cur = q;
     if (q >= 0 && q < a->d->nq) a->it->queues |= 1u << q;
@@ -217,7 +217,7 @@ static void classify(dep *d, item *it, tvm_stmt *s, int tid) {
   }
   it->s = s;
   it->tid = tid;
-  if (tvm_lower__is_queue_stmt(s, &q)) {
+  if (lower_is_queue_stmt(s, &q)) {
     if (q < 0 || q >= d->nq) {
       if (d->err == TVM_OK)
         d->err = tvm_diag_set(TVM_ERR_INVALID,
@@ -228,7 +228,7 @@ static void classify(dep *d, item *it, tvm_stmt *s, int tid) {
     }
     it->kind = 1;
     it->queue = q;
-  } else if (tvm_lower__has_coproc(s)) {
+  } else if (lower_has_coproc(s)) {
     if (s->kind != TVM_FOR && s->kind != TVM_IF) {
       if (d->err == TVM_OK)
         d->err = tvm_diag_set(TVM_ERR_INVALID,
@@ -547,12 +547,12 @@ tvm_status tvm_pass_inject_dep_tokens(tvm_ctx *c, tvm_func *f,
                         o->num_queues, f->name, MAXQ);
   body = f->body;
   if (o->num_queues > 0) {
-    body = tvm_lower__coproc_normalize(c, body, o);
+    body = lower_coproc_normalize(c, body, o);
     if (body) body = process_block(&d, body, 0, -1, NULL);
   }
   if (d.err != TVM_OK)
     return tvm_diag_prefix(d.err, "inject_dep_tokens (%s): ", f->name);
   if (body) body = tvm_mutate_stmt(&strip, body);
   if (d.oom) c->failed = 1;
-  return tvm_lower__with_body(c, f, body, "inject_dep_tokens", out);
+  return lower_with_body(c, f, body, "inject_dep_tokens", out);
 }

@@ -158,7 +158,7 @@ static tvm_stmt *inject(vt *w, tvm_stmt *s) {
   tvm_ctx *c = w->c;
   int q;
   if (!s) return NULL;
-  if (w->dae && tvm_lower__is_queue_stmt(s, &q)) return replicate(w, s);
+  if (w->dae && lower_is_queue_stmt(s, &q)) return replicate(w, s);
   switch (s->kind) {
   case TVM_SEQ: {
     tvm_stmt **v = tvm_ctx_alloc(c, sizeof(tvm_stmt *) * (size_t)(s->u.seq.n + 1));
@@ -232,7 +232,7 @@ tvm_status tvm_pass_inject_virtual_thread(tvm_ctx *c, tvm_func *f,
     return tvm_diag_set(TVM_ERR_INVALID,
                         "inject_virtual_thread: NULL argument");
   body = f->body;
-  if (o->num_queues > 0) body = tvm_lower__coproc_normalize(c, body, o);
+  if (o->num_queues > 0) body = lower_coproc_normalize(c, body, o);
   if (body) body = tvm_mutate_stmt(&m, body);
-  return tvm_lower__with_body(c, f, body, "inject_virtual_thread", out);
+  return lower_with_body(c, f, body, "inject_virtual_thread", out);
 }

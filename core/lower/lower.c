@@ -187,7 +187,7 @@ tvm_status tvm_lower(tvm_schedule *s, tvm_tensor **args, int nargs,
 }
 
 /* See lower_int.h. */
-tvm_status tvm_lower__with_body(tvm_ctx *c, const tvm_func *f,
+tvm_status lower_with_body(tvm_ctx *c, const tvm_func *f,
                                 tvm_stmt *body, const char *pass,
                                 tvm_func **out) {
   tvm_func *r;

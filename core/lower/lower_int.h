@@ -128,7 +128,7 @@ tvm_status lower_tensorize(lower_graph *g, lower_stage *ls,
 /* The end of every pass: *out = a copy of f (in c) with `body`, or the
  * failure: the ctx's error (out of memory, a constructor's type error),
  * else TVM_ERR_INTERNAL naming the pass and the function. */
-tvm_status tvm_lower__with_body(tvm_ctx *c, const tvm_func *f,
+tvm_status lower_with_body(tvm_ctx *c, const tvm_func *f,
                                 tvm_stmt *body, const char *pass,
                                 tvm_func **out);
 

@@ -225,11 +225,11 @@ tvm_status tvm_pass_split_host_device(tvm_ctx *c, tvm_func *f,
   if (!f || !o || !m || !host)
     return tvm_diag_set(TVM_ERR_INVALID, "split_host_device: NULL argument");
   if (!o->has_threads)
-    return tvm_lower__with_body(c, f, f->body, "split_host_device", host);
+    return lower_with_body(c, f, f->body, "split_host_device", host);
   tvm_visit_stmt(&v, f->body);
   body = split_stmt(&sp, f->body);
   tvm_ptrvec_free(&sp.allocs);
   if (sp.st != TVM_OK)
     return tvm_diag_prefix(sp.st, "split_host_device (%s): ", f->name);
-  return tvm_lower__with_body(c, f, body, "split_host_device", host);
+  return lower_with_body(c, f, body, "split_host_device", host);
 }

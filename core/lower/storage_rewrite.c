@@ -314,5 +314,5 @@ tvm_status tvm_pass_storage_rewrite(tvm_ctx *c, tvm_func *f,
     return tvm_diag_set(TVM_ERR_INVALID, "storage_rewrite: NULL argument");
   body = tvm_mutate_stmt(&m, f->body);
   if (body) body = rewrite_region(c, o, body);
-  return tvm_lower__with_body(c, f, body, "storage_rewrite", out);
+  return lower_with_body(c, f, body, "storage_rewrite", out);
 }

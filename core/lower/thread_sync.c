@@ -224,5 +224,5 @@ tvm_status tvm_pass_thread_sync(tvm_ctx *c, tvm_func *f,
   body = y.shared.len ? sync_stmt(&y, f->body) : f->body;
   tvm_ptrvec_free(&y.shared);
   if (y.oom) c->failed = 1;
-  return tvm_lower__with_body(c, f, body, "thread_sync", out);
+  return lower_with_body(c, f, body, "thread_sync", out);
 }

@@ -65,5 +65,5 @@ tvm_status tvm_pass_unroll(tvm_ctx *c, tvm_func *f,
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID, "unroll: NULL argument");
   tvm_stmt *body = tvm_mutate_stmt(&m, f->body);
-  return tvm_lower__with_body(c, f, body, "unroll", out);
+  return lower_with_body(c, f, body, "unroll", out);
 }

@@ -440,5 +440,5 @@ tvm_status tvm_pass_vectorize(tvm_ctx *c, tvm_func *f,
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID, "vectorize: NULL argument");
   tvm_stmt *body = tvm_mutate_stmt(&m, f->body);
-  return tvm_lower__with_body(c, f, body, "vectorize", out);
+  return lower_with_body(c, f, body, "vectorize", out);
 }

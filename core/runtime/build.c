@@ -28,6 +28,6 @@ tvm_status tvm_build(const tvm_target *t, const tvm_module *m, tvm_device *d,
     tvm_device_close(own);
     return st;
   }
-  if (own != NULL) tvm__runtime_module_own_device(*out);
+  if (own != NULL) runtime_module_own_device(*out);
   return TVM_OK;
 }

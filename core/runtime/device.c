@@ -46,7 +46,7 @@ tvm_status tvm_device_open(const tvm_target *t, tvm_device **out) {
   if (st != TVM_OK)
     return tvm_diag_prefix(st, "cannot open a device for target '%s': ",
                            t->name);
-  tvm_runtime_set_num_threads(tvm__target_num_threads(t));
+  tvm_runtime_set_num_threads(target_num_threads(t));
   tvm_device *d = tvm_calloc(1, sizeof(*d));
   if (d == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
   d->target = t;
@@ -219,7 +219,7 @@ void tvm_runtime_module_free(tvm_runtime_module *m) {
 }
 
 /* Hands the module its device (tvm_build with no device). */
-void tvm__runtime_module_own_device(tvm_runtime_module *m) {
+void runtime_module_own_device(tvm_runtime_module *m) {
   m->owns_device = 1;
 }
 

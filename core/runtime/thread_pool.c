@@ -208,7 +208,7 @@ tvm_status tvm_runtime_set_num_threads(int n) {
     __atomic_store_n(&P.size, n, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&P.submit);
-  tvm__host_api_set_threads((uint32_t)n);
+  target_host_api_set_threads((uint32_t)n);
   return TVM_OK;
 }
 

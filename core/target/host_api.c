@@ -46,11 +46,11 @@ static tvm_host_api host_api = {
  * the first time it is asked for, so plugins see the real size. */
 const tvm_host_api *tvm_plugin_host_api(void) {
   if (__atomic_load_n(&host_api.num_threads, __ATOMIC_ACQUIRE) == 0)
-    tvm__host_api_set_threads((uint32_t)tvm_runtime_num_threads());
+    target_host_api_set_threads((uint32_t)tvm_runtime_num_threads());
   return &host_api;
 }
 
 /* Called by the runtime whenever the pool is resized. */
-void tvm__host_api_set_threads(uint32_t n) {
+void target_host_api_set_threads(uint32_t n) {
   __atomic_store_n(&host_api.num_threads, n, __ATOMIC_RELEASE);
 }

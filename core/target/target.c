@@ -48,7 +48,7 @@ static tvm_status split_path(const char *s, tvm_ptrvec *v) {
 /* $TVM_TARGET_PATH entries, then the installed directory. */
 static tvm_status target_dirs(tvm_ptrvec *v) {
   tvm_status st = split_path(secure_getenv("TVM_TARGET_PATH"), v);
-  if (st == TVM_OK && !tvm__no_installed_dirs())
+  if (st == TVM_OK && !target_no_installed_dirs())
     st = split_path(TVM_TARGET_DIR, v);
   return st;
 }
@@ -88,7 +88,7 @@ static tvm_status yaml_files(tvm_ptrvec *out) {
     struct dirent **names = NULL;
     int n = scandir(dirs.data[i], &names, is_yaml, alphasort);
     for (int j = 0; j < n; j++) {
-      char *p = tvm__aprintf("%s/%s", (char *)dirs.data[i], names[j]->d_name);
+      char *p = target_aprintf("%s/%s", (char *)dirs.data[i], names[j]->d_name);
       if (st == TVM_OK && (p == NULL || tvm_ptrvec_push(out, p) != TVM_OK)) {
         tvm_free(p);
         st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
@@ -108,7 +108,7 @@ static tvm_status resolve(const char *name, char **path) {
   tvm_ptrvec dirs = {0};
   tvm_status st = target_dirs(&dirs);
   for (size_t i = 0; st == TVM_OK && i < dirs.len && *path == NULL; i++) {
-    char *p = tvm__aprintf("%s/%s.yaml", (char *)dirs.data[i], name);
+    char *p = target_aprintf("%s/%s.yaml", (char *)dirs.data[i], name);
     struct stat sb;
     if (p == NULL) st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
     else if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) *path = p;
@@ -120,7 +120,7 @@ static tvm_status resolve(const char *name, char **path) {
   int ncands = 0;
   for (size_t i = 0; st == TVM_OK && *path == NULL && i < files.len; i++) {
     char *n = NULL, *pl = NULL;
-    if (tvm__target_peek(files.data[i], &n, &pl) == TVM_OK && n != NULL) {
+    if (target_peek(files.data[i], &n, &pl) == TVM_OK && n != NULL) {
       if (strcmp(n, name) == 0) *path = tvm_strdup(files.data[i]);
       else if (ncands < 128) {
         cands[ncands++] = n;
@@ -153,9 +153,9 @@ static tvm_status resolve(const char *name, char **path) {
 }
 
 /* ---- loading --------------------------------------------------------------- */
-int tvm__target_num_threads(const tvm_target *t) {
+int target_num_threads(const tvm_target *t) {
   const tvm_plugin_attr_value *v = tvm_target_attr(t, "num_threads");
-  if (v == NULL || v->type != TVM_ATTR_INT || v->i < 0) return 0;
+  if (v == NULL || v->type != TVM_PLUGIN_ATTR_INT || v->i < 0) return 0;
   return v->i > 4096 ? 4096 : (int)v->i;
 }
 
@@ -217,12 +217,12 @@ tvm_status tvm_target_load_with(tvm_plugin_registry *r,
   pv->arena = a;
   pv->info = &empty_info;
   t->priv = pv;
-  st = tvm__target_parse(r, path, a, t);
+  st = target_parse(r, path, a, t);
   tvm_free(path);
   if (st != TVM_OK) goto fail;
   /* The pool follows the target's num_threads before the plugin sees
    * host->num_threads in target_create. */
-  tvm_runtime_set_num_threads(tvm__target_num_threads(t));
+  tvm_runtime_set_num_threads(target_num_threads(t));
   int32_t (*create)(const tvm_plugin_attr_value *, uint32_t,
                     tvm_plugin_target **) = TVM_SLOT(t->plugin, target_create);
   if (create == NULL) {
@@ -429,7 +429,7 @@ tvm_status tvm_plugin_probe(const tvm_plugin_entry *p) {
   if (a == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
   tvm_plugin_attr_value *vals = NULL;
   uint32_t n = 0;
-  tvm_status st = tvm__plugin_defaults(p, a, &vals, &n);
+  tvm_status st = target_plugin_defaults(p, a, &vals, &n);
   tvm_plugin_target *inst = NULL;
   if (st == TVM_OK) {
     tvm_diag_clear();
@@ -468,11 +468,11 @@ tvm_status tvm_target_files(tvm_target_file **out, int *n) {
   for (size_t i = 0; st == TVM_OK && i < files.len; i++) {
     tvm_target_file *e = &f[i];
     e->path = tvm_strdup(files.data[i]);
-    tvm__target_peek(e->path, &e->name, &e->plugin);
+    target_peek(e->path, &e->name, &e->plugin);
     for (size_t j = 0; j < i && e->name; j++)
       if (f[j].name && strcmp(f[j].name, e->name) == 0) {
         e->status = TVM_ERR_INVALID;
-        e->message = tvm__aprintf("shadowed by %s (same name)", f[j].path);
+        e->message = target_aprintf("shadowed by %s (same name)", f[j].path);
         break;
       }
     if (e->message != NULL) continue;

@@ -31,36 +31,36 @@
                       (size_t)(s)->struct_size)
 
 /* Bytes of the vtable defined by ABI version v. */
-size_t tvm__vtable_size_for_abi(uint32_t v);
+size_t target_vtable_size_for_abi(uint32_t v);
 
 /* Pool size wanted by a target: its num_threads attribute, 0 = all. */
-int tvm__target_num_threads(const tvm_target *t);
+int target_num_threads(const tvm_target *t);
 
 /* A heap string (tvm_free) formatted like printf, or NULL. */
-char *tvm__aprintf(const char *fmt, ...) TVM_PRINTF(1, 2);
+char *target_aprintf(const char *fmt, ...) TVM_PRINTF(1, 2);
 
 /* Non-zero when TVM_NO_INSTALLED is set: only the env paths are searched
  * (test suites use it to see the build tree alone). */
-int tvm__no_installed_dirs(void);
+int target_no_installed_dirs(void);
 
 /* Parses and validates the target YAML at path against its plugin in r,
  * filling t (strings in arena a).  Sets *plugin to the plugin entry. */
-tvm_status tvm__target_parse(tvm_plugin_registry *r, const char *path,
+tvm_status target_parse(tvm_plugin_registry *r, const char *path,
                              tvm_arena *a, tvm_target *t);
 /* Reads only name: and plugin: of a target file (heap strings, NULL when
  * absent); fails on unreadable or malformed YAML. */
-tvm_status tvm__target_peek(const char *path, char **name, char **plugin);
+tvm_status target_peek(const char *path, char **name, char **plugin);
 
 /* Every schema attribute of p at its default value (arena a); fails
  * with TVM_ERR_NOT_FOUND when an attribute is required. */
-tvm_status tvm__plugin_defaults(const tvm_plugin_entry *p, tvm_arena *a,
+tvm_status target_plugin_defaults(const tvm_plugin_entry *p, tvm_arena *a,
                                 tvm_plugin_attr_value **out, uint32_t *n);
 
 /* Keeps host_api.num_threads in step with the pool (core/runtime). */
-void tvm__host_api_set_threads(uint32_t n);
+void target_host_api_set_threads(uint32_t n);
 
 /* Makes a runtime module close its device when freed (core/runtime). */
 struct tvm_runtime_module;
-void tvm__runtime_module_own_device(struct tvm_runtime_module *m);
+void runtime_module_own_device(struct tvm_runtime_module *m);
 
 #endif /* TVM_TARGET_INT_H */

@@ -188,10 +188,10 @@ static int parse_bool(const char *s, int64_t *v) {
 
 static const char *type_name(uint32_t type) {
   switch (type) {
-  case TVM_ATTR_INT: return "an integer";
-  case TVM_ATTR_FLOAT: return "a number";
-  case TVM_ATTR_BOOL: return "a boolean (true/false)";
-  case TVM_ATTR_STRING: return "a string";
+  case TVM_PLUGIN_ATTR_INT: return "an integer";
+  case TVM_PLUGIN_ATTR_FLOAT: return "a number";
+  case TVM_PLUGIN_ATTR_BOOL: return "a boolean (true/false)";
+  case TVM_PLUGIN_ATTR_STRING: return "a string";
   default: return "a value of unknown type";
   }
 }
@@ -210,7 +210,7 @@ static int convert(const tvm_plugin_attr *a, const char *s,
   v->type = a->type;
   v->name = a->name;
   switch (a->type) {
-  case TVM_ATTR_INT:
+  case TVM_PLUGIN_ATTR_INT:
     if (!parse_int(s, &v->i)) break;
     if (has_range(a) && ((double)v->i < a->min || (double)v->i > a->max)) {
       snprintf(why, cap, "%s is out of range [%.17g, %.17g]", s, a->min,
@@ -219,7 +219,7 @@ static int convert(const tvm_plugin_attr *a, const char *s,
     }
     v->f = (double)v->i;
     return 0;
-  case TVM_ATTR_FLOAT:
+  case TVM_PLUGIN_ATTR_FLOAT:
     if (!parse_float(s, &v->f)) break;
     if (has_range(a) && (v->f < a->min || v->f > a->max)) {
       snprintf(why, cap, "%s is out of range [%.17g, %.17g]", s, a->min,
@@ -227,10 +227,10 @@ static int convert(const tvm_plugin_attr *a, const char *s,
       return -1;
     }
     return 0;
-  case TVM_ATTR_BOOL:
+  case TVM_PLUGIN_ATTR_BOOL:
     if (!parse_bool(s, &v->i)) break;
     return 0;
-  case TVM_ATTR_STRING:
+  case TVM_PLUGIN_ATTR_STRING:
     if (a->choices != NULL) {
       const char *c = a->choices;
       const char *cands[64];
@@ -482,7 +482,7 @@ static void suggest_plugin(char *out, size_t cap, const char *name,
 
 /* Reads path into t: fields, keys, tuning, the plugin (looked up in r)
  * and its validated attributes. */
-tvm_status tvm__target_parse(tvm_plugin_registry *r, const char *path,
+tvm_status target_parse(tvm_plugin_registry *r, const char *path,
                              tvm_arena *a, tvm_target *t) {
   ydoc d;
   tvm_status st = load_doc(&d, path);
@@ -527,7 +527,7 @@ done:
 }
 
 /* name: and plugin: of a target file, without validation. */
-tvm_status tvm__target_peek(const char *path, char **name, char **plugin) {
+tvm_status target_peek(const char *path, char **name, char **plugin) {
   *name = *plugin = NULL;
   ydoc d;
   tvm_status st = load_doc(&d, path);
@@ -550,7 +550,7 @@ tvm_status tvm__target_peek(const char *path, char **name, char **plugin) {
 
 /* Every schema attribute of p at its default (for probing a plugin
  * without a target file); TVM_ERR_NOT_FOUND when one is required. */
-tvm_status tvm__plugin_defaults(const tvm_plugin_entry *p, tvm_arena *a,
+tvm_status target_plugin_defaults(const tvm_plugin_entry *p, tvm_arena *a,
                                 tvm_plugin_attr_value **out, uint32_t *n) {
   uint32_t cnt = tvm_plugin_nattrs(p);
   tvm_plugin_attr_value *vals =

@@ -71,12 +71,12 @@ static void check_schema(const tvm_target *t) {
                        a->struct_size);
     else if (a->name == NULL || !*a->name)
       ok = 0, snprintf(why, sizeof why, "attr %u has no name", i);
-    else if (a->type < TVM_ATTR_INT || a->type > TVM_ATTR_STRING)
+    else if (a->type < TVM_PLUGIN_ATTR_INT || a->type > TVM_PLUGIN_ATTR_STRING)
       ok = 0, snprintf(why, sizeof why, "attr %s: type %u", a->name, a->type);
-    else if ((a->type == TVM_ATTR_INT || a->type == TVM_ATTR_FLOAT) &&
+    else if ((a->type == TVM_PLUGIN_ATTR_INT || a->type == TVM_PLUGIN_ATTR_FLOAT) &&
              a->min > a->max)
       ok = 0, snprintf(why, sizeof why, "attr %s: min > max", a->name);
-    else if (a->choices && (a->type != TVM_ATTR_STRING || !*a->choices))
+    else if (a->choices && (a->type != TVM_PLUGIN_ATTR_STRING || !*a->choices))
       ok = 0, snprintf(why, sizeof why, "attr %s: bad choices", a->name);
     else if (a->doc == NULL || !*a->doc)
       ok = 0, snprintf(why, sizeof why, "attr %s: no doc line", a->name);

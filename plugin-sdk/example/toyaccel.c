@@ -36,9 +36,9 @@ int32_t toy_fail(int32_t status, const char *fmt, ...) {
 
 /* ---- compile time ------------------------------------------------------ */
 static const tvm_plugin_attr schema[] = {
-    {sizeof(tvm_plugin_attr), TVM_ATTR_INT, "mem_kib", "65536", 1, 1048576,
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_INT, "mem_kib", "65536", 1, 1048576,
      NULL, "device memory in KiB (allocations beyond it fail)"},
-    {sizeof(tvm_plugin_attr), TVM_ATTR_BOOL, "trace", "false", 0, 0, NULL,
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "trace", "false", 0, 0, NULL,
      "log the instruction count of every launch"},
 };
 

@@ -52,18 +52,18 @@ static const tvm_plugin_strategy strategies[] = {
 };
 
 static const tvm_plugin_attr schema[] = {
-    ATTR(TVM_ATTR_STRING, "mcpu", "native", 0, 0, NULL,
+    ATTR(TVM_PLUGIN_ATTR_STRING, "mcpu", "native", 0, 0, NULL,
          "LLVM CPU name; native = the host CPU"),
-    ATTR(TVM_ATTR_STRING, "mattr", "", 0, 0, NULL,
+    ATTR(TVM_PLUGIN_ATTR_STRING, "mattr", "", 0, 0, NULL,
          "LLVM feature string (+avx2,+fma); empty = host features with "
          "mcpu native"),
-    ATTR(TVM_ATTR_INT, "num_threads", "0", 0, 1024, NULL,
+    ATTR(TVM_PLUGIN_ATTR_INT, "num_threads", "0", 0, 1024, NULL,
          "threads for parallel loops; 0 = all cores"),
-    ATTR(TVM_ATTR_INT, "opt_level", "3", 0, 3, NULL,
+    ATTR(TVM_PLUGIN_ATTR_INT, "opt_level", "3", 0, 3, NULL,
          "LLVM optimization level"),
-    ATTR(TVM_ATTR_INT, "vector_bits", "0", 0, 4096, NULL,
+    ATTR(TVM_PLUGIN_ATTR_INT, "vector_bits", "0", 0, 4096, NULL,
          "SIMD width for schedules; 0 = derived from the CPU features"),
-    ATTR(TVM_ATTR_STRING, "output", "object", 0, 0, "object|shared",
+    ATTR(TVM_PLUGIN_ATTR_STRING, "output", "object", 0, 0, "object|shared",
          "codegen output: relocatable ELF object or shared object"),
 };
 #define NSCHEMA (sizeof schema / sizeof schema[0])

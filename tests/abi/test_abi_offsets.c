@@ -130,8 +130,8 @@ static void test_descriptor_and_constants(void **state) {
   assert_int_equal(TVM_PLUGIN_ABI_VERSION, 3);
   assert_int_equal(TVM_PLUGIN_ABI_MIN, 1);
   assert_string_equal(TVM_PLUGIN_ENTRY, "tvm_plugin_query");
-  assert_int_equal(TVM_ATTR_INT, 1);
-  assert_int_equal(TVM_ATTR_STRING, 4);
+  assert_int_equal(TVM_PLUGIN_ATTR_INT, 1);
+  assert_int_equal(TVM_PLUGIN_ATTR_STRING, 4);
   assert_int_equal(TVM_BLOB_ELF_OBJECT, 1);
   assert_int_equal(TVM_BLOB_CUSTOM, 100);
   assert_int_equal(TVM_ARG_PTR, 1);

@@ -22,7 +22,7 @@
 /* Records v as the value called name; a name defined twice is an error. */
 tvm_status onnx_define_value(importer *im, const char *name, tvm_gvalue *v,
                              const char *by) {
-  if (onnx_strmap_get(&im->values, name))
+  if (tvm_strmap_get(&im->values, name))
     return tvm_diag_set(TVM_ERR_INVALID,
                         "value '%s' is defined twice (again by %s): ONNX "
                         "graphs give every value one producer",
@@ -33,7 +33,7 @@ tvm_status onnx_define_value(importer *im, const char *name, tvm_gvalue *v,
       return tvm_diag_set(TVM_ERR_NOMEM, "out of memory naming '%s'", name);
     v->name = copy;
   }
-  return onnx_strmap_put(&im->values, name, v);
+  return tvm_strmap_put(&im->values, name, v);
 }
 
 /* A CONST value of the graph from a decoded tensor. */
@@ -103,7 +103,7 @@ static tvm_status import_initializers(importer *im) {
     if (!st)
       st = onnx_define_value(im, name, v, what);
     if (!st)
-      st = onnx_strmap_put(&im->inits, name, (void *)t);
+      st = tvm_strmap_put(&im->inits, name, (void *)t);
     if (st)
       return st;
   }
@@ -258,7 +258,7 @@ static tvm_status import_inputs(importer *im) {
     const char *name = onnx_str(vi->name);
     if (!name[0])
       return tvm_diag_set(TVM_ERR_INVALID, "graph input #%zu has no name", i);
-    if (onnx_strmap_get(&im->inits, name))
+    if (tvm_strmap_get(&im->inits, name))
       continue; /* a default value given as initializer: CONST */
     tvm_dtype dt;
     int64_t shape[TVM_MAX_DIMS];
@@ -320,7 +320,7 @@ static tvm_status import_outputs(importer *im) {
   for (size_t i = 0; i < im->gp->n_output; i++) {
     const Onnx__ValueInfoProto *vi = im->gp->output[i];
     const char *name = onnx_str(vi->name);
-    tvm_gvalue *v = onnx_strmap_get(&im->values, name);
+    tvm_gvalue *v = tvm_strmap_get(&im->values, name);
     if (!v)
       return tvm_diag_set(TVM_ERR_INVALID,
                           "graph output '%s' is not produced by any node, "
@@ -434,8 +434,8 @@ tvm_status tvm_onnx_load_buffer_opts(const void *data, size_t size,
   tvm_status st = tvm_graph_create(&im.g);
   if (!st)
     st = import_model(&im, m);
-  onnx_strmap_free(&im.values);
-  onnx_strmap_free(&im.inits);
+  tvm_strmap_free(&im.values);
+  tvm_strmap_free(&im.inits);
   onnx__model_proto__free_unpacked(m, &onnx_allocator);
   if (st) {
     if (im.opset > 0)

@@ -36,7 +36,7 @@ core_frontend_onnx_libtvm_onnx_la_SOURCES = \
 	core/frontend/onnx/onnx_int.h \
 	core/frontend/onnx/proto.c \
 	core/frontend/onnx/tensor.c \
-	core/frontend/onnx/strmap.c \
+	core/frontend/onnx/shape.c \
 	core/frontend/onnx/node.c \
 	core/frontend/onnx/import.c
 core_frontend_onnx_libtvm_onnx_la_CPPFLAGS = $(AM_CPPFLAGS) \

@@ -36,14 +36,14 @@ static int cmp_str(const void *a, const void *b) {
  * operator (alphabetically). */
 static tvm_status unsupported_op(const char *op, const char *domain,
                                  const char *node, int64_t opset) {
-  int n = tvm_op_count();
+  int n = tvm_gop_count();
   const char **names = tvm_calloc((size_t)(n ? n : 1), sizeof *names);
   tvm_strbuf b;
   tvm_strbuf_init(&b);
   if (names) {
     int k = 0;
     for (int i = 0; i < n; i++) {
-      const tvm_op_def *d = tvm_op_at(i);
+      const tvm_gop_def *d = tvm_gop_at(i);
       if (d && d->name && d->name[0] != '_')
         names[k++] = d->name;
     }
@@ -293,7 +293,7 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
   int default_domain = !domain[0] || strcmp(domain, "ai.onnx") == 0;
   if (default_domain && strcmp(op, "Constant") == 0 && im->opset > 0)
     return import_constant(im, np, node);
-  if (!default_domain || !tvm_op_find(op))
+  if (!default_domain || !tvm_gop_find(op))
     return unsupported_op(op, strcmp(domain, "ai.onnx") ? domain : "", node,
                           im->opset);
   if (im->opset < 0)
@@ -319,7 +319,7 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
     const char *iname = onnx_str(np->input[i]);
     in[i] = NULL;
     if (iname[0]) {
-      in[i] = onnx_strmap_get(&im->values, iname);
+      in[i] = tvm_strmap_get(&im->values, iname);
       if (!in[i])
         return tvm_diag_set(TVM_ERR_INVALID,
                             "node '%s' (%s): input %zu '%s' is not defined by "

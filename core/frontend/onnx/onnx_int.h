@@ -2,7 +2,7 @@
  * core/frontend/onnx/onnx_int.h - private helpers shared by the ONNX
  * frontend files: protobuf decoding through the core allocator
  * (proto.c), TensorProto decoding (tensor.c) and the model importer
- * (import.c: model level; node.c: one node; strmap.c: the name map).
+ * (import.c: model level; node.c: one node; shape.c: message text).
  *
  * The protobuf-c bindings (onnx.pb-c.h) are generated at build time into
  * the build tree (see local.mk); only this folder includes them.
@@ -46,21 +46,10 @@ tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
                               const char *what, onnx_data *out);
 void onnx_data_free(onnx_data *d);
 
-/* ---- the importer (import.c, node.c, strmap.c) ---------------------------- */
+/* ---- the importer (import.c, node.c, shape.c) ---------------------------- */
 #define OPSET_MIN 9
 #define OPSET_MAX 17
 
-/* String-keyed hash map; keys are borrowed (they must outlive the map). */
-typedef struct strmap {
-  const char **keys;
-  void **vals;
-  size_t cap, len;
-} strmap;
-/* The value of key, or NULL. */
-void *onnx_strmap_get(const strmap *m, const char *key);
-/* Inserts or replaces key; TVM_ERR_NOMEM on failure. */
-tvm_status onnx_strmap_put(strmap *m, const char *key, void *val);
-void onnx_strmap_free(strmap *m);
 /* Writes "[1, 3, 224, 224]" into buf (for messages); returns buf. */
 const char *onnx_shape_str(char *buf, size_t cap, const int64_t *s, int n);
 
@@ -70,8 +59,8 @@ typedef struct importer {
   const tvm_onnx_options *opts;
   int64_t opset; /* default domain; -1 when the model imports none */
   tvm_graph *g;
-  strmap values; /* ONNX value name -> tvm_gvalue* */
-  strmap inits;  /* initializer name -> Onnx__TensorProto* */
+  tvm_strmap values; /* ONNX value name -> tvm_gvalue* */
+  tvm_strmap inits;  /* initializer name -> Onnx__TensorProto* */
 } importer;
 
 /* Records v as the ONNX value `name` (renaming v to it); a name defined

@@ -23,8 +23,8 @@ static tvm_gvalue *up(zb *b, tvm_gvalue *x, int64_t cout, int64_t stride,
   char n[ZB_NAME];
   if (!x) return NULL;
   int64_t cin = x->shape[1];
-  zb_sub(n, name, "weight");
-  tvm_gvalue *w = zb_he(b, n, (int64_t[]){cin, cout, 4, 4}, 4,
+  zoo_sub(n, name, "weight");
+  tvm_gvalue *w = zoo_he(b, n, (int64_t[]){cin, cout, 4, 4}, 4,
                         cin * 16 / (stride * stride));
   if (!w) return NULL;
   tvm_gattr at[] = {
@@ -35,18 +35,18 @@ static tvm_gvalue *up(zb *b, tvm_gvalue *x, int64_t cout, int64_t stride,
   tvm_gvalue *y = tvm_graph_apply(b->g, "ConvTranspose", name, TVM_IN(x, w),
                                   at, 3, 1, NULL);
   if (last) {
-    return zb_op1(b, "Tanh", y, "image");
+    return zoo_op1(b, "Tanh", y, "image");
   }
-  zb_sub(n, name, "bn");
-  y = zb_bn(b, y, n);
-  zb_sub(n, name, "relu");
-  return zb_relu(b, y, n);
+  zoo_sub(n, name, "bn");
+  y = zoo_bn(b, y, n);
+  zoo_sub(n, name, "relu");
+  return zoo_relu(b, y, n);
 }
 
 /* The generator. */
 tvm_status zoo_build_dcgan(tvm_graph *g) {
   zb b;
-  zb_init(&b, g, 60000);
+  zoo_init(&b, g, 60000);
   tvm_gvalue *x = tvm_graph_input(g, "noise", tvm_dt(kDLFloat, 32, 1),
                                   (int64_t[]){1, 100, 1, 1}, 4);
   x = up(&b, x, 512, 1, 0, 0, "up1");
@@ -54,5 +54,5 @@ tvm_status zoo_build_dcgan(tvm_graph *g) {
   x = up(&b, x, 128, 2, 1, 0, "up3");
   x = up(&b, x, 64, 2, 1, 0, "up4");
   x = up(&b, x, 3, 2, 1, 1, "up5");
-  return zb_finish(&b, x);
+  return zoo_finish(&b, x);
 }

@@ -18,14 +18,14 @@
 static tvm_gvalue *conv_relu(zb *b, tvm_gvalue *x, int64_t cout, int64_t k,
                              int64_t stride, const char *name) {
   char n[ZB_NAME];
-  zb_sub(n, name, "relu");
-  return zb_relu(b, zb_conv(b, x, cout, k, stride, 0, 1, 1, name), n);
+  zoo_sub(n, name, "relu");
+  return zoo_relu(b, zoo_conv(b, x, cout, k, stride, 0, 1, 1, name), n);
 }
 
 /* The Nature DQN. */
 tvm_status zoo_build_dqn(tvm_graph *g) {
   zb b;
-  zb_init(&b, g, 40000);
+  zoo_init(&b, g, 40000);
   tvm_gvalue *x = tvm_graph_input(g, "frames", tvm_dt(kDLFloat, 32, 1),
                                   (int64_t[]){1, 4, 84, 84}, 4);
   x = conv_relu(&b, x, 32, 8, 4, "conv1");
@@ -35,7 +35,7 @@ tvm_status zoo_build_dqn(tvm_graph *g) {
     tvm_gattr ax = tvm_gattr_int("axis", 1);
     x = tvm_graph_apply(g, "Flatten", "flatten", TVM_IN(x), &ax, 1, 1, NULL);
   }
-  x = zb_relu(&b, zb_dense(&b, x, 512, 0, "fc1"), "fc1.relu");
-  x = zb_dense(&b, x, ACTIONS, 0, "q_values");
-  return zb_finish(&b, x);
+  x = zoo_relu(&b, zoo_dense(&b, x, 512, 0, "fc1"), "fc1.relu");
+  x = zoo_dense(&b, x, ACTIONS, 0, "q_values");
+  return zoo_finish(&b, x);
 }

@@ -31,14 +31,14 @@ static tvm_gvalue *lstm_layer(zb *b, tvm_gvalue *x, const char *name) {
   char n[ZB_NAME];
   if (!x) return NULL;
   int64_t in = x->shape[2];
-#define N(part) zb_sub(n, name, part)
-  tvm_gvalue *w = zb_uniform(b, N("W"), (int64_t[]){1, 4 * HIDDEN, in}, 3,
+#define N(part) zoo_sub(n, name, part)
+  tvm_gvalue *w = zoo_uniform(b, N("W"), (int64_t[]){1, 4 * HIDDEN, in}, 3,
                              -0.3, 0.3);
-  tvm_gvalue *r = zb_uniform(b, N("R"), (int64_t[]){1, 4 * HIDDEN, HIDDEN},
+  tvm_gvalue *r = zoo_uniform(b, N("R"), (int64_t[]){1, 4 * HIDDEN, HIDDEN},
                              3, -0.3, 0.3);
   tvm_gvalue *bias =
-      zb_uniform(b, N("B"), (int64_t[]){1, 8 * HIDDEN}, 2, -0.1, 0.1);
-  tvm_gvalue *shape = zb_ints(b, N("shape"), (int64_t[]){STEPS, 1, HIDDEN},
+      zoo_uniform(b, N("B"), (int64_t[]){1, 8 * HIDDEN}, 2, -0.1, 0.1);
+  tvm_gvalue *shape = zoo_ints(b, N("shape"), (int64_t[]){STEPS, 1, HIDDEN},
                               3);
   if (!w || !r || !bias || !shape) return NULL;
   tvm_gattr hs = tvm_gattr_int("hidden_size", HIDDEN);
@@ -53,11 +53,11 @@ static tvm_gvalue *lstm_layer(zb *b, tvm_gvalue *x, const char *name) {
 /* The language model. */
 tvm_status zoo_build_lstm_lm(tvm_graph *g) {
   zb b;
-  zb_init(&b, g, 30000);
+  zoo_init(&b, g, 30000);
   tvm_gvalue *tok = tvm_graph_input(g, "tokens", tvm_dt(kDLInt, 64, 1),
                                     (int64_t[]){STEPS, 1}, 2);
   tvm_gvalue *emb =
-      zb_uniform(&b, "embedding", (int64_t[]){VOCAB, EMBED}, 2, -1, 1);
+      zoo_uniform(&b, "embedding", (int64_t[]){VOCAB, EMBED}, 2, -1, 1);
   tvm_gvalue *x = NULL;
   if (tok && emb) {
     tvm_gattr ax = tvm_gattr_int("axis", 0);
@@ -67,14 +67,14 @@ tvm_status zoo_build_lstm_lm(tvm_graph *g) {
   x = lstm_layer(&b, x, "lstm1");
   x = lstm_layer(&b, x, "lstm2");
   tvm_gvalue *flat =
-      zb_ints(&b, "decoder.shape", (int64_t[]){STEPS, HIDDEN}, 2);
+      zoo_ints(&b, "decoder.shape", (int64_t[]){STEPS, HIDDEN}, 2);
   if (x && flat)
     x = tvm_graph_apply(g, "Reshape", "decoder.flatten", TVM_IN(x, flat),
                         TVM_NOATTRS, 1, NULL);
-  x = zb_dense(&b, x, VOCAB, 0.5, "decoder");
+  x = zoo_dense(&b, x, VOCAB, 0.5, "decoder");
   if (x) {
     tvm_gattr ax = tvm_gattr_int("axis", 1);
     x = tvm_graph_apply(g, "Softmax", "probs", TVM_IN(x), &ax, 1, 1, NULL);
   }
-  return zb_finish(&b, x);
+  return zoo_finish(&b, x);
 }

@@ -24,21 +24,21 @@ static tvm_gvalue *block(zb *b, tvm_gvalue *x, int64_t width, int64_t stride,
   if (!x) return NULL;
   int64_t cout = bottleneck ? 4 * width : width;
   tvm_gvalue *y = x, *sc = x;
-#define N(part) zb_sub(n, name, part)
+#define N(part) zoo_sub(n, name, part)
   if (bottleneck) {
-    y = zb_conv_bn_relu(b, y, width, 1, 1, 0, N("conv1"));
-    y = zb_conv_bn_relu(b, y, width, 3, stride, 1, N("conv2"));
-    y = zb_conv(b, y, cout, 1, 1, 0, 1, 0, N("conv3"));
-    y = zb_bn_scaled(b, y, 0.2, 0.4, N("conv3.bn"));
+    y = zoo_conv_bn_relu(b, y, width, 1, 1, 0, N("conv1"));
+    y = zoo_conv_bn_relu(b, y, width, 3, stride, 1, N("conv2"));
+    y = zoo_conv(b, y, cout, 1, 1, 0, 1, 0, N("conv3"));
+    y = zoo_bn_scaled(b, y, 0.2, 0.4, N("conv3.bn"));
   } else {
-    y = zb_conv_bn_relu(b, y, width, 3, stride, 1, N("conv1"));
-    y = zb_conv(b, y, cout, 3, 1, 1, 1, 0, N("conv2"));
-    y = zb_bn_scaled(b, y, 0.2, 0.4, N("conv2.bn"));
+    y = zoo_conv_bn_relu(b, y, width, 3, stride, 1, N("conv1"));
+    y = zoo_conv(b, y, cout, 3, 1, 1, 1, 0, N("conv2"));
+    y = zoo_bn_scaled(b, y, 0.2, 0.4, N("conv2.bn"));
   }
   if (stride != 1 || x->shape[1] != cout)
-    sc = zb_conv_bn(b, x, cout, 1, stride, 0, 0, N("downsample"));
-  y = zb_op2(b, "Add", y, sc, N("add"));
-  return zb_relu(b, y, N("relu"));
+    sc = zoo_conv_bn(b, x, cout, 1, stride, 0, 0, N("downsample"));
+  y = zoo_op2(b, "Add", y, sc, N("add"));
+  return zoo_relu(b, y, N("relu"));
 #undef N
 }
 
@@ -46,18 +46,18 @@ static tvm_gvalue *block(zb *b, tvm_gvalue *x, int64_t width, int64_t stride,
 static tvm_status resnet(tvm_graph *g, const int *blocks, int bottleneck,
                          uint64_t seed) {
   zb b;
-  zb_init(&b, g, seed);
+  zoo_init(&b, g, seed);
   tvm_gvalue *x = tvm_graph_input(g, "data", tvm_dt(kDLFloat, 32, 1),
                                   (int64_t[]){1, 3, 224, 224}, 4);
-  x = zb_conv_bn_relu(&b, x, 64, 7, 2, 3, "conv1");
-  x = zb_maxpool(&b, x, 3, 2, 1, 0, "maxpool");
+  x = zoo_conv_bn_relu(&b, x, 64, 7, 2, 3, "conv1");
+  x = zoo_maxpool(&b, x, 3, 2, 1, 0, "maxpool");
   for (int s = 0; s < 4; s++)
     for (int i = 0; i < blocks[s]; i++)
       x = block(&b, x, 64 << s, i == 0 && s > 0 ? 2 : 1, bottleneck,
-                zb_fmt(&b, "layer%d.%d", s + 1, i));
-  x = zb_gap_flatten(&b, x, "flatten");
-  x = zb_dense(&b, x, 1000, 0, "logits");
-  return zb_finish(&b, x);
+                zoo_fmt(&b, "layer%d.%d", s + 1, i));
+  x = zoo_gap_flatten(&b, x, "flatten");
+  x = zoo_dense(&b, x, 1000, 0, "logits");
+  return zoo_finish(&b, x);
 }
 
 /* ResNet-18: basic blocks 2, 2, 2, 2. */

@@ -20,15 +20,15 @@
 static tvm_gvalue *conv_relu(zb *b, tvm_gvalue *x, int64_t cout, int64_t k,
                              int64_t stride, int64_t pad, const char *name) {
   char n[ZB_NAME];
-  zb_sub(n, name, "relu");
-  return zb_relu(b, zb_conv(b, x, cout, k, stride, pad, 1, 1, name), n);
+  zoo_sub(n, name, "relu");
+  return zoo_relu(b, zoo_conv(b, x, cout, k, stride, pad, 1, 1, name), n);
 }
 
 /* Fire module: squeeze s, expand e1 (1x1) and e3 (3x3), concatenated. */
 static tvm_gvalue *fire(zb *b, tvm_gvalue *x, int64_t s, int64_t e1,
                         int64_t e3, const char *name) {
   char n[ZB_NAME];
-#define N(part) zb_sub(n, name, part)
+#define N(part) zoo_sub(n, name, part)
   x = conv_relu(b, x, s, 1, 1, 0, N("squeeze"));
   tvm_gvalue *a = conv_relu(b, x, e1, 1, 1, 0, N("expand1x1"));
   tvm_gvalue *c = conv_relu(b, x, e3, 3, 1, 1, N("expand3x3"));
@@ -46,18 +46,18 @@ tvm_status zoo_build_squeezenet(tvm_graph *g) {
                                       {48, 192, 192}, {48, 192, 192},
                                       {64, 256, 256}, {64, 256, 256}};
   zb b;
-  zb_init(&b, g, 11000);
+  zoo_init(&b, g, 11000);
   tvm_gvalue *x = tvm_graph_input(g, "data", tvm_dt(kDLFloat, 32, 1),
                                   (int64_t[]){1, 3, 224, 224}, 4);
   x = conv_relu(&b, x, 64, 3, 2, 0, "features.0");
-  x = zb_maxpool(&b, x, 3, 2, 0, 1, "features.2");
+  x = zoo_maxpool(&b, x, 3, 2, 0, 1, "features.2");
   for (int i = 0; i < 8; i++) {
     x = fire(&b, x, fires[i][0], fires[i][1], fires[i][2],
-             zb_fmt(&b, "fire%d", i + 2));
+             zoo_fmt(&b, "fire%d", i + 2));
     if (i == 1 || i == 3)
-      x = zb_maxpool(&b, x, 3, 2, 0, 1, zb_fmt(&b, "pool%d", i + 2));
+      x = zoo_maxpool(&b, x, 3, 2, 0, 1, zoo_fmt(&b, "pool%d", i + 2));
   }
   x = conv_relu(&b, x, 1000, 1, 1, 0, "classifier.1");
-  x = zb_gap_flatten(&b, x, "logits");
-  return zb_finish(&b, x);
+  x = zoo_gap_flatten(&b, x, "logits");
+  return zoo_finish(&b, x);
 }

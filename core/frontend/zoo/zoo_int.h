@@ -11,7 +11,7 @@
  * sqrt(2 / fan_in) * sqrt(3)), so activations keep their scale from layer
  * to layer.  BatchNormalization gets valid random statistics: scale in
  * [0.8, 1.2] (the last BN of a residual branch [0.2, 0.4], see
- * zb_bn_scaled), bias and mean in [-0.1, 0.1], var in [0.5, 1.5].
+ * zoo_bn_scaled), bias and mean in [-0.1, 0.1], var in [0.5, 1.5].
  *
  * The helpers follow the builder's convention: a NULL input makes the
  * call return NULL (the graph stays failed), so a network is written
@@ -31,62 +31,62 @@ typedef struct zb {
 } zb;
 
 /* Starts building into g; weights of this model draw seeds from base. */
-void zb_init(zb *b, tvm_graph *g, uint64_t base);
+void zoo_init(zb *b, tvm_graph *g, uint64_t base);
 
 /* A float32 weight uniform in [lo, hi] (tvm_graph_random shifted). */
-tvm_gvalue *zb_uniform(zb *b, const char *name, const int64_t *shape, int nd,
+tvm_gvalue *zoo_uniform(zb *b, const char *name, const int64_t *shape, int nd,
                        double lo, double hi);
 /* A weight uniform in +-sqrt(6 / fan_in). */
-tvm_gvalue *zb_he(zb *b, const char *name, const int64_t *shape, int nd,
+tvm_gvalue *zoo_he(zb *b, const char *name, const int64_t *shape, int nd,
                   int64_t fan_in);
 
 /* Conv k x k (square kernel, symmetric padding), group g, optional bias;
  * weights "<name>.weight" [cout, cin / group, k, k] (He), "<name>.bias". */
-tvm_gvalue *zb_conv(zb *b, tvm_gvalue *x, int64_t cout, int64_t k,
+tvm_gvalue *zoo_conv(zb *b, tvm_gvalue *x, int64_t cout, int64_t k,
                     int64_t stride, int64_t pad, int64_t group, int bias,
                     const char *name);
 /* BatchNormalization (epsilon 1e-5) with random valid statistics. */
-tvm_gvalue *zb_bn(zb *b, tvm_gvalue *x, const char *name);
+tvm_gvalue *zoo_bn(zb *b, tvm_gvalue *x, const char *name);
 /* The same with the scale uniform in [lo, hi]: the last BN of a residual
  * branch gets a small one so that the sum does not grow block by block
  * (the "zero-init residual" trick, not quite zero). */
-tvm_gvalue *zb_bn_scaled(zb *b, tvm_gvalue *x, double lo, double hi,
+tvm_gvalue *zoo_bn_scaled(zb *b, tvm_gvalue *x, double lo, double hi,
                          const char *name);
 /* Relu, and Clip(0, 6) (ReLU6). */
-tvm_gvalue *zb_relu(zb *b, tvm_gvalue *x, const char *name);
-tvm_gvalue *zb_relu6(zb *b, tvm_gvalue *x, const char *name);
+tvm_gvalue *zoo_relu(zb *b, tvm_gvalue *x, const char *name);
+tvm_gvalue *zoo_relu6(zb *b, tvm_gvalue *x, const char *name);
 /* Conv (no bias) + BatchNormalization, then Relu when relu. */
-tvm_gvalue *zb_conv_bn(zb *b, tvm_gvalue *x, int64_t cout, int64_t k,
+tvm_gvalue *zoo_conv_bn(zb *b, tvm_gvalue *x, int64_t cout, int64_t k,
                        int64_t stride, int64_t pad, int relu,
                        const char *name);
 /* Conv (no bias) + BatchNormalization + Relu: the ResNet unit. */
-tvm_gvalue *zb_conv_bn_relu(zb *b, tvm_gvalue *x, int64_t cout, int64_t k,
+tvm_gvalue *zoo_conv_bn_relu(zb *b, tvm_gvalue *x, int64_t cout, int64_t k,
                             int64_t stride, int64_t pad, const char *name);
 /* A binary operator ("Add") and a unary one without attributes. */
-tvm_gvalue *zb_op2(zb *b, const char *op, tvm_gvalue *x, tvm_gvalue *y,
+tvm_gvalue *zoo_op2(zb *b, const char *op, tvm_gvalue *x, tvm_gvalue *y,
                    const char *name);
-tvm_gvalue *zb_op1(zb *b, const char *op, tvm_gvalue *x, const char *name);
+tvm_gvalue *zoo_op1(zb *b, const char *op, tvm_gvalue *x, const char *name);
 /* MaxPool k x k, stride, symmetric pad, ceil_mode. */
-tvm_gvalue *zb_maxpool(zb *b, tvm_gvalue *x, int64_t k, int64_t stride,
+tvm_gvalue *zoo_maxpool(zb *b, tvm_gvalue *x, int64_t k, int64_t stride,
                        int64_t pad, int ceil_mode, const char *name);
 /* GlobalAveragePool ("<name>.pool") then Flatten (name): [1, C, H, W] ->
  * [1, C]. */
-tvm_gvalue *zb_gap_flatten(zb *b, tvm_gvalue *x, const char *name);
+tvm_gvalue *zoo_gap_flatten(zb *b, tvm_gvalue *x, const char *name);
 /* Gemm with transB: x [M, K] -> [M, nout], weight [nout, K] (He, or
  * +-scale when scale > 0) and bias. */
-tvm_gvalue *zb_dense(zb *b, tvm_gvalue *x, int64_t nout, double scale,
+tvm_gvalue *zoo_dense(zb *b, tvm_gvalue *x, int64_t nout, double scale,
                      const char *name);
 /* A constant int64 vector (Reshape's shape, Squeeze's axes). */
-tvm_gvalue *zb_ints(zb *b, const char *name, const int64_t *v, int n);
+tvm_gvalue *zoo_ints(zb *b, const char *name, const int64_t *v, int n);
 
 /* Length of the name buffers of the helpers. */
 #define ZB_NAME 160
 /* "<name>.<part>" into buf (ZB_NAME bytes, truncated), returned. */
-const char *zb_sub(char *buf, const char *name, const char *part);
-/* "<prefix><a>" style names in b->name, e.g. zb_fmt(b, "layer%d.%d", i, j). */
-const char *zb_fmt(zb *b, const char *fmt, ...);
+const char *zoo_sub(char *buf, const char *name, const char *part);
+/* "<prefix><a>" style names in b->name, e.g. zoo_fmt(b, "layer%d.%d", i, j). */
+const char *zoo_fmt(zb *b, const char *fmt, ...);
 /* Marks v as the graph's output; returns the graph status. */
-tvm_status zb_finish(zb *b, tvm_gvalue *v);
+tvm_status zoo_finish(zb *b, tvm_gvalue *v);
 
 /* ---- the models (one family a file) ------------------------------------ */
 tvm_status zoo_build_resnet18(tvm_graph *g);

@@ -121,7 +121,7 @@ static double r_clip(double x, const double *p) {
 /* ---- tensor expressions ----------------------------------------------- */
 
 static tvm_expr *K(tvm_ctx *c, tvm_expr *x, double v) {
-  return x ? te_const(c, x->dtype, v) : NULL;
+  return x ? op_te_const(c, x->dtype, v) : NULL;
 }
 static tvm_expr *t_relu(tvm_ctx *c, tvm_expr *x, const double *p) {
   return tvm_max(c, x, K(c, x, 0));
@@ -211,11 +211,11 @@ const int ops_activation_nunary =
 
 #define ACT(nm, doc_)                                                          \
   {                                                                            \
-    nm, 1, 1, 1, 1, TVM_PAT_ELEMWISE, unary_infer, unary_compute,              \
-        unary_reference, doc_                                                  \
+    nm, 1, 1, 1, 1, TVM_PAT_ELEMWISE, op_unary_infer, op_unary_compute,              \
+        op_unary_reference, doc_                                                  \
   }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     ACT("Relu", "y = max(x, 0)"),
     ACT("LeakyRelu", "y = x >= 0 ? x : alpha * x (alpha = 0.01)"),
     ACT("Elu", "y = x >= 0 ? x : alpha * (exp(x) - 1) (alpha = 1)"),
@@ -229,8 +229,8 @@ static const tvm_op_def defs[] = {
     ACT("Celu", "y = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))"),
     ACT("ThresholdedRelu", "y = x > alpha ? x : 0 (alpha = 1)"),
     ACT("Shrink", "y = x < -lambd ? x + bias : x > lambd ? x - bias : 0"),
-    {"Clip", 1, 3, 1, 1, TVM_PAT_ELEMWISE, unary_infer, unary_compute,
-     unary_reference,
+    {"Clip", 1, 3, 1, 1, TVM_PAT_ELEMWISE, op_unary_infer, op_unary_compute,
+     op_unary_reference,
      "y = min(max(x, min), max); bounds are attributes (opset < 11) or "
      "constant inputs"},
 };

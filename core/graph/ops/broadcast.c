@@ -128,7 +128,7 @@ static tvm_expr *combine(tvm_ctx *c, bkind k, tvm_expr *a, tvm_expr *b) {
     return tvm_call(c, a->dtype, TVM_INTRIN_POW, args, 2);
   }
   case B_PRELU:
-    return tvm_select(c, tvm_lt(c, a, te_const(c, a->dtype, 0)),
+    return tvm_select(c, tvm_lt(c, a, op_te_const(c, a->dtype, 0)),
                       tvm_mul(c, a, b), a);
   }
   return NULL;
@@ -138,11 +138,11 @@ static tvm_expr *combine(tvm_ctx *c, bkind k, tvm_expr *a, tvm_expr *b) {
  * end. */
 static tvm_expr *bcast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   bud *u = ud;
-  tvm_expr *acc = te_bcast_read(c, u->in[0], i, u->ndim);
+  tvm_expr *acc = op_te_bcast_read(c, u->in[0], i, u->ndim);
   for (int k = 1; k < u->nin; k++)
-    acc = combine(c, u->k, acc, te_bcast_read(c, u->in[k], i, u->ndim));
+    acc = combine(c, u->k, acc, op_te_bcast_read(c, u->in[k], i, u->ndim));
   if (u->k == B_MEAN && u->nin > 1)
-    acc = tvm_div(c, acc, te_const(c, u->in[0]->dtype, u->nin));
+    acc = tvm_div(c, acc, op_te_const(c, u->in[0]->dtype, u->nin));
   return acc;
 }
 
@@ -153,8 +153,8 @@ static tvm_status bcast_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   for (int k = 0; k < u.nin; k++)
     if (!in[k])
       return op_fail(n, TVM_ERR_INTERNAL, "compute without input %d", k);
-  out[0] = te_compute_out(c, n, 0, "broadcast", bcast_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "broadcast", bcast_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Scalar reference on doubles (floats). */
@@ -204,23 +204,23 @@ static int64_t icombine(bkind k, int64_t a, int64_t b) {
 static tvm_status bcast_reference(const tvm_gnode *n, const DLTensor *const *in,
                                   DLTensor *const *out) {
   bkind k = kind_of(n);
-  int64_t len = dl_numel(out[0]);
-  int fl = dl_is_float(out[0]) || k == B_POW; /* int Pow: via double */
+  int64_t len = op_dl_numel(out[0]);
+  int fl = op_dl_is_float(out[0]) || k == B_POW; /* int Pow: via double */
   for (int64_t e = 0; e < len; e++) {
     if (fl) {
-      double acc = dl_getf(in[0], dl_bcast_index(in[0], out[0], e));
+      double acc = op_dl_getf(in[0], op_dl_bcast_index(in[0], out[0], e));
       for (int i = 1; i < n->ninputs; i++)
         acc =
-            fcombine(k, acc, dl_getf(in[i], dl_bcast_index(in[i], out[0], e)));
+            fcombine(k, acc, op_dl_getf(in[i], op_dl_bcast_index(in[i], out[0], e)));
       if (k == B_MEAN)
         acc /= n->ninputs;
-      dl_setf(out[0], e, acc);
+      op_dl_setf(out[0], e, acc);
     } else {
-      int64_t acc = dl_geti(in[0], dl_bcast_index(in[0], out[0], e));
+      int64_t acc = op_dl_geti(in[0], op_dl_bcast_index(in[0], out[0], e));
       for (int i = 1; i < n->ninputs; i++)
         acc =
-            icombine(k, acc, dl_geti(in[i], dl_bcast_index(in[i], out[0], e)));
-      dl_seti(out[0], e, acc);
+            icombine(k, acc, op_dl_geti(in[i], op_dl_bcast_index(in[i], out[0], e)));
+      op_dl_seti(out[0], e, acc);
     }
   }
   return TVM_OK;
@@ -234,7 +234,7 @@ static tvm_status bcast_reference(const tvm_gnode *n, const DLTensor *const *in,
         bcast_reference, doc_                                                  \
   }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     BIN("Add", TVM_PAT_BROADCAST, "C = A + B (numpy broadcasting)"),
     BIN("Sub", TVM_PAT_BROADCAST, "C = A - B (numpy broadcasting)"),
     BIN("Mul", TVM_PAT_BROADCAST, "C = A * B (numpy broadcasting)"),

@@ -70,7 +70,7 @@ static tvm_expr *cast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   cast_ud *u = ud;
   tvm_expr *v = tvm_tread(c, u->x, i, u->x->ndim);
   if (v && tvm_dtype_is_bool(u->t)) /* to bool: x != 0 */
-    return tvm_ne(c, v, te_const(c, v->dtype, 0));
+    return tvm_ne(c, v, op_te_const(c, v->dtype, 0));
   return tvm_cast(c, u->t, v);
 }
 
@@ -81,24 +81,24 @@ static tvm_status cast_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = cast_to(n, &u.t);
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "elemwise", cast_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "elemwise", cast_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
 static tvm_status cast_reference(const tvm_gnode *n, const DLTensor *const *in,
                                  DLTensor *const *out) {
-  int64_t len = dl_numel(in[0]);
+  int64_t len = op_dl_numel(in[0]);
   int to_bool = out[0]->dtype.code == kDLUInt && out[0]->dtype.bits == 1;
   for (int64_t e = 0; e < len; e++) {
     if (to_bool)
-      dl_seti(out[0], e, dl_getf(in[0], e) != 0);
-    else if (!dl_is_float(in[0]))
-      dl_seti(out[0], e, dl_geti(in[0], e));
-    else if (dl_is_float(out[0]))
-      dl_setf(out[0], e, dl_getf(in[0], e));
+      op_dl_seti(out[0], e, op_dl_getf(in[0], e) != 0);
+    else if (!op_dl_is_float(in[0]))
+      op_dl_seti(out[0], e, op_dl_geti(in[0], e));
+    else if (op_dl_is_float(out[0]))
+      op_dl_setf(out[0], e, op_dl_getf(in[0], e));
     else
-      dl_seti(out[0], e, (int64_t)dl_getf(in[0], e)); /* truncates */
+      op_dl_seti(out[0], e, (int64_t)op_dl_getf(in[0], e)); /* truncates */
   }
   return TVM_OK;
 }
@@ -146,7 +146,7 @@ typedef struct cos_ud {
 /* The fill value. */
 static tvm_expr *cos_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   cos_ud *u = ud;
-  return te_const(c, u->t, u->v);
+  return op_te_const(c, u->t, u->v);
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -158,8 +158,8 @@ static tvm_status cos_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = cos_info(n, shape, &nd, &u.t, &u.v);
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "elemwise", cos_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "elemwise", cos_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -172,13 +172,13 @@ static tvm_status cos_reference(const tvm_gnode *n, const DLTensor *const *in,
   tvm_status st = cos_info(n, shape, &nd, &t, &v);
   if (st)
     return st;
-  int64_t len = dl_numel(out[0]);
+  int64_t len = op_dl_numel(out[0]);
   for (int64_t e = 0; e < len; e++)
-    dl_setf(out[0], e, v);
+    op_dl_setf(out[0], e, v);
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"Cast", 1, 1, 1, 1, TVM_PAT_ELEMWISE, cast_infer, cast_compute,
      cast_reference,
      "converts to the ONNX data type 'to' (float to int truncates)"},

@@ -246,8 +246,8 @@ static tvm_status conv_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   u.b = n->ninputs > 2 ? in[2] : NULL;
   u.cg = in[0]->shape_c[1] / u.group;
   u.mg = in[1]->shape_c[0] / u.group;
-  u.xp = te_pad(c, n, in[0], u.win.pads, nsp, 0.0);
-  if ((st = te_status(c, n, u.xp)))
+  u.xp = op_te_pad(c, n, in[0], u.win.pads, nsp, 0.0);
+  if ((st = op_te_status(c, n, u.xp)))
     return st;
   static const char *const tags[] = {"conv1d_ncw", "conv2d_nchw",
                                      "conv3d_ncdhw"};
@@ -257,17 +257,17 @@ static tvm_status conv_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   else if (u.group > 1 && nsp == 2)
     tag = "group_conv2d_nchw";
   const tvm_gvalue *o = n->outputs[0];
-  u.conv = tvm_compute(c, u.b ? te_name(c, n, "conv") : te_name(c, n, NULL),
+  u.conv = tvm_compute(c, u.b ? op_te_name(c, n, "conv") : op_te_name(c, n, NULL),
                        o->shape, o->ndim, conv_body, &u);
-  if ((st = te_status(c, n, u.conv)))
+  if ((st = op_te_status(c, n, u.conv)))
     return st;
   tvm_tensor_set_tag(u.conv, tag);
   if (!u.b) {
     out[0] = u.conv;
     return TVM_OK;
   }
-  out[0] = te_compute_out(c, n, 0, "broadcast", bias_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "broadcast", bias_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Naive convolution: every output element sums over its window. */
@@ -281,17 +281,17 @@ static tvm_status conv_reference(const tvm_gnode *n, const DLTensor *const *in,
   const DLTensor *x = in[0], *wt = in[1], *b = n->ninputs > 2 ? in[2] : NULL;
   int nsp = w.nsp;
   int64_t C = x->shape[1], M = wt->shape[0], cg = C / group, mg = M / group;
-  int64_t ksz = 1, len = dl_numel(out[0]);
+  int64_t ksz = 1, len = op_dl_numel(out[0]);
   for (int s = 0; s < nsp; s++)
     ksz *= w.k[s];
   for (int64_t e = 0; e < len; e++) {
     int64_t oi[TVM_MAX_DIMS], ki[OP_MAX_SPATIAL];
-    dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
+    op_dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
     int64_t bn = oi[0], m = oi[1], g = m / mg;
-    double acc = b ? dl_getf(b, m) : 0;
+    double acc = b ? op_dl_getf(b, m) : 0;
     for (int64_t rc = 0; rc < cg; rc++)
       for (int64_t kk = 0; kk < ksz; kk++) {
-        dl_unravel(kk, w.k, nsp, ki);
+        op_dl_unravel(kk, w.k, nsp, ki);
         int64_t xf = bn * C + g * cg + rc, wf = m * cg + rc, ok = 1;
         for (int s = 0; s < nsp; s++) {
           int64_t pos = oi[2 + s] * w.s[s] + ki[s] * w.d[s] - w.pads[s];
@@ -301,14 +301,14 @@ static tvm_status conv_reference(const tvm_gnode *n, const DLTensor *const *in,
           wf = wf * w.k[s] + ki[s];
         }
         if (ok)
-          acc += dl_getf(x, xf) * dl_getf(wt, wf);
+          acc += op_dl_getf(x, xf) * op_dl_getf(wt, wf);
       }
-    dl_setf(out[0], e, acc);
+    op_dl_setf(out[0], e, acc);
   }
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"Conv", 2, 3, 1, 1, TVM_PAT_OUT_ELEMWISE_FUSABLE, conv_infer, conv_compute,
      conv_reference,
      "N-d convolution (NCHW, OIHW weights): group, dilations, pads, "

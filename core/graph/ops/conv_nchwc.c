@@ -122,7 +122,7 @@ static tvm_expr *cc_pad_body(tvm_ctx *c, tvm_expr **i, void *ud) {
         tvm_min(c, tvm_max(c, src, tvm_int(c, 0)), tvm_int(c, ext - 1));
   }
   tvm_expr *rd = tvm_tread(c, u->x, ix, 5);
-  return cond ? tvm_select(c, cond, rd, te_const(c, u->x->dtype, 0)) : rd;
+  return cond ? tvm_select(c, cond, rd, op_te_const(c, u->x->dtype, 0)) : rd;
 }
 
 /* One output element: the sum over the window (and the input channels
@@ -182,16 +182,16 @@ static tvm_status cc_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
     memcpy(pshape, in[0]->shape_c, sizeof pshape);
     pshape[2] += pd[0] + pd[2];
     pshape[3] += pd[1] + pd[3];
-    u.xp = tvm_compute(c, te_name(c, n, "pad"), pshape, 5, cc_pad_body, &u);
-    if ((st = te_status(c, n, u.xp)))
+    u.xp = tvm_compute(c, op_te_name(c, n, "pad"), pshape, 5, cc_pad_body, &u);
+    if ((st = op_te_status(c, n, u.xp)))
       return st;
     tvm_tensor_set_tag(u.xp, "pad");
   } else {
     u.xp = u.x;
   }
-  u.conv = tvm_compute(c, u.b ? te_name(c, n, "conv") : te_name(c, n, NULL),
+  u.conv = tvm_compute(c, u.b ? op_te_name(c, n, "conv") : op_te_name(c, n, NULL),
                        shape, 5, cc_conv_body, &u);
-  if ((st = te_status(c, n, u.conv)))
+  if ((st = op_te_status(c, n, u.conv)))
     return st;
   tvm_tensor_set_tag(u.conv, u.ci.depthwise ? "depthwise_conv2d_NCHWc"
                                             : "conv2d_NCHWc");
@@ -199,8 +199,8 @@ static tvm_status cc_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
     out[0] = u.conv;
     return TVM_OK;
   }
-  out[0] = te_compute_out(c, n, 0, "broadcast", cc_bias_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "broadcast", cc_bias_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Naive blocked convolution in logical coordinates. */
@@ -222,7 +222,7 @@ static tvm_status cc_reference(const tvm_gnode *n, const DLTensor *const *in,
     for (int64_t m = 0; m < ci.M; m++)
       for (int64_t oh = 0; oh < OH; oh++)
         for (int64_t ow = 0; ow < OW; ow++) {
-          double acc = b ? dl_getf(b, m) : 0;
+          double acc = b ? op_dl_getf(b, m) : 0;
           for (int64_t r = 0; r < cin; r++) {
             int64_t c = ci.depthwise ? m : r;
             for (int64_t ky = 0; ky < KH; ky++)
@@ -247,7 +247,7 @@ static tvm_status cc_reference(const tvm_gnode *n, const DLTensor *const *in,
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"Conv_NCHWc", 2, 3, 1, 1, TVM_PAT_OUT_ELEMWISE_FUSABLE, cc_infer,
      cc_compute, cc_reference,
      "internal: 2-D convolution on channel-blocked data (NCHW<b>c, "

@@ -197,7 +197,7 @@ static tvm_expr *ct_pad_body(tvm_ctx *c, tvm_expr **i, void *ud) {
     cond = cond ? tvm_and(c, cond, ok) : ok;
   }
   return tvm_select(c, cond, tvm_tread(c, u->x, xi, u->x->ndim),
-                    te_const(c, u->x->dtype, 0));
+                    op_te_const(c, u->x->dtype, 0));
 }
 
 /* Stride-1 convolution of the dilated, padded input with the flipped kernel. */
@@ -260,24 +260,24 @@ static tvm_status ct_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   for (int s = 0; s < w->nsp; s++)
     pshape[2 + s] = w->out[s] + w->d[s] * (w->k[s] - 1);
   u.p =
-      tvm_compute(c, te_name(c, n, "pad"), pshape, w->nsp + 2, ct_pad_body, &u);
-  if ((st = te_status(c, n, u.p)))
+      tvm_compute(c, op_te_name(c, n, "pad"), pshape, w->nsp + 2, ct_pad_body, &u);
+  if ((st = op_te_status(c, n, u.p)))
     return st;
   tvm_tensor_set_tag(u.p, "pad");
   static const char *const tags[] = {"conv1d_transpose_ncw",
                                      "conv2d_transpose_nchw",
                                      "conv3d_transpose_ncdhw"};
-  u.conv = tvm_compute(c, u.b ? te_name(c, n, "conv") : te_name(c, n, NULL),
+  u.conv = tvm_compute(c, u.b ? op_te_name(c, n, "conv") : op_te_name(c, n, NULL),
                        shape, w->nsp + 2, ct_body, &u);
-  if ((st = te_status(c, n, u.conv)))
+  if ((st = op_te_status(c, n, u.conv)))
     return st;
   tvm_tensor_set_tag(u.conv, tags[w->nsp - 1]);
   if (!u.b) {
     out[0] = u.conv;
     return TVM_OK;
   }
-  out[0] = te_compute_out(c, n, 0, "broadcast", ct_bias, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "broadcast", ct_bias, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Scatter form: every input element adds X * W to the outputs it hits. */
@@ -291,22 +291,22 @@ static tvm_status ct_reference(const tvm_gnode *n, const DLTensor *const *in,
   const DLTensor *x = in[0], *wt = in[1], *b = n->ninputs > 2 ? in[2] : NULL;
   const op_window *w = &ci.w;
   int nsp = w->nsp;
-  int64_t olen = dl_numel(out[0]), inner = 1, ksz = 1;
+  int64_t olen = op_dl_numel(out[0]), inner = 1, ksz = 1;
   for (int s = 0; s < nsp; s++) {
     inner *= w->out[s];
     ksz *= w->k[s];
   }
   for (int64_t e = 0; e < olen; e++)
-    dl_setf(out[0], e, b ? dl_getf(b, (e / inner) % ci.M) : 0);
-  int64_t xlen = dl_numel(x);
+    op_dl_setf(out[0], e, b ? op_dl_getf(b, (e / inner) % ci.M) : 0);
+  int64_t xlen = op_dl_numel(x);
   for (int64_t e = 0; e < xlen; e++) {
     int64_t xi[TVM_MAX_DIMS], ki[OP_MAX_SPATIAL];
-    dl_unravel(e, x->shape, x->ndim, xi);
+    op_dl_unravel(e, x->shape, x->ndim, xi);
     int64_t g = xi[1] / ci.cg;
-    double xv = dl_getf(x, e);
+    double xv = op_dl_getf(x, e);
     for (int64_t ml = 0; ml < ci.mg; ml++)
       for (int64_t kk = 0; kk < ksz; kk++) {
-        dl_unravel(kk, w->k, nsp, ki);
+        op_dl_unravel(kk, w->k, nsp, ki);
         int64_t of = xi[0] * ci.M + g * ci.mg + ml, wf = xi[1] * ci.mg + ml;
         int ok = 1;
         for (int s = 0; s < nsp; s++) {
@@ -317,13 +317,13 @@ static tvm_status ct_reference(const tvm_gnode *n, const DLTensor *const *in,
           wf = wf * w->k[s] + ki[s];
         }
         if (ok)
-          dl_setf(out[0], of, dl_getf(out[0], of) + xv * dl_getf(wt, wf));
+          op_dl_setf(out[0], of, op_dl_getf(out[0], of) + xv * op_dl_getf(wt, wf));
       }
   }
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"ConvTranspose", 2, 3, 1, 1, TVM_PAT_OUT_ELEMWISE_FUSABLE, ct_infer,
      ct_compute, ct_reference,
      "transposed convolution (strides, pads, output_padding, output_shape, "

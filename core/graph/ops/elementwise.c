@@ -59,19 +59,19 @@ static tvm_expr *t_sqrt(tvm_ctx *c, tvm_expr *x, const double *p) {
   return tvm_math(c, TVM_INTRIN_SQRT, x);
 }
 static tvm_expr *t_neg(tvm_ctx *c, tvm_expr *x, const double *p) {
-  return x ? tvm_sub(c, te_const(c, x->dtype, 0), x) : NULL;
+  return x ? tvm_sub(c, op_te_const(c, x->dtype, 0), x) : NULL;
 }
 static tvm_expr *t_abs(tvm_ctx *c, tvm_expr *x, const double *p) {
   if (!x)
     return NULL;
   if (tvm_dtype_is_float(x->dtype))
     return tvm_math(c, TVM_INTRIN_FABS, x);
-  return tvm_select(c, tvm_lt(c, x, te_const(c, x->dtype, 0)),
-                    tvm_sub(c, te_const(c, x->dtype, 0), x), x);
+  return tvm_select(c, tvm_lt(c, x, op_te_const(c, x->dtype, 0)),
+                    tvm_sub(c, op_te_const(c, x->dtype, 0), x), x);
 }
 static tvm_expr *t_id(tvm_ctx *c, tvm_expr *x, const double *p) { return x; }
 static tvm_expr *t_recip(tvm_ctx *c, tvm_expr *x, const double *p) {
-  return x ? tvm_div(c, te_const(c, x->dtype, 1), x) : NULL;
+  return x ? tvm_div(c, op_te_const(c, x->dtype, 1), x) : NULL;
 }
 static tvm_expr *t_floor(tvm_ctx *c, tvm_expr *x, const double *p) {
   return tvm_math(c, TVM_INTRIN_FLOOR, x);
@@ -95,9 +95,9 @@ static tvm_expr *exp_pm(tvm_ctx *c, tvm_expr *x, int plus) {
     return NULL;
   tvm_expr *a = tvm_math(c, TVM_INTRIN_EXP, x);
   tvm_expr *b =
-      tvm_math(c, TVM_INTRIN_EXP, tvm_sub(c, te_const(c, x->dtype, 0), x));
+      tvm_math(c, TVM_INTRIN_EXP, tvm_sub(c, op_te_const(c, x->dtype, 0), x));
   return tvm_mul(c, plus ? tvm_add(c, a, b) : tvm_sub(c, a, b),
-                 te_const(c, x->dtype, 0.5));
+                 op_te_const(c, x->dtype, 0.5));
 }
 static tvm_expr *t_sinh(tvm_ctx *c, tvm_expr *x, const double *p) {
   return exp_pm(c, x, 0);
@@ -113,24 +113,24 @@ static tvm_expr *t_round(tvm_ctx *c, tvm_expr *x, const double *p) {
   tvm_dtype t = x->dtype;
   tvm_expr *r = tvm_math(c, TVM_INTRIN_FLOOR, x);
   tvm_expr *d = tvm_sub(c, x, r);
-  tvm_expr *half = te_const(c, t, 0.5);
+  tvm_expr *half = op_te_const(c, t, 0.5);
   tvm_expr *odd = tvm_ne(
       c,
       tvm_sub(c, r,
-              tvm_mul(c, te_const(c, t, 2),
+              tvm_mul(c, op_te_const(c, t, 2),
                       tvm_math(c, TVM_INTRIN_FLOOR, tvm_mul(c, r, half)))),
-      te_const(c, t, 0));
+      op_te_const(c, t, 0));
   tvm_expr *up =
       tvm_or(c, tvm_gt(c, d, half), tvm_and(c, tvm_eq(c, d, half), odd));
-  return tvm_select(c, up, tvm_add(c, r, te_const(c, t, 1)), r);
+  return tvm_select(c, up, tvm_add(c, r, op_te_const(c, t, 1)), r);
 }
 static tvm_expr *t_sign(tvm_ctx *c, tvm_expr *x, const double *p) {
   if (!x)
     return NULL;
-  tvm_expr *z = te_const(c, x->dtype, 0);
+  tvm_expr *z = op_te_const(c, x->dtype, 0);
   return tvm_select(
-      c, tvm_gt(c, x, z), te_const(c, x->dtype, 1),
-      tvm_select(c, tvm_lt(c, x, z), te_const(c, x->dtype, -1), z));
+      c, tvm_gt(c, x, z), op_te_const(c, x->dtype, 1),
+      tvm_select(c, tvm_lt(c, x, z), op_te_const(c, x->dtype, -1), z));
 }
 
 /* Dropout: inference only; a constant training_mode must be false. */
@@ -209,7 +209,7 @@ static tvm_status constant_attr(const tvm_gnode *n, tvm_dtype *t, double *vals,
 }
 
 /* Output 0 = input 0's dtype and shape; Dropout's mask is bool. */
-tvm_status unary_infer(tvm_graph *g, tvm_gnode *n) {
+tvm_status op_unary_infer(tvm_graph *g, tvm_gnode *n) {
   const unary_desc *d = find_unary(n);
   if (!d)
     return op_fail(n, TVM_ERR_INTERNAL, "not a unary operator");
@@ -260,7 +260,7 @@ static tvm_expr *true_body(tvm_ctx *c, tvm_expr **i, void *ud) {
 }
 
 /* out = op(x) elementwise. */
-tvm_status unary_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+tvm_status op_unary_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
                          tvm_tensor **out) {
   unary_ud u = {find_unary(n), {0}, in[0]};
   if (!u.d || !u.x)
@@ -268,18 +268,18 @@ tvm_status unary_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = u.d->params ? u.d->params(n, u.p) : TVM_OK;
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "elemwise", unary_body, &u);
-  if ((st = te_status(c, n, out[0])))
+  out[0] = op_te_compute_out(c, n, 0, "elemwise", unary_body, &u);
+  if ((st = op_te_status(c, n, out[0])))
     return st;
   if (n->noutputs > 1 && n->outputs[1]) {
-    out[1] = te_compute_out(c, n, 1, "elemwise", true_body, NULL);
-    return te_status(c, n, out[1]);
+    out[1] = op_te_compute_out(c, n, 1, "elemwise", true_body, NULL);
+    return op_te_status(c, n, out[1]);
   }
   return TVM_OK;
 }
 
 /* Naive loop over the elements (bytes copied for Identity & co). */
-tvm_status unary_reference(const tvm_gnode *n, const DLTensor *const *in,
+tvm_status op_unary_reference(const tvm_gnode *n, const DLTensor *const *in,
                            DLTensor *const *out) {
   const unary_desc *d = find_unary(n);
   double p[4] = {0};
@@ -292,35 +292,35 @@ tvm_status unary_reference(const tvm_gnode *n, const DLTensor *const *in,
     int cnt, ndim;
     constant_attr(n, &t, vals, 256, &cnt, &ndim);
     for (int k = 0; k < cnt; k++)
-      dl_setf(out[0], k, vals[k]);
+      op_dl_setf(out[0], k, vals[k]);
     return TVM_OK;
   }
   if (d->params && (st = d->params(n, p)))
     return st;
-  int64_t len = dl_numel(in[0]);
+  int64_t len = op_dl_numel(in[0]);
   if (d->ref == r_id) {
     memcpy(out[0]->data, (char *)in[0]->data + in[0]->byte_offset,
-           (size_t)(len * dl_elem_bytes(in[0])));
-  } else if (dl_is_float(in[0])) {
+           (size_t)(len * op_dl_elem_bytes(in[0])));
+  } else if (op_dl_is_float(in[0])) {
     for (int64_t k = 0; k < len; k++)
-      dl_setf(out[0], k, d->ref(dl_getf(in[0], k), p));
+      op_dl_setf(out[0], k, d->ref(op_dl_getf(in[0], k), p));
   } else {
     for (int64_t k = 0; k < len; k++)
-      dl_seti(out[0], k, d->iref(dl_geti(in[0], k)));
+      op_dl_seti(out[0], k, d->iref(op_dl_geti(in[0], k)));
   }
   if (n->noutputs > 1 && out[1])
     for (int64_t k = 0; k < len; k++)
-      dl_seti(out[1], k, 1);
+      op_dl_seti(out[1], k, 1);
   return TVM_OK;
 }
 
 #define UNARY(nm, doc_)                                                        \
   {                                                                            \
-    nm, 1, 1, 1, 1, TVM_PAT_ELEMWISE, unary_infer, unary_compute,              \
-        unary_reference, doc_                                                  \
+    nm, 1, 1, 1, 1, TVM_PAT_ELEMWISE, op_unary_infer, op_unary_compute,              \
+        op_unary_reference, doc_                                                  \
   }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     UNARY("Exp", "y = exp(x)"),
     UNARY("Log", "y = log(x)"),
     UNARY("Erf", "y = erf(x)"),
@@ -338,10 +338,10 @@ static const tvm_op_def defs[] = {
     UNARY("Cosh", "y = cosh(x)"),
     UNARY("Sign", "y = -1, 0 or 1 (float32, int32, int64)"),
     UNARY("Identity", "y = x"),
-    {"Dropout", 1, 3, 1, 2, TVM_PAT_ELEMWISE, unary_infer, unary_compute,
-     unary_reference,
+    {"Dropout", 1, 3, 1, 2, TVM_PAT_ELEMWISE, op_unary_infer, op_unary_compute,
+     op_unary_reference,
      "inference dropout: y = x, optional mask output all true"},
-    {"Constant", 0, 1, 1, 1, TVM_PAT_OPAQUE, unary_infer, NULL, unary_reference,
+    {"Constant", 0, 1, 1, 1, TVM_PAT_OPAQUE, op_unary_infer, NULL, op_unary_reference,
      "constant: its value is the CONST input (or value_* attributes)"},
 };
 

@@ -99,11 +99,11 @@ static tvm_expr *gemm_epilogue(tvm_ctx *c, tvm_expr **i, void *ud) {
   gemm_ud *u = ud;
   tvm_expr *y = TVM_AT(c, u->mm, i[0], i[1]);
   if (u->a.alpha != 1.0)
-    y = tvm_mul(c, y, te_const(c, u->mm->dtype, u->a.alpha));
+    y = tvm_mul(c, y, op_te_const(c, u->mm->dtype, u->a.alpha));
   if (u->C && u->a.beta != 0.0) {
-    tvm_expr *cv = te_bcast_read(c, u->C, i, 2);
+    tvm_expr *cv = op_te_bcast_read(c, u->C, i, 2);
     if (u->a.beta != 1.0)
-      cv = tvm_mul(c, cv, te_const(c, u->mm->dtype, u->a.beta));
+      cv = tvm_mul(c, cv, op_te_const(c, u->mm->dtype, u->a.beta));
     y = tvm_add(c, y, cv);
   }
   return y;
@@ -121,17 +121,17 @@ static tvm_status gemm_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   u.C = n->ninputs > 2 ? in[2] : NULL;
   int epi = u.a.alpha != 1.0 || (u.C && u.a.beta != 0.0);
   const tvm_gvalue *o = n->outputs[0];
-  u.mm = tvm_compute(c, epi ? te_name(c, n, "matmul") : te_name(c, n, NULL),
+  u.mm = tvm_compute(c, epi ? op_te_name(c, n, "matmul") : op_te_name(c, n, NULL),
                      o->shape, 2, gemm_mm, &u);
-  if ((st = te_status(c, n, u.mm)))
+  if ((st = op_te_status(c, n, u.mm)))
     return st;
   tvm_tensor_set_tag(u.mm, !u.a.ta && u.a.tb ? "dense" : "matmul");
   if (!epi) {
     out[0] = u.mm;
     return TVM_OK;
   }
-  out[0] = te_compute_out(c, n, 0, "broadcast", gemm_epilogue, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "broadcast", gemm_epilogue, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -146,12 +146,12 @@ static tvm_status gemm_reference(const tvm_gnode *n, const DLTensor *const *in,
     for (int64_t j = 0; j < a.N; j++) {
       double acc = 0;
       for (int64_t k = 0; k < a.K; k++)
-        acc += dl_getf(A, a.ta ? k * a.M + m : m * a.K + k) *
-               dl_getf(B, a.tb ? j * a.K + k : k * a.N + j);
+        acc += op_dl_getf(A, a.ta ? k * a.M + m : m * a.K + k) *
+               op_dl_getf(B, a.tb ? j * a.K + k : k * a.N + j);
       acc *= a.alpha;
       if (C)
-        acc += a.beta * dl_getf(C, dl_bcast_index(C, out[0], m * a.N + j));
-      dl_setf(out[0], m * a.N + j, acc);
+        acc += a.beta * op_dl_getf(C, op_dl_bcast_index(C, out[0], m * a.N + j));
+      op_dl_setf(out[0], m * a.N + j, acc);
     }
   return TVM_OK;
 }
@@ -270,9 +270,9 @@ static tvm_status matmul_compute(tvm_ctx *c, const tvm_gnode *n,
     return st;
   u.A = in[0];
   u.B = in[1];
-  out[0] = te_compute_out(c, n, 0, u.s.nbatch ? "batch_matmul" : "matmul",
+  out[0] = op_te_compute_out(c, n, 0, u.s.nbatch ? "batch_matmul" : "matmul",
                           matmul_body, &u);
-  return te_status(c, n, out[0]);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -292,7 +292,7 @@ static tvm_status matmul_reference(const tvm_gnode *n,
     nbatch *= s.batch[d];
   for (int64_t bt = 0; bt < nbatch; bt++) {
     int64_t bi[TVM_MAX_DIMS], fa = 0, fb = 0;
-    dl_unravel(bt, s.batch, s.nbatch, bi);
+    op_dl_unravel(bt, s.batch, s.nbatch, bi);
     for (int d = 0; d < na; d++)
       fa = fa * A->shape[d] + (A->shape[d] == 1 ? 0 : bi[s.nbatch - na + d]);
     for (int d = 0; d < nb; d++)
@@ -301,15 +301,15 @@ static tvm_status matmul_reference(const tvm_gnode *n,
       for (int64_t j = 0; j < s.N; j++) {
         double acc = 0;
         for (int64_t k = 0; k < s.K; k++)
-          acc += dl_getf(A, (fa * s.M + m) * s.K + k) *
-                 dl_getf(B, (fb * s.K + k) * s.N + j);
-        dl_setf(out[0], (bt * s.M + m) * s.N + j, acc);
+          acc += op_dl_getf(A, (fa * s.M + m) * s.K + k) *
+                 op_dl_getf(B, (fb * s.K + k) * s.N + j);
+        op_dl_setf(out[0], (bt * s.M + m) * s.N + j, acc);
       }
   }
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"Gemm", 2, 3, 1, 1, TVM_PAT_OUT_ELEMWISE_FUSABLE, gemm_infer, gemm_compute,
      gemm_reference,
      "Y = alpha * A' * B' + beta * C (transA, transB, C broadcast)"},

@@ -202,8 +202,8 @@ static tvm_status lt_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   if (st)
     return st;
   u.x = in[0];
-  out[0] = te_compute_out(c, n, 0, "layout_transform", lt_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "layout_transform", lt_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Copies every element to its place in the destination layout. */
@@ -215,13 +215,13 @@ static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   const DLTensor *x = in[0];
-  int eb = dl_elem_bytes(x);
+  int eb = op_dl_elem_bytes(x);
   const char *src = (const char *)x->data + x->byte_offset;
   char *dst = (char *)out[0]->data + out[0]->byte_offset;
-  int64_t len = dl_numel(out[0]);
+  int64_t len = op_dl_numel(out[0]);
   for (int64_t e = 0; e < len; e++) {
     int64_t oi[TVM_MAX_DIMS], flat = 0;
-    dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
+    op_dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
     for (int k = 0; k < li.src.n; k++) {
       char A = li.src.axis[k];
       int p = op_layout_primal(&li.dst, A);
@@ -238,7 +238,7 @@ static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"LayoutTransform", 1, 1, 1, 1, TVM_PAT_INJECTIVE, lt_infer, lt_compute,
      lt_reference,
      "internal: moves a tensor between layouts (NCHW <-> NCHW16c, OIHW -> "

@@ -104,7 +104,7 @@ static tvm_expr *logic_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   logic_ud *u = ud;
   tvm_expr *v[3];
   for (int k = 0; k < u->nin; k++)
-    if (!(v[k] = te_bcast_read(c, u->in[k], i, u->ndim)))
+    if (!(v[k] = op_te_bcast_read(c, u->in[k], i, u->ndim)))
       return NULL;
   switch (u->k) {
   case L_EQ:
@@ -148,8 +148,8 @@ static tvm_status logic_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = logic_check(n, &u.fmod, shape, &nd, &t);
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "broadcast", logic_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "broadcast", logic_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Float comparison of kind k as 0 or 1. */
@@ -178,43 +178,43 @@ static tvm_status logic_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   lkind k = kind_of(n);
-  int64_t len = dl_numel(out[0]);
+  int64_t len = op_dl_numel(out[0]);
   for (int64_t e = 0; e < len; e++) {
     int64_t ix[3];
     for (int i = 0; i < n->ninputs; i++)
-      ix[i] = dl_bcast_index(in[i], out[0], e);
+      ix[i] = op_dl_bcast_index(in[i], out[0], e);
     if (is_cmp(k)) {
       int r;
-      if (dl_is_float(in[0]))
-        r = (int)fcmp(k, dl_getf(in[0], ix[0]), dl_getf(in[1], ix[1]));
+      if (op_dl_is_float(in[0]))
+        r = (int)fcmp(k, op_dl_getf(in[0], ix[0]), op_dl_getf(in[1], ix[1]));
       else {
-        int64_t a = dl_geti(in[0], ix[0]), b = dl_geti(in[1], ix[1]);
+        int64_t a = op_dl_geti(in[0], ix[0]), b = op_dl_geti(in[1], ix[1]);
         r = k == L_EQ   ? a == b
             : k == L_LT ? a < b
             : k == L_GT ? a > b
             : k == L_LE ? a <= b
                         : a >= b;
       }
-      dl_seti(out[0], e, r);
+      op_dl_seti(out[0], e, r);
     } else if (is_logic(k)) {
-      int a = dl_geti(in[0], ix[0]) != 0;
-      int b = k == L_NOT ? 0 : dl_geti(in[1], ix[1]) != 0;
-      dl_seti(out[0], e,
+      int a = op_dl_geti(in[0], ix[0]) != 0;
+      int b = k == L_NOT ? 0 : op_dl_geti(in[1], ix[1]) != 0;
+      op_dl_seti(out[0], e,
               k == L_AND   ? a && b
               : k == L_OR  ? a || b
               : k == L_XOR ? a != b
                            : !a);
     } else if (k == L_WHERE) {
-      const DLTensor *src = dl_geti(in[0], ix[0]) ? in[1] : in[2];
-      int64_t si = dl_geti(in[0], ix[0]) ? ix[1] : ix[2];
-      if (dl_is_float(src))
-        dl_setf(out[0], e, dl_getf(src, si));
+      const DLTensor *src = op_dl_geti(in[0], ix[0]) ? in[1] : in[2];
+      int64_t si = op_dl_geti(in[0], ix[0]) ? ix[1] : ix[2];
+      if (op_dl_is_float(src))
+        op_dl_setf(out[0], e, op_dl_getf(src, si));
       else
-        dl_seti(out[0], e, dl_geti(src, si));
-    } else if (dl_is_float(in[0])) { /* Mod, fmod = 1 */
-      dl_setf(out[0], e, fmod(dl_getf(in[0], ix[0]), dl_getf(in[1], ix[1])));
+        op_dl_seti(out[0], e, op_dl_geti(src, si));
+    } else if (op_dl_is_float(in[0])) { /* Mod, fmod = 1 */
+      op_dl_setf(out[0], e, fmod(op_dl_getf(in[0], ix[0]), op_dl_getf(in[1], ix[1])));
     } else {
-      int64_t a = dl_geti(in[0], ix[0]), b = dl_geti(in[1], ix[1]), r;
+      int64_t a = op_dl_geti(in[0], ix[0]), b = op_dl_geti(in[1], ix[1]), r;
       if (b == 0)
         r = 0;
       else {
@@ -222,7 +222,7 @@ static tvm_status logic_reference(const tvm_gnode *n, const DLTensor *const *in,
         if (!fmod_ && r != 0 && ((r < 0) != (b < 0)))
           r += b;
       }
-      dl_seti(out[0], e, r);
+      op_dl_seti(out[0], e, r);
     }
   }
   return TVM_OK;
@@ -234,7 +234,7 @@ static tvm_status logic_reference(const tvm_gnode *n, const DLTensor *const *in,
         logic_reference, doc_                                                  \
   }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     LOP("Equal", 2, "a == b -> bool (numpy broadcasting)"),
     LOP("Less", 2, "a < b -> bool"),
     LOP("Greater", 2, "a > b -> bool"),

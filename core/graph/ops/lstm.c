@@ -46,7 +46,7 @@ typedef struct lstm_info {
 static tvm_status lstm_check(const tvm_gnode *n, lstm_info *li) {
   static const char *const dflt[] = {"Sigmoid", "Tanh", "Tanh"};
   rnn_info r;
-  tvm_status st = rnn_check(n, 4, 3, dflt, &r);
+  tvm_status st = op_rnn_check(n, 4, 3, dflt, &r);
   if (st)
     return st;
   memset(li, 0, sizeof *li);
@@ -76,10 +76,10 @@ static tvm_status lstm_check(const tvm_gnode *n, lstm_info *li) {
                    "supported");
   int64_t D = li->dirs, H = li->H;
   int64_t hs3[] = {D, li->batch, H}, ps[] = {D, 3 * H};
-  if (c0 && !rnn_has_shape(c0, 3, hs3))
+  if (c0 && !op_rnn_has_shape(c0, 3, hs3))
     return op_fail(n, TVM_ERR_INVALID, "initial_c must be [%lld, %lld, %lld]",
                    (long long)D, (long long)li->batch, (long long)H);
-  if (p && !rnn_has_shape(p, 2, ps))
+  if (p && !op_rnn_has_shape(p, 2, ps))
     return op_fail(n, TVM_ERR_INVALID, "P must be [%lld, %lld]", (long long)D,
                    (long long)(3 * H));
   li->has_c0 = c0 != NULL;
@@ -174,8 +174,8 @@ static tvm_expr *gate_pre(tvm_ctx *c, lstm_ud *u, int q, tvm_expr *b,
                 tvm_mul(c, TVM_AT(c, u->P, d, tvm_add(c, h, tvm_int(c, q * H))),
                         p_state));
   if (u->li.clip > 0 && v)
-    v = tvm_min(c, tvm_max(c, v, te_const(c, v->dtype, -u->li.clip)),
-                te_const(c, v->dtype, u->li.clip));
+    v = tvm_min(c, tvm_max(c, v, op_te_const(c, v->dtype, -u->li.clip)),
+                op_te_const(c, v->dtype, u->li.clip));
   return v;
 }
 
@@ -184,13 +184,13 @@ static tvm_expr *cell_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   lstm_ud *u = ud;
   const lstm_info *li = &u->li;
   tvm_expr *cp = read_cprev(c, u, i[0], i[1]);
-  tvm_expr *it = rnn_act_te(c, &li->f[u->d], gate_pre(c, u, 0, i[0], i[1], cp));
+  tvm_expr *it = op_rnn_act_te(c, &li->f[u->d], gate_pre(c, u, 0, i[0], i[1], cp));
   tvm_expr *ct =
-      rnn_act_te(c, &li->g[u->d], gate_pre(c, u, 3, i[0], i[1], NULL));
+      op_rnn_act_te(c, &li->g[u->d], gate_pre(c, u, 3, i[0], i[1], NULL));
   tvm_expr *v = tvm_mul(c, it, ct);
   if (cp) {
     tvm_expr *ft =
-        rnn_act_te(c, &li->f[u->d], gate_pre(c, u, 2, i[0], i[1], cp));
+        op_rnn_act_te(c, &li->f[u->d], gate_pre(c, u, 2, i[0], i[1], cp));
     v = tvm_add(c, tvm_mul(c, ft, cp), v);
   }
   return v;
@@ -201,20 +201,20 @@ static tvm_expr *hid_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   lstm_ud *u = ud;
   const lstm_info *li = &u->li;
   tvm_expr *ct = TVM_AT(c, u->cell, i[0], i[1]);
-  tvm_expr *ot = rnn_act_te(c, &li->f[u->d], gate_pre(c, u, 1, i[0], i[1], ct));
-  return tvm_mul(c, ot, rnn_act_te(c, &li->h[u->d], ct));
+  tvm_expr *ot = op_rnn_act_te(c, &li->f[u->d], gate_pre(c, u, 1, i[0], i[1], ct));
+  return tvm_mul(c, ot, op_rnn_act_te(c, &li->h[u->d], ct));
 }
 
 /* Y[t, d, b, h] from the hidden states (rnn.c). */
 static tvm_expr *y_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   lstm_ud *u = ud;
-  return rnn_te_y(c, i, u->hs, u->li.dirs, u->li.seq);
+  return op_rnn_te_y(c, i, u->hs, u->li.dirs, u->li.seq);
 }
 
 /* Y_h / Y_c [d, b, h]: the hidden or cell state after the last step. */
 static tvm_expr *last_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   lstm_ud *u = ud;
-  return rnn_te_last(c, i, u->last_c ? u->cs : u->hs, u->li.dirs, u->li.seq,
+  return op_rnn_te_last(c, i, u->last_c ? u->cs : u->hs, u->li.dirs, u->li.seq,
                      u->li.reverse);
 }
 
@@ -223,7 +223,7 @@ static tvm_status lstm_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
                                tvm_tensor **out) {
   lstm_ud *u = tvm_ctx_alloc(c, sizeof *u);
   if (!u)
-    return te_status(c, n, NULL);
+    return op_te_status(c, n, NULL);
   tvm_status st = lstm_check(n, &u->li);
   if (st)
     return st;
@@ -236,8 +236,8 @@ static tvm_status lstm_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   u->c0 = li->has_c0 ? in[6] : NULL;
   u->P = li->has_p ? in[7] : NULL;
   int64_t xs[4] = {li->dirs, li->seq, li->batch, 4 * li->H};
-  u->xw = tvm_compute(c, te_name(c, n, "xw"), xs, 4, xw_body, u);
-  if ((st = te_status(c, n, u->xw)))
+  u->xw = tvm_compute(c, op_te_name(c, n, "xw"), xs, 4, xw_body, u);
+  if ((st = op_te_status(c, n, u->xw)))
     return st;
   tvm_tensor_set_tag(u->xw, "lstm_input_gates");
   int64_t bh[2] = {li->batch, li->H}, bg[2] = {li->batch, 4 * li->H};
@@ -251,18 +251,18 @@ static tvm_status lstm_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
       u->hr = NULL;
       if (u->hprev || u->h0) {
         snprintf(nm, sizeof nm, "hr%d_%lld", d, (long long)s);
-        u->hr = tvm_compute(c, te_name(c, n, nm), bg, 2, hr_body, u);
-        if ((st = te_status(c, n, u->hr)))
+        u->hr = tvm_compute(c, op_te_name(c, n, nm), bg, 2, hr_body, u);
+        if ((st = op_te_status(c, n, u->hr)))
           return st;
         tvm_tensor_set_tag(u->hr, "lstm_hidden_gates");
       }
       snprintf(nm, sizeof nm, "c%d_%lld", d, (long long)s);
-      u->cell = tvm_compute(c, te_name(c, n, nm), bh, 2, cell_body, u);
-      if ((st = te_status(c, n, u->cell)))
+      u->cell = tvm_compute(c, op_te_name(c, n, nm), bh, 2, cell_body, u);
+      if ((st = op_te_status(c, n, u->cell)))
         return st;
       snprintf(nm, sizeof nm, "h%d_%lld", d, (long long)s);
-      tvm_tensor *h = tvm_compute(c, te_name(c, n, nm), bh, 2, hid_body, u);
-      if ((st = te_status(c, n, h)))
+      tvm_tensor *h = tvm_compute(c, op_te_name(c, n, nm), bh, 2, hid_body, u);
+      if ((st = op_te_status(c, n, h)))
         return st;
       tvm_tensor_set_tag(u->cell, "lstm_cell");
       tvm_tensor_set_tag(h, "lstm_cell");
@@ -273,16 +273,16 @@ static tvm_status lstm_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
     }
   }
   if (n->noutputs > 0 && n->outputs[0]) {
-    out[0] = te_compute_out(c, n, 0, "injective", y_body, u);
-    if ((st = te_status(c, n, out[0])))
+    out[0] = op_te_compute_out(c, n, 0, "injective", y_body, u);
+    if ((st = op_te_status(c, n, out[0])))
       return st;
   }
   for (int k = 1; k < 3 && k < n->noutputs; k++) {
     if (!n->outputs[k])
       continue;
     u->last_c = k == 2;
-    out[k] = te_compute_out(c, n, k, "injective", last_body, u);
-    if ((st = te_status(c, n, out[k])))
+    out[k] = op_te_compute_out(c, n, k, "injective", last_body, u);
+    if ((st = op_te_status(c, n, out[k])))
       return st;
   }
   return TVM_OK;
@@ -317,8 +317,8 @@ static tvm_status lstm_reference(const tvm_gnode *n, const DLTensor *const *in,
   }
   for (int d = 0; d < li.dirs; d++) {
     for (int64_t e = 0; e < NB * H; e++) {
-      hcur[e] = h0 ? dl_getf(h0, d * NB * H + e) : 0;
-      ccur[e] = c0 ? dl_getf(c0, d * NB * H + e) : 0;
+      hcur[e] = h0 ? op_dl_getf(h0, d * NB * H + e) : 0;
+      ccur[e] = c0 ? op_dl_getf(c0, d * NB * H + e) : 0;
     }
     int back = d == 1 || li.reverse;
     for (int64_t s = 0; s < li.seq; s++) {
@@ -327,48 +327,48 @@ static tvm_status lstm_reference(const tvm_gnode *n, const DLTensor *const *in,
         for (int64_t g = 0; g < 4 * H; g++) {
           double acc = 0;
           for (int64_t k = 0; k < I; k++)
-            acc += dl_getf(X, (t * NB + b) * I + k) *
-                   dl_getf(W, (d * 4 * H + g) * I + k);
+            acc += op_dl_getf(X, (t * NB + b) * I + k) *
+                   op_dl_getf(W, (d * 4 * H + g) * I + k);
           for (int64_t k = 0; k < H; k++)
-            acc += hcur[b * H + k] * dl_getf(R, (d * 4 * H + g) * H + k);
+            acc += hcur[b * H + k] * op_dl_getf(R, (d * 4 * H + g) * H + k);
           if (B)
             acc +=
-                dl_getf(B, d * 8 * H + g) + dl_getf(B, d * 8 * H + 4 * H + g);
+                op_dl_getf(B, d * 8 * H + g) + op_dl_getf(B, d * 8 * H + 4 * H + g);
           gates[b * 4 * H + g] = acc;
         }
       for (int64_t b = 0; b < NB; b++)
         for (int64_t h = 0; h < H; h++) {
           double *gt = gates + b * 4 * H;
           double cp = ccur[b * H + h];
-          double pi = P ? dl_getf(P, d * 3 * H + h) : 0;
-          double po = P ? dl_getf(P, d * 3 * H + H + h) : 0;
-          double pf = P ? dl_getf(P, d * 3 * H + 2 * H + h) : 0;
-          double it = rnn_act_ref(&li.f[d], clipv(&li, gt[h] + pi * cp));
+          double pi = P ? op_dl_getf(P, d * 3 * H + h) : 0;
+          double po = P ? op_dl_getf(P, d * 3 * H + H + h) : 0;
+          double pf = P ? op_dl_getf(P, d * 3 * H + 2 * H + h) : 0;
+          double it = op_rnn_act_ref(&li.f[d], clipv(&li, gt[h] + pi * cp));
           double ft =
-              rnn_act_ref(&li.f[d], clipv(&li, gt[2 * H + h] + pf * cp));
-          double ct = rnn_act_ref(&li.g[d], clipv(&li, gt[3 * H + h]));
+              op_rnn_act_ref(&li.f[d], clipv(&li, gt[2 * H + h] + pf * cp));
+          double ct = op_rnn_act_ref(&li.g[d], clipv(&li, gt[3 * H + h]));
           double cn = ft * cp + it * ct;
-          double ot = rnn_act_ref(&li.f[d], clipv(&li, gt[H + h] + po * cn));
+          double ot = op_rnn_act_ref(&li.f[d], clipv(&li, gt[H + h] + po * cn));
           ccur[b * H + h] = cn;
-          hnew[b * H + h] = ot * rnn_act_ref(&li.h[d], cn);
+          hnew[b * H + h] = ot * op_rnn_act_ref(&li.h[d], cn);
         }
       memcpy(hcur, hnew, sz * sizeof(double));
       if (n->noutputs > 0 && out[0])
         for (int64_t e = 0; e < NB * H; e++)
-          dl_setf(out[0], ((t * li.dirs + d) * NB) * H + e, hcur[e]);
+          op_dl_setf(out[0], ((t * li.dirs + d) * NB) * H + e, hcur[e]);
     }
     for (int64_t e = 0; e < NB * H; e++) {
       if (n->noutputs > 1 && out[1])
-        dl_setf(out[1], d * NB * H + e, hcur[e]);
+        op_dl_setf(out[1], d * NB * H + e, hcur[e]);
       if (n->noutputs > 2 && out[2])
-        dl_setf(out[2], d * NB * H + e, ccur[e]);
+        op_dl_setf(out[2], d * NB * H + e, ccur[e]);
     }
   }
   tvm_free(hcur), tvm_free(ccur), tvm_free(hnew), tvm_free(gates);
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"LSTM", 3, 8, 1, 3, TVM_PAT_OPAQUE, lstm_infer, lstm_compute,
      lstm_reference,
      "LSTM (forward, reverse, bidirectional; peepholes; outputs Y, Y_h, Y_c)"},

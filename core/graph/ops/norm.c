@@ -90,7 +90,7 @@ static tvm_expr *bn_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_tensor *x = u->in[0];
   tvm_expr *ch = i[1];
   tvm_expr *var =
-      tvm_add(c, TVM_AT(c, u->in[4], ch), te_const(c, x->dtype, u->eps));
+      tvm_add(c, TVM_AT(c, u->in[4], ch), op_te_const(c, x->dtype, u->eps));
   tvm_expr *norm = tvm_div(
       c, tvm_sub(c, tvm_tread(c, x, i, x->ndim), TVM_AT(c, u->in[3], ch)),
       tvm_math(c, TVM_INTRIN_SQRT, var));
@@ -105,8 +105,8 @@ static tvm_status bn_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = bn_attrs(n, &u.eps);
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "broadcast", bn_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "broadcast", bn_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -117,14 +117,14 @@ static tvm_status bn_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   const DLTensor *x = in[0];
-  int64_t C = x->shape[1], inner = 1, len = dl_numel(x);
+  int64_t C = x->shape[1], inner = 1, len = op_dl_numel(x);
   for (int d = 2; d < x->ndim; d++)
     inner *= x->shape[d];
   for (int64_t e = 0; e < len; e++) {
     int64_t ch = (e / inner) % C;
     double v =
-        (dl_getf(x, e) - dl_getf(in[3], ch)) / sqrt(dl_getf(in[4], ch) + eps);
-    dl_setf(out[0], e, dl_getf(in[1], ch) * v + dl_getf(in[2], ch));
+        (op_dl_getf(x, e) - op_dl_getf(in[3], ch)) / sqrt(op_dl_getf(in[4], ch) + eps);
+    op_dl_setf(out[0], e, op_dl_getf(in[1], ch) * v + op_dl_getf(in[2], ch));
   }
   return TVM_OK;
 }
@@ -275,16 +275,16 @@ static tvm_expr *ln_red(tvm_ctx *c, tvm_expr **i, void *ud) {
 static tvm_expr *ln_mean(tvm_ctx *c, tvm_expr **i, void *ud) {
   ln_ud *u = ud;
   return tvm_div(c, tvm_tread(c, u->sum, i, u->x->ndim),
-                 te_const(c, u->x->dtype, (double)u->li.count));
+                 op_te_const(c, u->x->dtype, (double)u->li.count));
 }
 
 /* 1 / sqrt(sqsum / count + epsilon). */
 static tvm_expr *ln_rstd(tvm_ctx *c, tvm_expr **i, void *ud) {
   ln_ud *u = ud;
   tvm_expr *var = tvm_div(c, tvm_tread(c, u->sq, i, u->x->ndim),
-                          te_const(c, u->x->dtype, (double)u->li.count));
+                          op_te_const(c, u->x->dtype, (double)u->li.count));
   return tvm_math(c, TVM_INTRIN_RSQRT,
-                  tvm_add(c, var, te_const(c, u->x->dtype, u->li.eps)));
+                  tvm_add(c, var, op_te_const(c, u->x->dtype, u->li.eps)));
 }
 
 /* Y = (x - mean) * rstd * Scale + B. */
@@ -301,9 +301,9 @@ static tvm_expr *ln_out(tvm_ctx *c, tvm_expr **i, void *ud) {
                 TVM_AT(c, u->b, i[1]));
     return v;
   }
-  v = tvm_mul(c, v, te_bcast_read(c, u->scale, i, r));
+  v = tvm_mul(c, v, op_te_bcast_read(c, u->scale, i, r));
   if (u->b)
-    v = tvm_add(c, v, te_bcast_read(c, u->b, i, r));
+    v = tvm_add(c, v, op_te_bcast_read(c, u->b, i, r));
   return v;
 }
 
@@ -326,22 +326,22 @@ static tvm_status ln_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   u.b = n->ninputs > 2 ? in[2] : NULL;
   int r = u.x->ndim;
   const int64_t *ss = u.li.stat_shape;
-  if (!(u.sum = tvm_compute(c, te_name(c, n, "sum"), ss, r, ln_red, &u)) ||
-      !(u.mean = tvm_compute(c, te_name(c, n, "mean"), ss, r, ln_mean, &u)) ||
-      !(u.sq = tvm_compute(c, te_name(c, n, "sqsum"), ss, r, ln_red, &u)) ||
-      !(u.rstd = tvm_compute(c, te_name(c, n, "rstd"), ss, r, ln_rstd, &u)))
-    return te_status(c, n, NULL);
+  if (!(u.sum = tvm_compute(c, op_te_name(c, n, "sum"), ss, r, ln_red, &u)) ||
+      !(u.mean = tvm_compute(c, op_te_name(c, n, "mean"), ss, r, ln_mean, &u)) ||
+      !(u.sq = tvm_compute(c, op_te_name(c, n, "sqsum"), ss, r, ln_red, &u)) ||
+      !(u.rstd = tvm_compute(c, op_te_name(c, n, "rstd"), ss, r, ln_rstd, &u)))
+    return op_te_status(c, n, NULL);
   tvm_tensor_set_tag(u.sum, "reduction");
   tvm_tensor_set_tag(u.sq, "reduction");
-  out[0] = te_compute_out(c, n, 0, "layer_norm", ln_out, &u);
-  if ((st = te_status(c, n, out[0])))
+  out[0] = op_te_compute_out(c, n, 0, "layer_norm", ln_out, &u);
+  if ((st = op_te_status(c, n, out[0])))
     return st;
   for (int k = 1; k < 3 && k < n->noutputs; k++) {
     if (!n->outputs[k])
       continue;
     out[k] =
-        te_compute_out(c, n, k, "injective", ln_copy, k == 1 ? u.mean : u.rstd);
-    if ((st = te_status(c, n, out[k])))
+        op_te_compute_out(c, n, k, "injective", ln_copy, k == 1 ? u.mean : u.rstd);
+    if ((st = op_te_status(c, n, out[k])))
       return st;
   }
   return TVM_OK;
@@ -355,29 +355,29 @@ static tvm_status ln_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   const DLTensor *x = in[0], *sc = in[1], *b = n->ninputs > 2 ? in[2] : NULL;
-  int64_t outer = dl_numel(x) / li.count;
+  int64_t outer = op_dl_numel(x) / li.count;
   for (int64_t o = 0; o < outer; o++) {
     double mean = 0, var = 0;
     for (int64_t k = 0; k < li.count; k++)
-      mean += dl_getf(x, o * li.count + k);
+      mean += op_dl_getf(x, o * li.count + k);
     mean /= (double)li.count;
     for (int64_t k = 0; k < li.count; k++) {
-      double d = dl_getf(x, o * li.count + k) - mean;
+      double d = op_dl_getf(x, o * li.count + k) - mean;
       var += d * d;
     }
     double rstd = 1.0 / sqrt(var / (double)li.count + li.eps);
     for (int64_t k = 0; k < li.count; k++) {
       int64_t e = o * li.count + k;
-      int64_t si = li.inst ? o % x->shape[1] : dl_bcast_index(sc, out[0], e);
-      double v = (dl_getf(x, e) - mean) * rstd * dl_getf(sc, si);
+      int64_t si = li.inst ? o % x->shape[1] : op_dl_bcast_index(sc, out[0], e);
+      double v = (op_dl_getf(x, e) - mean) * rstd * op_dl_getf(sc, si);
       if (b)
-        v += dl_getf(b, li.inst ? si : dl_bcast_index(b, out[0], e));
-      dl_setf(out[0], e, v);
+        v += op_dl_getf(b, li.inst ? si : op_dl_bcast_index(b, out[0], e));
+      op_dl_setf(out[0], e, v);
     }
     if (n->noutputs > 1 && out[1])
-      dl_setf(out[1], o, mean);
+      op_dl_setf(out[1], o, mean);
     if (n->noutputs > 2 && out[2])
-      dl_setf(out[2], o, rstd);
+      op_dl_setf(out[2], o, rstd);
   }
   return TVM_OK;
 }
@@ -449,10 +449,10 @@ static tvm_expr *lrn_out(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_dtype t = u->x->dtype;
   int r = u->x->ndim;
   tvm_expr *den =
-      tvm_add(c, te_const(c, t, u->li.bias),
-              tvm_mul(c, te_const(c, t, u->li.alpha / (double)u->li.size),
+      tvm_add(c, op_te_const(c, t, u->li.bias),
+              tvm_mul(c, op_te_const(c, t, u->li.alpha / (double)u->li.size),
                       tvm_tread(c, u->sq, i, r)));
-  tvm_expr *args[2] = {den, te_const(c, t, u->li.beta)};
+  tvm_expr *args[2] = {den, op_te_const(c, t, u->li.beta)};
   return tvm_div(c, tvm_tread(c, u->x, i, r),
                  tvm_call(c, t, TVM_INTRIN_POW, args, 2));
 }
@@ -466,12 +466,12 @@ static tvm_status lrn_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
     return st;
   u.x = in[0];
   const tvm_gvalue *o = n->outputs[0];
-  u.sq = tvm_compute(c, te_name(c, n, "sqsum"), o->shape, o->ndim, lrn_sq, &u);
-  if ((st = te_status(c, n, u.sq)))
+  u.sq = tvm_compute(c, op_te_name(c, n, "sqsum"), o->shape, o->ndim, lrn_sq, &u);
+  if ((st = op_te_status(c, n, u.sq)))
     return st;
   tvm_tensor_set_tag(u.sq, "reduction");
-  out[0] = te_compute_out(c, n, 0, "elemwise", lrn_out, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "elemwise", lrn_out, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -482,24 +482,24 @@ static tvm_status lrn_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   const DLTensor *x = in[0];
-  int64_t C = x->shape[1], inner = dl_numel(x) / (x->shape[0] * C);
-  int64_t len = dl_numel(x);
+  int64_t C = x->shape[1], inner = op_dl_numel(x) / (x->shape[0] * C);
+  int64_t len = op_dl_numel(x);
   for (int64_t e = 0; e < len; e++) {
     int64_t ch = (e / inner) % C, base = e - ch * inner;
     double sq = 0;
     for (int64_t k = ch - li.lo; k < ch - li.lo + li.size; k++)
       if (k >= 0 && k < C) {
-        double v = dl_getf(x, base + k * inner);
+        double v = op_dl_getf(x, base + k * inner);
         sq += v * v;
       }
-    dl_setf(out[0], e,
-            dl_getf(x, e) /
+    op_dl_setf(out[0], e,
+            op_dl_getf(x, e) /
                 pow(li.bias + li.alpha / (double)li.size * sq, li.beta));
   }
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"BatchNormalization", 5, 5, 1, 5, TVM_PAT_BROADCAST, bn_infer, bn_compute,
      bn_reference,
      "inference batch norm over axis 1: scale * (x - mean) / sqrt(var + "

@@ -28,7 +28,7 @@
 
 /* ---- families (each file exports its definitions) --------------------- */
 typedef struct ops_family {
-  const tvm_op_def *defs;
+  const tvm_gop_def *defs;
   int n;
 } ops_family;
 
@@ -65,10 +65,10 @@ typedef struct unary_desc {
 extern const unary_desc ops_activation_unary[];
 extern const int ops_activation_nunary;
 /* Generic implementations keyed by n->op (both tables are searched). */
-tvm_status unary_infer(tvm_graph *g, tvm_gnode *n);
-tvm_status unary_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+tvm_status op_unary_infer(tvm_graph *g, tvm_gnode *n);
+tvm_status op_unary_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
                          tvm_tensor **out);
-tvm_status unary_reference(const tvm_gnode *n, const DLTensor *const *in,
+tvm_status op_unary_reference(const tvm_gnode *n, const DLTensor *const *in,
                            DLTensor *const *out);
 
 /* ---- sliding windows (conv.c; used by conv, pooling) ------------------ */
@@ -106,19 +106,19 @@ typedef struct rnn_info {
  * hidden_size, layout (0 only), direction, clip, activations (one
  * comma-separated string, `per` names per direction, defaults dflt) and
  * activation_alpha/beta. */
-tvm_status rnn_check(const tvm_gnode *n, int gates, int per,
+tvm_status op_rnn_check(const tvm_gnode *n, int gates, int per,
                      const char *const *dflt, rnn_info *ri);
-double rnn_act_ref(const rnn_act *f, double x);
-tvm_expr *rnn_act_te(tvm_ctx *c, const rnn_act *f, tvm_expr *x);
+double op_rnn_act_ref(const rnn_act *f, double x);
+tvm_expr *op_rnn_act_te(tvm_ctx *c, const rnn_act *f, tvm_expr *x);
 /* v has exactly the shape s (nd dims). */
-int rnn_has_shape(const tvm_gvalue *v, int nd, const int64_t *s);
+int op_rnn_has_shape(const tvm_gvalue *v, int nd, const int64_t *s);
 /* Element i = (t, d, b, h) of Y: a select over (t, d) of the per-step
  * states st[d][t] ([batch, H] tensors). */
-tvm_expr *rnn_te_y(tvm_ctx *c, tvm_expr **i, tvm_tensor *const st[][RNN_MAX_SEQ],
+tvm_expr *op_rnn_te_y(tvm_ctx *c, tvm_expr **i, tvm_tensor *const st[][RNN_MAX_SEQ],
                    int dirs, int64_t seq);
 /* Element i = (d, b, h) of Y_h (or Y_c): the state after the last step of
  * each direction (step 0 for a reverse direction). */
-tvm_expr *rnn_te_last(tvm_ctx *c, tvm_expr **i,
+tvm_expr *op_rnn_te_last(tvm_ctx *c, tvm_expr **i,
                       tvm_tensor *const st[][RNN_MAX_SEQ], int dirs,
                       int64_t seq, int reverse);
 
@@ -193,38 +193,38 @@ const char *op_shape_str(char *buf, size_t cap, const int64_t *s, int n);
  */
 /* Reads t at the broadcast position of an output index of out_ndim dims
  * (dims of size 1 read index 0; a scalar reads no index). */
-tvm_expr *te_bcast_read(tvm_ctx *c, tvm_tensor *t, tvm_expr **idx,
+tvm_expr *op_te_bcast_read(tvm_ctx *c, tvm_tensor *t, tvm_expr **idx,
                         int out_ndim);
 /* Tensor name "<node>" or "<node>.<suffix>" in c's arena. */
-const char *te_name(tvm_ctx *c, const tvm_gnode *n, const char *suffix);
+const char *op_te_name(tvm_ctx *c, const tvm_gnode *n, const char *suffix);
 /* tvm_compute with the node's output k shape; sets tag. */
-tvm_tensor *te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
+tvm_tensor *op_te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
                            const char *tag, tvm_compute_fn fn, void *ud);
 /* A constant of dtype t. */
-tvm_expr *te_const(tvm_ctx *c, tvm_dtype t, double v);
+tvm_expr *op_te_const(tvm_ctx *c, tvm_dtype t, double v);
 /* Zero-padded view of x: pads[0..nsp) before and after the trailing nsp
  * spatial dims (layout: begin pads, then end pads, ONNX order); reads
  * outside x are clamped so no out-of-range access happens when select
  * evaluates both sides.  Returns x when all pads are 0. */
-tvm_tensor *te_pad(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *x,
+tvm_tensor *op_te_pad(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *x,
                    const int64_t *pads, int nsp, double value);
 /* Status of a compute: the ctx's, or INVALID naming the node when a
  * tensor is NULL. */
-tvm_status te_status(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *t);
+tvm_status op_te_status(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *t);
 
 /* ---- DLTensor access for references ----------------------------------------
  */
-int64_t dl_numel(const DLTensor *t);
-double dl_getf(const DLTensor *t, int64_t i);
-void dl_setf(const DLTensor *t, int64_t i, double v);
-int64_t dl_geti(const DLTensor *t, int64_t i);
-void dl_seti(const DLTensor *t, int64_t i, int64_t v);
-int dl_is_float(const DLTensor *t);
-int dl_elem_bytes(const DLTensor *t);
+int64_t op_dl_numel(const DLTensor *t);
+double op_dl_getf(const DLTensor *t, int64_t i);
+void op_dl_setf(const DLTensor *t, int64_t i, double v);
+int64_t op_dl_geti(const DLTensor *t, int64_t i);
+void op_dl_seti(const DLTensor *t, int64_t i, int64_t v);
+int op_dl_is_float(const DLTensor *t);
+int op_dl_elem_bytes(const DLTensor *t);
 /* Flat index into src of the output element `flat` of out under numpy
  * broadcasting. */
-int64_t dl_bcast_index(const DLTensor *src, const DLTensor *out, int64_t flat);
+int64_t op_dl_bcast_index(const DLTensor *src, const DLTensor *out, int64_t flat);
 /* Unravels flat into idx (row-major) over shape. */
-void dl_unravel(int64_t flat, const int64_t *shape, int ndim, int64_t *idx);
+void op_dl_unravel(int64_t flat, const int64_t *shape, int ndim, int64_t *idx);
 
 #endif /* TVM_GRAPH_OPS_INT_H */

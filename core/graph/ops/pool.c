@@ -232,7 +232,7 @@ static tvm_expr *gmean_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   for (int d = 2; d < u->xp->ndim; d++)
     cnt *= u->xp->shape_c[d];
   return tvm_div(c, tvm_tread(c, u->sum, i, u->sum->ndim),
-                 te_const(c, u->sum->dtype, (double)cnt));
+                 op_te_const(c, u->sum->dtype, (double)cnt));
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -248,16 +248,16 @@ static tvm_status pool_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   if (u.k == P_GMAX || u.k == P_GAVG) {
     u.xp = in[0];
     if (u.k == P_GMAX) {
-      out[0] = te_compute_out(c, n, 0, "pool_max", global_body, &u);
-      return te_status(c, n, out[0]);
+      out[0] = op_te_compute_out(c, n, 0, "pool_max", global_body, &u);
+      return op_te_status(c, n, out[0]);
     }
-    u.sum = tvm_compute(c, te_name(c, n, "sum"), o->shape, o->ndim, global_body,
+    u.sum = tvm_compute(c, op_te_name(c, n, "sum"), o->shape, o->ndim, global_body,
                         &u);
-    if ((st = te_status(c, n, u.sum)))
+    if ((st = op_te_status(c, n, u.sum)))
       return st;
     tvm_tensor_set_tag(u.sum, "pool_sum");
-    out[0] = te_compute_out(c, n, 0, "elemwise", gmean_body, &u);
-    return te_status(c, n, out[0]);
+    out[0] = op_te_compute_out(c, n, 0, "elemwise", gmean_body, &u);
+    return op_te_status(c, n, out[0]);
   }
   int nsp = u.w.nsp;
   int64_t pads[2 * OP_MAX_SPATIAL];
@@ -271,36 +271,36 @@ static tvm_status pool_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
     if (pads[s + nsp] < 0)
       pads[s + nsp] = 0;
   }
-  u.xp = te_pad(c, n, in[0], pads, nsp, u.k == P_MAX ? -FLT_MAX : 0.0);
-  if ((st = te_status(c, n, u.xp)))
+  u.xp = op_te_pad(c, n, in[0], pads, nsp, u.k == P_MAX ? -FLT_MAX : 0.0);
+  if ((st = op_te_status(c, n, u.xp)))
     return st;
   if (u.k == P_MAX) {
-    out[0] = te_compute_out(c, n, 0, "pool_max", window_body, &u);
-    if ((st = te_status(c, n, out[0])) || n->noutputs < 2 || !n->outputs[1])
+    out[0] = op_te_compute_out(c, n, 0, "pool_max", window_body, &u);
+    if ((st = op_te_status(c, n, out[0])) || n->noutputs < 2 || !n->outputs[1])
       return st;
     if ((st = op_attr_int(n, "storage_order", 0, &u.order)))
       return st;
     u.y = out[0];
     u.C = in[0]->shape_c[1];
     if (u.order == 0) {
-      out[1] = te_compute_out(c, n, 1, "pool_argmax", argmax_body, &u);
-      return te_status(c, n, out[1]);
+      out[1] = op_te_compute_out(c, n, 1, "pool_argmax", argmax_body, &u);
+      return op_te_status(c, n, out[1]);
     }
-    u.arg = tvm_compute(c, te_name(c, n, "argmax"), o->shape, o->ndim,
+    u.arg = tvm_compute(c, op_te_name(c, n, "argmax"), o->shape, o->ndim,
                         argmax_body, &u);
-    if ((st = te_status(c, n, u.arg)))
+    if ((st = op_te_status(c, n, u.arg)))
       return st;
     tvm_tensor_set_tag(u.arg, "pool_argmax");
-    out[1] = te_compute_out(c, n, 1, "injective", colmajor_body, &u);
-    return te_status(c, n, out[1]);
+    out[1] = op_te_compute_out(c, n, 1, "injective", colmajor_body, &u);
+    return op_te_status(c, n, out[1]);
   }
   u.sum =
-      tvm_compute(c, te_name(c, n, "sum"), o->shape, o->ndim, window_body, &u);
-  if ((st = te_status(c, n, u.sum)))
+      tvm_compute(c, op_te_name(c, n, "sum"), o->shape, o->ndim, window_body, &u);
+  if ((st = op_te_status(c, n, u.sum)))
     return st;
   tvm_tensor_set_tag(u.sum, "pool_sum");
-  out[0] = te_compute_out(c, n, 0, "elemwise", avg_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "elemwise", avg_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Naive pooling: each output element visits its window. */
@@ -322,16 +322,16 @@ static tvm_status pool_reference(const tvm_gnode *n, const DLTensor *const *in,
       w.pads[s] = w.pads[s + nsp] = 0;
     }
   }
-  int64_t ksz = 1, len = dl_numel(out[0]);
+  int64_t ksz = 1, len = op_dl_numel(out[0]);
   for (int s = 0; s < nsp; s++)
     ksz *= w.k[s];
   for (int64_t e = 0; e < len; e++) {
     int64_t oi[TVM_MAX_DIMS], ki[OP_MAX_SPATIAL];
-    dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
+    op_dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
     double acc = k == P_MAX || k == P_GMAX ? -FLT_MAX : 0;
     int64_t cnt = 0, arg = -1, argcm = -1;
     for (int64_t kk = 0; kk < ksz; kk++) {
-      dl_unravel(kk, w.k, nsp, ki);
+      op_dl_unravel(kk, w.k, nsp, ki);
       int64_t nc = oi[0] * x->shape[1] + oi[1];
       int64_t xf = nc, cm = 0, cstride = 1, inside = 1, counted = 1;
       for (int s = 0; s < nsp; s++) {
@@ -345,7 +345,7 @@ static tvm_status pool_reference(const tvm_gnode *n, const DLTensor *const *in,
         cstride *= x->shape[2 + s];
       }
       if (inside) {
-        double v = dl_getf(x, xf);
+        double v = op_dl_getf(x, xf);
         if (k == P_MAX || k == P_GMAX) {
           if (v > acc || arg < 0) {
             acc = v;
@@ -360,10 +360,10 @@ static tvm_status pool_reference(const tvm_gnode *n, const DLTensor *const *in,
     }
     if (k == P_AVG || k == P_GAVG)
       acc /= (double)(cnt ? cnt : 1);
-    dl_setf(out[0], e, acc);
+    op_dl_setf(out[0], e, acc);
     if (k == P_MAX && n->noutputs > 1 && out[1]) {
       int64_t order = tvm_gnode_int(n, "storage_order", 0);
-      dl_seti(out[1], e, order ? argcm : arg);
+      op_dl_seti(out[1], e, order ? argcm : arg);
     }
   }
   return TVM_OK;
@@ -375,7 +375,7 @@ static tvm_status pool_reference(const tvm_gnode *n, const DLTensor *const *in,
         pool_reference, doc_                                                   \
   }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     POOL("MaxPool", 2,
          "max over windows (kernel_shape, strides, pads, auto_pad, "
          "dilations, ceil_mode)"),

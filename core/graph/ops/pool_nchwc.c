@@ -114,7 +114,7 @@ static tvm_expr *pc_pad_body(tvm_ctx *c, tvm_expr **i, void *ud) {
         tvm_min(c, tvm_max(c, src, tvm_int(c, 0)), tvm_int(c, ext - 1));
   }
   return tvm_select(c, cond, tvm_tread(c, u->x, ix, 5),
-                    te_const(c, u->x->dtype, -FLT_MAX));
+                    op_te_const(c, u->x->dtype, -FLT_MAX));
 }
 
 /* rmax (or sum) over the window, or over all of H and W (global). */
@@ -140,7 +140,7 @@ static tvm_expr *pc_window_body(tvm_ctx *c, tvm_expr **i, void *ud) {
 static tvm_expr *pc_mean_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   pc_ud *u = ud;
   return tvm_mul(c, tvm_tread(c, u->sum, i, 5),
-                 te_const(c, u->sum->dtype, 1.0 / (double)(u->pi.H * u->pi.W)));
+                 op_te_const(c, u->sum->dtype, 1.0 / (double)(u->pi.H * u->pi.W)));
 }
 
 /* Compute: see the top of the file. */
@@ -160,24 +160,24 @@ static tvm_status pc_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
       memcpy(ps, in[0]->shape_c, sizeof ps);
       ps[2] = u.pi.ph;
       ps[3] = u.pi.pw;
-      u.xp = tvm_compute(c, te_name(c, n, "pad"), ps, 5, pc_pad_body, &u);
-      if ((st = te_status(c, n, u.xp)))
+      u.xp = tvm_compute(c, op_te_name(c, n, "pad"), ps, 5, pc_pad_body, &u);
+      if ((st = op_te_status(c, n, u.xp)))
         return st;
       tvm_tensor_set_tag(u.xp, "pad");
     }
-    out[0] = te_compute_out(c, n, 0, "pool_max", pc_window_body, &u);
-    return te_status(c, n, out[0]);
+    out[0] = op_te_compute_out(c, n, 0, "pool_max", pc_window_body, &u);
+    return op_te_status(c, n, out[0]);
   }
   if (u.pi.k == PC_GMAX) {
-    out[0] = te_compute_out(c, n, 0, "pool_max", pc_window_body, &u);
-    return te_status(c, n, out[0]);
+    out[0] = op_te_compute_out(c, n, 0, "pool_max", pc_window_body, &u);
+    return op_te_status(c, n, out[0]);
   }
-  u.sum = tvm_compute(c, te_name(c, n, "sum"), shape, 5, pc_window_body, &u);
-  if ((st = te_status(c, n, u.sum)))
+  u.sum = tvm_compute(c, op_te_name(c, n, "sum"), shape, 5, pc_window_body, &u);
+  if ((st = op_te_status(c, n, u.sum)))
     return st;
   tvm_tensor_set_tag(u.sum, "pool_sum");
-  out[0] = te_compute_out(c, n, 0, "elemwise", pc_mean_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "elemwise", pc_mean_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Naive pooling of every output element. */
@@ -190,10 +190,10 @@ static tvm_status pc_reference(const tvm_gnode *n, const DLTensor *const *in,
     return st;
   const DLTensor *x = in[0];
   const int64_t *xs = x->shape;
-  int64_t len = dl_numel(out[0]);
+  int64_t len = op_dl_numel(out[0]);
   for (int64_t e = 0; e < len; e++) {
     int64_t o[5];
-    dl_unravel(e, shape, 5, o);
+    op_dl_unravel(e, shape, 5, o);
     double acc = pi.k == PC_GAVG ? 0 : -DBL_MAX;
     int64_t kh = pi.k == PC_MAX ? pi.w.k[0] : pi.H;
     int64_t kw = pi.k == PC_MAX ? pi.w.k[1] : pi.W;
@@ -207,16 +207,16 @@ static tvm_status pc_reference(const tvm_gnode *n, const DLTensor *const *in,
             continue;
         }
         double v =
-            dl_getf(x, (((o[0] * xs[1] + o[1]) * xs[2] + h) * xs[3] + w) *
+            op_dl_getf(x, (((o[0] * xs[1] + o[1]) * xs[2] + h) * xs[3] + w) *
                                xs[4] + o[4]);
         acc = pi.k == PC_GAVG ? acc + v : (v > acc ? v : acc);
       }
-    dl_setf(out[0], e, pi.k == PC_GAVG ? acc / (double)(pi.H * pi.W) : acc);
+    op_dl_setf(out[0], e, pi.k == PC_GAVG ? acc / (double)(pi.H * pi.W) : acc);
   }
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"Pool_NCHWc", 1, 1, 1, 1, TVM_PAT_OUT_ELEMWISE_FUSABLE, pc_infer,
      pc_compute, pc_reference,
      "internal: MaxPool / GlobalAveragePool / GlobalMaxPool (attribute "

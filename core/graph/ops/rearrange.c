@@ -193,8 +193,8 @@ static tvm_expr *x_body(tvm_ctx *c, tvm_expr **o, void *ud) {
     tvm_expr *k = tvm_tread(c, u->idx, o, u->idx->ndim);
     if (!k)
       return NULL;
-    k = tvm_select(c, tvm_lt(c, k, te_const(c, k->dtype, 0)),
-                   tvm_add(c, k, te_const(c, k->dtype, (double)n)), k);
+    k = tvm_select(c, tvm_lt(c, k, op_te_const(c, k->dtype, 0)),
+                   tvm_add(c, k, op_te_const(c, k->dtype, (double)n)), k);
     k = tvm_cast(c, TVM_I32, k);
     for (int d = 0; d < x->ndim; d++)
       s[d] = d == u->xi.axis
@@ -215,8 +215,8 @@ static tvm_status x_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
     return st;
   u.x = in[0];
   u.idx = n->ninputs > 1 ? in[1] : NULL;
-  out[0] = te_compute_out(c, n, 0, "injective", x_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "injective", x_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -227,13 +227,13 @@ static tvm_status x_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   const DLTensor *x = in[0];
-  int eb = dl_elem_bytes(x);
-  int64_t len = dl_numel(out[0]);
+  int eb = op_dl_elem_bytes(x);
+  int64_t len = op_dl_numel(out[0]);
   for (int64_t e = 0; e < len; e++) {
     int64_t o[TVM_MAX_DIMS], s[TVM_MAX_DIMS], f = 0;
-    dl_unravel(e, out[0]->shape, out[0]->ndim, o);
+    op_dl_unravel(e, out[0]->shape, out[0]->ndim, o);
     if (xi.k == X_GATHER_EL) {
-      int64_t k = dl_geti(in[1], e), dim = x->shape[xi.axis];
+      int64_t k = op_dl_geti(in[1], e), dim = x->shape[xi.axis];
       if (k < -dim || k >= dim)
         return op_fail(n, TVM_ERR_INVALID,
                        "index %lld is out of range for axis %d of size %lld",
@@ -254,7 +254,7 @@ static tvm_status x_reference(const tvm_gnode *n, const DLTensor *const *in,
 #define XOP(nm, ni, doc_)                                                      \
   { nm, ni, ni, 1, 1, TVM_PAT_INJECTIVE, x_infer, x_compute, x_reference, doc_ }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     XOP("Tile", 2, "repeats the input along each axis (constant repeats)"),
     XOP("DepthToSpace", 1, "moves channel blocks to space (DCR or CRD)"),
     XOP("SpaceToDepth", 1, "moves spatial blocks to channels"),

@@ -192,7 +192,7 @@ static tvm_expr *post_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_expr *s = tvm_tread(c, u->sum, i, u->sum->ndim);
   switch (u->k) {
   case R_MEAN:
-    return tvm_div(c, s, te_const(c, u->sum->dtype, (double)u->ri.count));
+    return tvm_div(c, s, op_te_const(c, u->sum->dtype, (double)u->ri.count));
   case R_L2:
     return tvm_math(c, TVM_INTRIN_SQRT, s);
   case R_LOGSUM:
@@ -215,25 +215,25 @@ static tvm_status red_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   if (st)
     return st;
   if (!has_post(u.k)) {
-    out[0] = te_compute_out(c, n, 0, "reduction", red_body, &u);
-    return te_status(c, n, out[0]);
+    out[0] = op_te_compute_out(c, n, 0, "reduction", red_body, &u);
+    return op_te_status(c, n, out[0]);
   }
   if (u.k == R_LSE) { /* the max first, then the shifted sum */
     u.pass = 1;
-    u.max = tvm_compute(c, te_name(c, n, "max"), u.ri.shape, u.ri.ndim,
+    u.max = tvm_compute(c, op_te_name(c, n, "max"), u.ri.shape, u.ri.ndim,
                         red_body, &u);
-    if ((st = te_status(c, n, u.max)))
+    if ((st = op_te_status(c, n, u.max)))
       return st;
     tvm_tensor_set_tag(u.max, "reduction");
     u.pass = 2;
   }
   u.sum =
-      tvm_compute(c, te_name(c, n, "sum"), u.ri.shape, u.ri.ndim, red_body, &u);
-  if ((st = te_status(c, n, u.sum)))
+      tvm_compute(c, op_te_name(c, n, "sum"), u.ri.shape, u.ri.ndim, red_body, &u);
+  if ((st = op_te_status(c, n, u.sum)))
     return st;
   tvm_tensor_set_tag(u.sum, "reduction");
-  out[0] = te_compute_out(c, n, 0, "elemwise", post_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "elemwise", post_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Accumulates one value into acc (first: the first value of the slot). */
@@ -266,7 +266,7 @@ static tvm_status red_reference(const tvm_gnode *n, const DLTensor *const *in,
     return st;
   rkind k = kind_of(n);
   const DLTensor *x = in[0];
-  int64_t olen = dl_numel(out[0]), xlen = dl_numel(x);
+  int64_t olen = op_dl_numel(out[0]), xlen = op_dl_numel(x);
   size_t slots = (size_t)(olen ? olen : 1);
   double *acc = tvm_calloc(slots, sizeof(double));
   double *mx = tvm_calloc(slots, sizeof(double));
@@ -281,19 +281,19 @@ static tvm_status red_reference(const tvm_gnode *n, const DLTensor *const *in,
     memset(seen, 0, slots);
     for (int64_t e = 0; e < xlen; e++) {
       int64_t xi[TVM_MAX_DIMS], f = 0;
-      dl_unravel(e, x->shape, x->ndim, xi);
+      op_dl_unravel(e, x->shape, x->ndim, xi);
       for (int d = 0; d < x->ndim; d++)
         if (!ri.red[d])
           f = f * x->shape[d] + xi[d];
-      if (!dl_is_float(x)) {
-        int64_t v = dl_geti(x, e);
+      if (!op_dl_is_float(x)) {
+        int64_t v = op_dl_geti(x, e);
         iacc[f] = k == R_MAX   ? (seen[f] && iacc[f] > v ? iacc[f] : v)
                   : k == R_MIN ? (seen[f] && iacc[f] < v ? iacc[f] : v)
                                : iacc[f] + v;
       } else if (pass == 0) {
-        mx[f] = racc(R_MAX, mx[f], dl_getf(x, e), !seen[f], 0);
+        mx[f] = racc(R_MAX, mx[f], op_dl_getf(x, e), !seen[f], 0);
       } else {
-        acc[f] = racc(k, acc[f], dl_getf(x, e), !seen[f], mx[f]);
+        acc[f] = racc(k, acc[f], op_dl_getf(x, e), !seen[f], mx[f]);
       }
       seen[f] = 1;
     }
@@ -319,10 +319,10 @@ static tvm_status red_reference(const tvm_gnode *n, const DLTensor *const *in,
     default:
       break;
     }
-    if (dl_is_float(x))
-      dl_setf(out[0], e, v);
+    if (op_dl_is_float(x))
+      op_dl_setf(out[0], e, v);
     else
-      dl_seti(out[0], e, iacc[e]);
+      op_dl_seti(out[0], e, iacc[e]);
   }
   tvm_free(acc), tvm_free(mx), tvm_free(iacc), tvm_free(seen);
   return TVM_OK;
@@ -411,13 +411,13 @@ static tvm_status arg_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = arg_info_of(n, &u.ai);
   if (st)
     return st;
-  u.m = tvm_compute(c, te_name(c, n, "value"), u.ai.shape, u.ai.ndim, arg_body,
+  u.m = tvm_compute(c, op_te_name(c, n, "value"), u.ai.shape, u.ai.ndim, arg_body,
                     &u);
-  if ((st = te_status(c, n, u.m)))
+  if ((st = op_te_status(c, n, u.m)))
     return st;
   tvm_tensor_set_tag(u.m, "reduction");
-  out[0] = te_compute_out(c, n, 0, "reduction", arg_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "reduction", arg_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -436,16 +436,16 @@ static tvm_status arg_reference(const tvm_gnode *n, const DLTensor *const *in,
   for (int64_t o = 0; o < outer; o++)
     for (int64_t j = 0; j < inner; j++) {
       int64_t best = 0;
-      double bv = dl_getf(x, o * len * inner + j);
+      double bv = op_dl_getf(x, o * len * inner + j);
       for (int64_t k = 1; k < len; k++) {
-        double v = dl_getf(x, (o * len + k) * inner + j);
+        double v = op_dl_getf(x, (o * len + k) * inner + j);
         int better = ai.is_max ? v > bv : v < bv;
         if (better || (ai.last && v == bv)) {
           best = k;
           bv = v;
         }
       }
-      dl_seti(out[0], o * inner + j, best);
+      op_dl_seti(out[0], o * inner + j, best);
     }
   return TVM_OK;
 }
@@ -456,7 +456,7 @@ static tvm_status arg_reference(const tvm_gnode *n, const DLTensor *const *in,
         doc_                                                                   \
   }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     RED("ReduceSum", "sum over axes (keepdims, noop_with_empty_axes)"),
     RED("ReduceMean", "mean over axes (keepdims, noop_with_empty_axes)"),
     RED("ReduceMax", "maximum over axes (keepdims, noop_with_empty_axes)"),

@@ -24,7 +24,7 @@ static const ops_family *const families[] = {
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 
 /* Number of registered operators. */
-int tvm_op_count(void) {
+int tvm_gop_count(void) {
   int k = 0;
   for (int f = 0; f < NFAMILIES; f++)
     k += families[f]->n;
@@ -32,7 +32,7 @@ int tvm_op_count(void) {
 }
 
 /* The i-th operator (families in table order), or NULL out of range. */
-const tvm_op_def *tvm_op_at(int i) {
+const tvm_gop_def *tvm_gop_at(int i) {
   if (i < 0)
     return NULL;
   for (int f = 0; f < NFAMILIES; f++) {
@@ -44,7 +44,7 @@ const tvm_op_def *tvm_op_at(int i) {
 }
 
 /* The operator called name, or NULL (linear search: ~60 entries). */
-const tvm_op_def *tvm_op_find(const char *name) {
+const tvm_gop_def *tvm_gop_find(const char *name) {
   if (!name)
     return NULL;
   for (int f = 0; f < NFAMILIES; f++)
@@ -55,7 +55,7 @@ const tvm_op_def *tvm_op_find(const char *name) {
 }
 
 /* "elemwise", "broadcast", ... as in the TVM paper. */
-const char *tvm_op_pattern_name(tvm_op_pattern p) {
+const char *tvm_gop_pattern_name(tvm_gop_pattern p) {
   switch (p) {
   case TVM_PAT_ELEMWISE:
     return "elemwise";

@@ -309,7 +309,7 @@ static tvm_expr *rs_body(tvm_ctx *c, tvm_expr **i, void *ud) {
         continue;
       int up = (corner >> b++) & 1;
       ix[d] = up ? hi[d] : lo[d];
-      tvm_expr *wd = up ? w[d] : tvm_sub(c, te_const(c, x->dtype, 1), w[d]);
+      tvm_expr *wd = up ? w[d] : tvm_sub(c, op_te_const(c, x->dtype, 1), w[d]);
       wt = wt ? tvm_mul(c, wt, wd) : wd;
     }
     tvm_expr *term = tvm_mul(c, tvm_tread(c, x, ix, r), wt);
@@ -326,8 +326,8 @@ static tvm_status rs_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   if (st)
     return st;
   u.x = in[0];
-  out[0] = te_compute_out(c, n, 0, "injective", rs_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "injective", rs_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -339,12 +339,12 @@ static tvm_status rs_reference(const tvm_gnode *n, const DLTensor *const *in,
     return st;
   const DLTensor *x = in[0];
   int r = x->ndim;
-  int64_t len = dl_numel(out[0]);
+  int64_t len = op_dl_numel(out[0]);
   for (int64_t e = 0; e < len; e++) {
     int64_t o[TVM_MAX_DIMS], lo[TVM_MAX_DIMS], hi[TVM_MAX_DIMS];
     double w[TVM_MAX_DIMS];
     int lin[TVM_MAX_DIMS], nlin = 0;
-    dl_unravel(e, out[0]->shape, r, o);
+    op_dl_unravel(e, out[0]->shape, r, o);
     for (int d = 0; d < r; d++) {
       int64_t nin = x->shape[d];
       lin[d] = 0;
@@ -377,14 +377,14 @@ static tvm_status rs_reference(const tvm_gnode *n, const DLTensor *const *in,
         }
         f = f * x->shape[d] + k;
       }
-      acc += wt * dl_getf(x, f);
+      acc += wt * op_dl_getf(x, f);
     }
-    dl_setf(out[0], e, acc);
+    op_dl_setf(out[0], e, acc);
   }
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"Resize", 1, 4, 1, 1, TVM_PAT_INJECTIVE, rs_infer, rs_compute,
      rs_reference,
      "nearest / linear resize by constant scales or sizes (coordinate "

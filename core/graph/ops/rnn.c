@@ -62,7 +62,7 @@ static const struct {
 #define NACTS ((int)(sizeof acts / sizeof acts[0]))
 
 /* Reference of a recurrent activation on one value. */
-double rnn_act_ref(const rnn_act *f, double x) {
+double op_rnn_act_ref(const rnn_act *f, double x) {
   switch (f->k) {
   case A_SIGMOID:
     return 1 / (1 + exp(-x));
@@ -93,11 +93,11 @@ double rnn_act_ref(const rnn_act *f, double x) {
 }
 
 /* Tensor expression of a recurrent activation applied to x. */
-tvm_expr *rnn_act_te(tvm_ctx *c, const rnn_act *f, tvm_expr *x) {
+tvm_expr *op_rnn_act_te(tvm_ctx *c, const rnn_act *f, tvm_expr *x) {
   if (!x)
     return NULL;
   tvm_dtype t = x->dtype;
-  tvm_expr *zero = te_const(c, t, 0), *one = te_const(c, t, 1);
+  tvm_expr *zero = op_te_const(c, t, 0), *one = op_te_const(c, t, 1);
   switch (f->k) {
   case A_SIGMOID:
     return tvm_math(c, TVM_INTRIN_SIGMOID, x);
@@ -106,27 +106,27 @@ tvm_expr *rnn_act_te(tvm_ctx *c, const rnn_act *f, tvm_expr *x) {
   case A_RELU:
     return tvm_max(c, x, zero);
   case A_AFFINE:
-    return tvm_add(c, tvm_mul(c, x, te_const(c, t, f->a)),
-                   te_const(c, t, f->b));
+    return tvm_add(c, tvm_mul(c, x, op_te_const(c, t, f->a)),
+                   op_te_const(c, t, f->b));
   case A_LEAKY:
     return tvm_select(c, tvm_ge(c, x, zero), x,
-                      tvm_mul(c, x, te_const(c, t, f->a)));
+                      tvm_mul(c, x, op_te_const(c, t, f->a)));
   case A_TRELU:
-    return tvm_select(c, tvm_gt(c, x, te_const(c, t, f->a)), x, zero);
+    return tvm_select(c, tvm_gt(c, x, op_te_const(c, t, f->a)), x, zero);
   case A_STANH:
     return tvm_mul(
-        c, te_const(c, t, f->a),
-        tvm_math(c, TVM_INTRIN_TANH, tvm_mul(c, x, te_const(c, t, f->b))));
+        c, op_te_const(c, t, f->a),
+        tvm_math(c, TVM_INTRIN_TANH, tvm_mul(c, x, op_te_const(c, t, f->b))));
   case A_HSIG:
     return tvm_max(c,
                    tvm_min(c,
-                           tvm_add(c, tvm_mul(c, x, te_const(c, t, f->a)),
-                                   te_const(c, t, f->b)),
+                           tvm_add(c, tvm_mul(c, x, op_te_const(c, t, f->a)),
+                                   op_te_const(c, t, f->b)),
                            one),
                    zero);
   case A_ELU:
     return tvm_select(c, tvm_ge(c, x, zero), x,
-                      tvm_mul(c, te_const(c, t, f->a),
+                      tvm_mul(c, op_te_const(c, t, f->a),
                               tvm_sub(c, tvm_math(c, TVM_INTRIN_EXP, x), one)));
   case A_SOFTSIGN:
     return tvm_div(c, x, tvm_add(c, one, tvm_math(c, TVM_INTRIN_FABS, x)));
@@ -138,7 +138,7 @@ tvm_expr *rnn_act_te(tvm_ctx *c, const rnn_act *f, tvm_expr *x) {
 }
 
 /* v has exactly the shape s. */
-int rnn_has_shape(const tvm_gvalue *v, int nd, const int64_t *s) {
+int op_rnn_has_shape(const tvm_gvalue *v, int nd, const int64_t *s) {
   if (v->ndim != nd)
     return 0;
   for (int d = 0; d < nd; d++)
@@ -213,7 +213,7 @@ static tvm_status parse_acts(const tvm_gnode *n, int per,
 }
 
 /* Validates the inputs and attributes every recurrent op shares. */
-tvm_status rnn_check(const tvm_gnode *n, int gates, int per,
+tvm_status op_rnn_check(const tvm_gnode *n, int gates, int per,
                      const char *const *dflt, rnn_info *li) {
   static const char *const what[] = {"X",        "W", "R", "B", "sequence_lens",
                                      "initial_h"};
@@ -275,20 +275,20 @@ tvm_status rnn_check(const tvm_gnode *n, int gates, int per,
   int64_t G = gates;
   int64_t ws[] = {D, G * H, li->in}, rs[] = {D, G * H, H},
           bs[] = {D, 2 * G * H}, hs3[] = {D, li->batch, H};
-  if (!rnn_has_shape(v[1], 3, ws))
+  if (!op_rnn_has_shape(v[1], 3, ws))
     return op_fail(n, TVM_ERR_INVALID,
                    "W must be [%lld, %lld, %lld] (directions, %d * "
                    "hidden_size, input_size)",
                    (long long)D, (long long)(G * H), (long long)li->in, gates);
-  if (!rnn_has_shape(v[2], 3, rs))
+  if (!op_rnn_has_shape(v[2], 3, rs))
     return op_fail(n, TVM_ERR_INVALID,
                    "R must be [%lld, %lld, %lld] (directions, %d * "
                    "hidden_size, hidden_size)",
                    (long long)D, (long long)(G * H), (long long)H, gates);
-  if (v[3] && !rnn_has_shape(v[3], 2, bs))
+  if (v[3] && !op_rnn_has_shape(v[3], 2, bs))
     return op_fail(n, TVM_ERR_INVALID, "B must be [%lld, %lld]", (long long)D,
                    (long long)(2 * G * H));
-  if (v[5] && !rnn_has_shape(v[5], 3, hs3))
+  if (v[5] && !op_rnn_has_shape(v[5], 3, hs3))
     return op_fail(n, TVM_ERR_INVALID, "initial_h must be [%lld, %lld, %lld]",
                    (long long)D, (long long)li->batch, (long long)H);
   if (v[4]) {
@@ -333,7 +333,7 @@ static tvm_status cell_check(const tvm_gnode *n, rnn_info *ri, int *gru,
   if (*gru && (st = op_attr_int(n, "linear_before_reset", 0, &v)))
     return st;
   *lbr = v != 0;
-  return rnn_check(n, *gru ? 3 : 1, *gru ? 2 : 1, *gru ? gdf : rdf, ri);
+  return op_rnn_check(n, *gru ? 3 : 1, *gru ? 2 : 1, *gru ? gdf : rdf, ri);
 }
 
 /* Infer: validates the node (naming the attribute and the fix) and sets
@@ -410,8 +410,8 @@ static tvm_expr *term(tvm_ctx *c, cell_ud *u, int which, int q, tvm_expr *b,
 static tvm_expr *cell_clip(tvm_ctx *c, cell_ud *u, tvm_expr *v) {
   if (u->ri.clip <= 0 || !v)
     return v;
-  return tvm_min(c, tvm_max(c, v, te_const(c, v->dtype, -u->ri.clip)),
-                 te_const(c, v->dtype, u->ri.clip));
+  return tvm_min(c, tvm_max(c, v, op_te_const(c, v->dtype, -u->ri.clip)),
+                 op_te_const(c, v->dtype, u->ri.clip));
 }
 
 /* f(x W^T + h R^T + Wb + Rb) of gate q (z or r for GRU, the only one
@@ -421,7 +421,7 @@ static tvm_expr *full_gate(tvm_ctx *c, cell_ud *u, int q, tvm_expr *b,
   tvm_expr *v = term(c, u, 0, q, b, j);
   for (int w = 1; w < 4; w++)
     v = add_opt(c, v, term(c, u, w, q, b, j));
-  return rnn_act_te(c, &u->ri.act[u->d][0], cell_clip(c, u, v));
+  return op_rnn_act_te(c, &u->ri.act[u->d][0], cell_clip(c, u, v));
 }
 
 /* GRU reset gate r[b, k] (linear_before_reset 0). */
@@ -460,17 +460,17 @@ static tvm_expr *cell_h(tvm_ctx *c, tvm_expr **i, void *ud) {
     pre = add_opt(c, term(c, u, 0, 2, b, j), term(c, u, 2, 2, b, j));
     pre = add_opt(c, pre, lin ? tvm_mul(c, r, lin) : NULL);
   }
-  tvm_expr *ht = rnn_act_te(c, &u->ri.act[u->d][1], cell_clip(c, u, pre));
+  tvm_expr *ht = op_rnn_act_te(c, &u->ri.act[u->d][1], cell_clip(c, u, pre));
   if (!z || !ht)
     return NULL;
-  tvm_expr *v = tvm_mul(c, tvm_sub(c, te_const(c, z->dtype, 1), z), ht);
+  tvm_expr *v = tvm_mul(c, tvm_sub(c, op_te_const(c, z->dtype, 1), z), ht);
   if (u->hprev || u->h0)
     v = tvm_add(c, v, tvm_mul(c, z, cell_hprev(c, u, b, j)));
   return v;
 }
 
 /* Y[t, d, b, h]: a select over (t, d) of the per-step states. */
-tvm_expr *rnn_te_y(tvm_ctx *c, tvm_expr **i, tvm_tensor *const st[][RNN_MAX_SEQ],
+tvm_expr *op_rnn_te_y(tvm_ctx *c, tvm_expr **i, tvm_tensor *const st[][RNN_MAX_SEQ],
                    int dirs, int64_t seq) {
   tvm_expr *acc = NULL;
   for (int d = dirs - 1; d >= 0; d--)
@@ -489,7 +489,7 @@ tvm_expr *rnn_te_y(tvm_ctx *c, tvm_expr **i, tvm_tensor *const st[][RNN_MAX_SEQ]
 }
 
 /* Y_h[d, b, h]: the state after the last step of each direction. */
-tvm_expr *rnn_te_last(tvm_ctx *c, tvm_expr **i,
+tvm_expr *op_rnn_te_last(tvm_ctx *c, tvm_expr **i,
                       tvm_tensor *const st[][RNN_MAX_SEQ], int dirs,
                       int64_t seq, int reverse) {
   tvm_expr *acc = NULL;
@@ -503,12 +503,12 @@ tvm_expr *rnn_te_last(tvm_ctx *c, tvm_expr **i,
 
 static tvm_expr *cell_y(tvm_ctx *c, tvm_expr **i, void *ud) {
   cell_ud *u = ud;
-  return rnn_te_y(c, i, u->hs, u->ri.dirs, u->ri.seq);
+  return op_rnn_te_y(c, i, u->hs, u->ri.dirs, u->ri.seq);
 }
 
 static tvm_expr *cell_yh(tvm_ctx *c, tvm_expr **i, void *ud) {
   cell_ud *u = ud;
-  return rnn_te_last(c, i, u->hs, u->ri.dirs, u->ri.seq, u->ri.reverse);
+  return op_rnn_te_last(c, i, u->hs, u->ri.dirs, u->ri.seq, u->ri.reverse);
 }
 
 /* A per-step tensor "<name>.<what><d>_<s>" of shape [batch, cols]. */
@@ -518,7 +518,7 @@ static tvm_tensor *step_tensor(tvm_ctx *c, const tvm_gnode *n, cell_ud *u,
   char nm[48];
   snprintf(nm, sizeof nm, "%s%d_%lld", what, u->d, (long long)s);
   int64_t shape[2] = {u->ri.batch, cols};
-  tvm_tensor *t = tvm_compute(c, te_name(c, n, nm), shape, 2, fn, u);
+  tvm_tensor *t = tvm_compute(c, op_te_name(c, n, nm), shape, 2, fn, u);
   if (t)
     tvm_tensor_set_tag(t, "rnn_cell");
   return t;
@@ -529,7 +529,7 @@ static tvm_status cell_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
                                tvm_tensor **out) {
   cell_ud *u = tvm_ctx_alloc(c, sizeof *u);
   if (!u)
-    return te_status(c, n, NULL);
+    return op_te_status(c, n, NULL);
   tvm_status st = cell_check(n, &u->ri, &u->gru, &u->lbr);
   if (st)
     return st;
@@ -542,8 +542,8 @@ static tvm_status cell_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   u->B = ri->has_b ? in[3] : NULL;
   u->h0 = ri->has_h0 ? in[5] : NULL;
   int64_t xs[4] = {ri->dirs, ri->seq, ri->batch, u->G * H};
-  u->xw = tvm_compute(c, te_name(c, n, "xw"), xs, 4, cell_xw, u);
-  if ((st = te_status(c, n, u->xw)))
+  u->xw = tvm_compute(c, op_te_name(c, n, "xw"), xs, 4, cell_xw, u);
+  if ((st = op_te_status(c, n, u->xw)))
     return st;
   tvm_tensor_set_tag(u->xw, "rnn_input_gates");
   /* H R^T rows: GRU without linear_before_reset multiplies Rh by r * H */
@@ -557,30 +557,30 @@ static tvm_status cell_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
       u->t = back ? ri->seq - 1 - s : s;
       u->hr = u->r = u->hh = NULL;
       if (has_prev &&
-          (st = te_status(
+          (st = op_te_status(
                c, n, u->hr = step_tensor(c, n, u, "hr", s, rows, cell_hr))))
         return st;
       if (has_prev && u->gru && !u->lbr &&
-          ((st = te_status(c, n,
+          ((st = op_te_status(c, n,
                            u->r = step_tensor(c, n, u, "r", s, H, cell_r))) ||
-           (st = te_status(c, n,
+           (st = op_te_status(c, n,
                            u->hh = step_tensor(c, n, u, "hh", s, H, cell_hh)))))
         return st;
       tvm_tensor *h = step_tensor(c, n, u, "h", s, H, cell_h);
-      if ((st = te_status(c, n, h)))
+      if ((st = op_te_status(c, n, h)))
         return st;
       u->hs[d][u->t] = h;
       u->hprev = h;
     }
   }
   if (n->noutputs > 0 && n->outputs[0]) {
-    out[0] = te_compute_out(c, n, 0, "injective", cell_y, u);
-    if ((st = te_status(c, n, out[0])))
+    out[0] = op_te_compute_out(c, n, 0, "injective", cell_y, u);
+    if ((st = op_te_status(c, n, out[0])))
       return st;
   }
   if (n->noutputs > 1 && n->outputs[1]) {
-    out[1] = te_compute_out(c, n, 1, "injective", cell_yh, u);
-    return te_status(c, n, out[1]);
+    out[1] = op_te_compute_out(c, n, 1, "injective", cell_yh, u);
+    return op_te_status(c, n, out[1]);
   }
   return TVM_OK;
 }
@@ -610,20 +610,20 @@ static tvm_status cell_reference(const tvm_gnode *n, const DLTensor *const *in,
   (clip > 0 ? ((v) < -clip ? -clip : (v) > clip ? clip : (v)) : (v))
   for (int d = 0; d < ri.dirs; d++) {
     for (int64_t e = 0; e < NB * H; e++)
-      h[e] = h0 ? dl_getf(h0, d * NB * H + e) : 0;
+      h[e] = h0 ? op_dl_getf(h0, d * NB * H + e) : 0;
     int back = d == 1 || ri.reverse;
     for (int64_t s = 0; s < ri.seq; s++) {
       int64_t t = back ? ri.seq - 1 - s : s;
       /* xg = X W^T + Wb; hg = H R^T + Rb, per gate row */
       for (int64_t b = 0; b < NB; b++)
         for (int64_t g = 0; g < G * H; g++) {
-          double a = B ? dl_getf(B, d * 2 * G * H + g) : 0;
-          double r = B ? dl_getf(B, d * 2 * G * H + G * H + g) : 0;
+          double a = B ? op_dl_getf(B, d * 2 * G * H + g) : 0;
+          double r = B ? op_dl_getf(B, d * 2 * G * H + G * H + g) : 0;
           for (int64_t k = 0; k < I; k++)
-            a += dl_getf(X, (t * NB + b) * I + k) *
-                 dl_getf(W, (d * G * H + g) * I + k);
+            a += op_dl_getf(X, (t * NB + b) * I + k) *
+                 op_dl_getf(W, (d * G * H + g) * I + k);
           for (int64_t k = 0; k < H; k++)
-            r += h[b * H + k] * dl_getf(R, (d * G * H + g) * H + k);
+            r += h[b * H + k] * op_dl_getf(R, (d * G * H + g) * H + k);
           xg[b * G * H + g] = a;
           hg[b * G * H + g] = r;
         }
@@ -631,42 +631,42 @@ static tvm_status cell_reference(const tvm_gnode *n, const DLTensor *const *in,
         for (int64_t j = 0; j < H; j++) {
           const double *x = xg + b * G * H, *y = hg + b * G * H;
           if (!gru) {
-            hn[b * H + j] = rnn_act_ref(&ri.act[d][0], CLIP(x[j] + y[j]));
+            hn[b * H + j] = op_rnn_act_ref(&ri.act[d][0], CLIP(x[j] + y[j]));
             continue;
           }
-          double z = rnn_act_ref(&ri.act[d][0], CLIP(x[j] + y[j]));
+          double z = op_rnn_act_ref(&ri.act[d][0], CLIP(x[j] + y[j]));
           double pre;
           if (lbr) {
-            double r = rnn_act_ref(&ri.act[d][0], CLIP(x[H + j] + y[H + j]));
+            double r = op_rnn_act_ref(&ri.act[d][0], CLIP(x[H + j] + y[H + j]));
             pre = x[2 * H + j] + r * y[2 * H + j];
           } else {
             /* (r * H) Rh^T + Rbh, with r per k */
-            double acc = B ? dl_getf(B, d * 6 * H + 5 * H + j) : 0;
+            double acc = B ? op_dl_getf(B, d * 6 * H + 5 * H + j) : 0;
             for (int64_t k = 0; k < H; k++) {
-              double r = rnn_act_ref(&ri.act[d][0], CLIP(x[H + k] + y[H + k]));
+              double r = op_rnn_act_ref(&ri.act[d][0], CLIP(x[H + k] + y[H + k]));
               acc += r * h[b * H + k] *
-                     dl_getf(R, (d * 3 * H + 2 * H + j) * H + k);
+                     op_dl_getf(R, (d * 3 * H + 2 * H + j) * H + k);
             }
             pre = x[2 * H + j] + acc;
           }
-          double ht = rnn_act_ref(&ri.act[d][1], CLIP(pre));
+          double ht = op_rnn_act_ref(&ri.act[d][1], CLIP(pre));
           hn[b * H + j] = (1 - z) * ht + z * h[b * H + j];
         }
       memcpy(h, hn, sz * sizeof(double));
       if (n->noutputs > 0 && out[0])
         for (int64_t e = 0; e < NB * H; e++)
-          dl_setf(out[0], ((t * ri.dirs + d) * NB) * H + e, h[e]);
+          op_dl_setf(out[0], ((t * ri.dirs + d) * NB) * H + e, h[e]);
     }
     if (n->noutputs > 1 && out[1])
       for (int64_t e = 0; e < NB * H; e++)
-        dl_setf(out[1], d * NB * H + e, h[e]);
+        op_dl_setf(out[1], d * NB * H + e, h[e]);
   }
 #undef CLIP
   tvm_free(h), tvm_free(hn), tvm_free(xg), tvm_free(hg);
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"GRU", 3, 6, 1, 2, TVM_PAT_OPAQUE, cell_infer, cell_compute,
      cell_reference,
      "GRU (forward, reverse, bidirectional; linear_before_reset; outputs Y, "

@@ -225,7 +225,7 @@ static tvm_status shape_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   for (int d = lo; d < hi; d++)
-    dl_seti(out[0], d - lo, in[0]->shape[d]);
+    op_dl_seti(out[0], d - lo, in[0]->shape[d]);
   return TVM_OK;
 }
 
@@ -298,7 +298,7 @@ static tvm_expr *reshape_body(tvm_ctx *c, tvm_expr **i, void *ud) {
 /* x read at the broadcast position. */
 static tvm_expr *expand_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   rs_ud *u = ud;
-  return te_bcast_read(c, u->x, i, u->o->ndim);
+  return op_te_bcast_read(c, u->x, i, u->o->ndim);
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -306,17 +306,17 @@ static tvm_status reshape_like_compute(tvm_ctx *c, const tvm_gnode *n,
                                        tvm_tensor **in, tvm_tensor **out) {
   rs_ud u = {in[0], n->outputs[0]};
   int expand = strcmp(n->op, "Expand") == 0;
-  out[0] = te_compute_out(c, n, 0, expand ? "broadcast" : "injective",
+  out[0] = op_te_compute_out(c, n, 0, expand ? "broadcast" : "injective",
                           expand ? expand_body : reshape_body, &u);
-  return te_status(c, n, out[0]);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
 static tvm_status reshape_like_reference(const tvm_gnode *n,
                                          const DLTensor *const *in,
                                          DLTensor *const *out) {
-  int64_t len = dl_numel(out[0]);
-  int eb = dl_elem_bytes(out[0]);
+  int64_t len = op_dl_numel(out[0]);
+  int eb = op_dl_elem_bytes(out[0]);
   const char *src = (const char *)in[0]->data + in[0]->byte_offset;
   char *dst = (char *)out[0]->data + out[0]->byte_offset;
   if (strcmp(n->op, "Expand") != 0) {
@@ -324,7 +324,7 @@ static tvm_status reshape_like_reference(const tvm_gnode *n,
     return TVM_OK;
   }
   for (int64_t e = 0; e < len; e++)
-    memcpy(dst + e * eb, src + dl_bcast_index(in[0], out[0], e) * eb,
+    memcpy(dst + e * eb, src + op_dl_bcast_index(in[0], out[0], e) * eb,
            (size_t)eb);
   return TVM_OK;
 }
@@ -342,7 +342,7 @@ static tvm_status size_infer(tvm_graph *g, tvm_gnode *n) {
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
 static tvm_status size_reference(const tvm_gnode *n, const DLTensor *const *in,
                                  DLTensor *const *out) {
-  dl_seti(out[0], 0, dl_numel(in[0]));
+  op_dl_seti(out[0], 0, op_dl_numel(in[0]));
   return TVM_OK;
 }
 
@@ -386,8 +386,8 @@ static tvm_status range_infer(tvm_graph *g, tvm_gnode *n) {
 static tvm_expr *range_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   range_info *ri = ud;
   tvm_expr *k = tvm_cast(c, ri->t, i[0]);
-  return tvm_add(c, te_const(c, ri->t, ri->start),
-                 tvm_mul(c, k, te_const(c, ri->t, ri->delta)));
+  return tvm_add(c, op_te_const(c, ri->t, ri->start),
+                 tvm_mul(c, k, op_te_const(c, ri->t, ri->delta)));
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -397,8 +397,8 @@ static tvm_status range_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = range_info_of(n, &ri);
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "elemwise", range_body, &ri);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "elemwise", range_body, &ri);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -409,7 +409,7 @@ static tvm_status range_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   for (int64_t k = 0; k < ri.len; k++)
-    dl_setf(out[0], k, ri.start + (double)k * ri.delta);
+    op_dl_setf(out[0], k, ri.start + (double)k * ri.delta);
   return TVM_OK;
 }
 
@@ -419,7 +419,7 @@ static tvm_status range_reference(const tvm_gnode *n, const DLTensor *const *in,
         reshape_like_reference, doc_                                           \
   }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     RS("Reshape", 1, 2, TVM_PAT_INJECTIVE,
        "reshape to a constant shape (0 copies, -1 inferred, allowzero)"),
     RS("Flatten", 1, 1, TVM_PAT_INJECTIVE,

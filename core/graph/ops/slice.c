@@ -134,8 +134,8 @@ static tvm_status slice_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = slice_info_of(n, &u.si);
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "injective", slice_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "injective", slice_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -146,11 +146,11 @@ static tvm_status slice_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   const DLTensor *x = in[0];
-  int eb = dl_elem_bytes(x);
-  int64_t len = dl_numel(out[0]);
+  int eb = op_dl_elem_bytes(x);
+  int64_t len = op_dl_numel(out[0]);
   for (int64_t e = 0; e < len; e++) {
     int64_t oi[TVM_MAX_DIMS], f = 0;
-    dl_unravel(e, out[0]->shape, x->ndim, oi);
+    op_dl_unravel(e, out[0]->shape, x->ndim, oi);
     for (int d = 0; d < x->ndim; d++)
       f = f * x->shape[d] + si.start[d] + oi[d] * si.step[d];
     memcpy((char *)out[0]->data + e * eb,
@@ -159,7 +159,7 @@ static tvm_status slice_reference(const tvm_gnode *n, const DLTensor *const *in,
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"Slice", 1, 5, 1, 1, TVM_PAT_INJECTIVE, slice_infer, slice_compute,
      slice_reference,
      "strided slice (starts, ends, axes, steps; negative values count from "

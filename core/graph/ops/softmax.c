@@ -127,17 +127,17 @@ static tvm_status sm_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   int64_t ks[TVM_MAX_DIMS];
   for (int d = 0; d < u.x->ndim; d++)
     ks[d] = d >= u.axis && d <= u.last ? 1 : u.x->shape_c[d];
-  u.max = tvm_compute(c, te_name(c, n, "max"), ks, u.x->ndim, max_body, &u);
-  if ((st = te_status(c, n, u.max)))
+  u.max = tvm_compute(c, op_te_name(c, n, "max"), ks, u.x->ndim, max_body, &u);
+  if ((st = op_te_status(c, n, u.max)))
     return st;
   tvm_tensor_set_tag(u.max, "softmax_max");
-  u.sum = tvm_compute(c, te_name(c, n, "sum"), ks, u.x->ndim, sum_body, &u);
-  if ((st = te_status(c, n, u.sum)))
+  u.sum = tvm_compute(c, op_te_name(c, n, "sum"), ks, u.x->ndim, sum_body, &u);
+  if ((st = op_te_status(c, n, u.sum)))
     return st;
   tvm_tensor_set_tag(u.sum, "softmax_sum");
-  out[0] = te_compute_out(c, n, 0, u.logsm ? "log_softmax" : "softmax",
+  out[0] = op_te_compute_out(c, n, 0, u.logsm ? "log_softmax" : "softmax",
                           out_body, &u);
-  return te_status(c, n, out[0]);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -158,20 +158,20 @@ static tvm_status sm_reference(const tvm_gnode *n, const DLTensor *const *in,
       int64_t base = o * mid * inner + in_;
       double mx = -INFINITY, sum = 0;
       for (int64_t m = 0; m < mid; m++) {
-        double v = dl_getf(x, base + m * inner);
+        double v = op_dl_getf(x, base + m * inner);
         mx = v > mx ? v : mx;
       }
       for (int64_t m = 0; m < mid; m++)
-        sum += exp(dl_getf(x, base + m * inner) - mx);
+        sum += exp(op_dl_getf(x, base + m * inner) - mx);
       for (int64_t m = 0; m < mid; m++) {
-        double d = dl_getf(x, base + m * inner) - mx;
-        dl_setf(out[0], base + m * inner, logsm ? d - log(sum) : exp(d) / sum);
+        double d = op_dl_getf(x, base + m * inner) - mx;
+        op_dl_setf(out[0], base + m * inner, logsm ? d - log(sum) : exp(d) / sum);
       }
     }
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"Softmax", 1, 1, 1, 1, TVM_PAT_OPAQUE, sm_infer, sm_compute, sm_reference,
      "exp(x - max) / sum(exp(x - max)) over axis (opset < 13: axes >= axis)"},
     {"LogSoftmax", 1, 1, 1, 1, TVM_PAT_OPAQUE, sm_infer, sm_compute,

@@ -85,8 +85,8 @@ static tvm_status transpose_compute(tvm_ctx *c, const tvm_gnode *n,
   tvm_status st = perm_of(n, in[0]->ndim, u.perm);
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "injective", transpose_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "injective", transpose_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -97,11 +97,11 @@ static tvm_status transpose_reference(const tvm_gnode *n,
   tvm_status st = perm_of(n, in[0]->ndim, perm);
   if (st)
     return st;
-  int64_t len = dl_numel(out[0]);
-  int eb = dl_elem_bytes(out[0]);
+  int64_t len = op_dl_numel(out[0]);
+  int eb = op_dl_elem_bytes(out[0]);
   for (int64_t e = 0; e < len; e++) {
     int64_t oi[TVM_MAX_DIMS], xi[TVM_MAX_DIMS], f = 0;
-    dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
+    op_dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
     for (int d = 0; d < out[0]->ndim; d++)
       xi[perm[d]] = oi[d];
     for (int d = 0; d < in[0]->ndim; d++)
@@ -200,8 +200,8 @@ static tvm_status concat_compute(tvm_ctx *c, const tvm_gnode *n,
     return st;
   if (u.nin > 64)
     return op_fail(n, TVM_ERR_UNSUPPORTED, "more than 64 inputs");
-  out[0] = te_compute_out(c, n, 0, "injective", concat_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "injective", concat_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -212,7 +212,7 @@ static tvm_status concat_reference(const tvm_gnode *n,
   tvm_status st = concat_axis(n, &axis);
   if (st)
     return st;
-  int eb = dl_elem_bytes(out[0]);
+  int eb = op_dl_elem_bytes(out[0]);
   int64_t outer = 1, inner = eb;
   for (int d = 0; d < axis; d++)
     outer *= out[0]->shape[d];
@@ -337,8 +337,8 @@ static tvm_status split_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
     return st;
   for (int k = 0; k < n->noutputs; k++) {
     if (n->outputs[k]) {
-      out[k] = te_compute_out(c, n, k, "injective", split_body, &u);
-      if ((st = te_status(c, n, out[k])))
+      out[k] = op_te_compute_out(c, n, k, "injective", split_body, &u);
+      if ((st = op_te_status(c, n, out[k])))
         return st;
     }
     u.off += sizes[k];
@@ -355,7 +355,7 @@ static tvm_status split_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   const DLTensor *x = in[0];
-  int eb = dl_elem_bytes(x);
+  int eb = op_dl_elem_bytes(x);
   int64_t outer = 1, inner = eb;
   for (int d = 0; d < axis; d++)
     outer *= x->shape[d];
@@ -507,7 +507,7 @@ static tvm_expr *pad_op_body(tvm_ctx *c, tvm_expr **i, void *ud) {
     }
   }
   tvm_expr *rd = tvm_tread(c, x, xi, r);
-  return cond ? tvm_select(c, cond, rd, te_const(c, x->dtype, u->p.value)) : rd;
+  return cond ? tvm_select(c, cond, rd, op_te_const(c, x->dtype, u->p.value)) : rd;
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -518,8 +518,8 @@ static tvm_status pad_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = pad_info_of(n, &u.p);
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "injective", pad_op_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "injective", pad_op_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -531,11 +531,11 @@ static tvm_status pad_reference(const tvm_gnode *n, const DLTensor *const *in,
     return st;
   const DLTensor *x = in[0];
   int r = x->ndim;
-  int64_t len = dl_numel(out[0]);
+  int64_t len = op_dl_numel(out[0]);
   for (int64_t e = 0; e < len; e++) {
     int64_t oi[TVM_MAX_DIMS], f = 0;
     int inside = 1;
-    dl_unravel(e, out[0]->shape, r, oi);
+    op_dl_unravel(e, out[0]->shape, r, oi);
     for (int d = 0; d < r; d++) {
       int64_t s = oi[d] - p.pads[d], nn = x->shape[d];
       if (s < 0 || s >= nn) {
@@ -549,11 +549,11 @@ static tvm_status pad_reference(const tvm_gnode *n, const DLTensor *const *in,
       f = f * nn + s;
     }
     if (!inside)
-      dl_setf(out[0], e, p.value);
-    else if (dl_is_float(x))
-      dl_setf(out[0], e, dl_getf(x, f));
+      op_dl_setf(out[0], e, p.value);
+    else if (op_dl_is_float(x))
+      op_dl_setf(out[0], e, op_dl_getf(x, f));
     else
-      dl_seti(out[0], e, dl_geti(x, f));
+      op_dl_seti(out[0], e, op_dl_geti(x, f));
   }
   return TVM_OK;
 }
@@ -608,8 +608,8 @@ static tvm_expr *gather_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_expr *k = tvm_tread(c, u->idx, i + u->axis, q);
   if (!k)
     return NULL;
-  k = tvm_select(c, tvm_lt(c, k, te_const(c, k->dtype, 0)),
-                 tvm_add(c, k, te_const(c, k->dtype, (double)n)), k);
+  k = tvm_select(c, tvm_lt(c, k, op_te_const(c, k->dtype, 0)),
+                 tvm_add(c, k, op_te_const(c, k->dtype, (double)n)), k);
   k = tvm_cast(c, TVM_I32, k);
   tvm_expr *xi[TVM_MAX_DIMS];
   for (int d = 0; d < u->x->ndim; d++)
@@ -628,8 +628,8 @@ static tvm_status gather_compute(tvm_ctx *c, const tvm_gnode *n,
   tvm_status st = gather_check(n, &u.axis, shape, &nd);
   if (st)
     return st;
-  out[0] = te_compute_out(c, n, 0, "injective", gather_body, &u);
-  return te_status(c, n, out[0]);
+  out[0] = op_te_compute_out(c, n, 0, "injective", gather_body, &u);
+  return op_te_status(c, n, out[0]);
 }
 
 /* Reference: naive loops over the CPU tensors (the tests' oracle). */
@@ -642,8 +642,8 @@ static tvm_status gather_reference(const tvm_gnode *n,
   if (st)
     return st;
   const DLTensor *x = in[0], *ix = in[1];
-  int64_t outer = 1, inner = 1, nidx = dl_numel(ix), dim = x->shape[axis];
-  int eb = dl_elem_bytes(x);
+  int64_t outer = 1, inner = 1, nidx = op_dl_numel(ix), dim = x->shape[axis];
+  int eb = op_dl_elem_bytes(x);
   for (int d = 0; d < axis; d++)
     outer *= x->shape[d];
   for (int d = axis + 1; d < x->ndim; d++)
@@ -652,7 +652,7 @@ static tvm_status gather_reference(const tvm_gnode *n,
   const char *src = (const char *)x->data + x->byte_offset;
   for (int64_t o = 0; o < outer; o++)
     for (int64_t j = 0; j < nidx; j++) {
-      int64_t k = dl_geti(ix, j);
+      int64_t k = op_dl_geti(ix, j);
       if (k < -dim || k >= dim)
         return op_fail(n, TVM_ERR_INVALID,
                        "index %lld is out of range for axis %d of size %lld",
@@ -665,7 +665,7 @@ static tvm_status gather_reference(const tvm_gnode *n,
   return TVM_OK;
 }
 
-static const tvm_op_def defs[] = {
+static const tvm_gop_def defs[] = {
     {"Transpose", 1, 1, 1, 1, TVM_PAT_INJECTIVE, transpose_infer,
      transpose_compute, transpose_reference,
      "permutes axes (perm; reversed when absent)"},

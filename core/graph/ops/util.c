@@ -364,7 +364,7 @@ tvm_status op_broadcast(const tvm_gnode *n, const int64_t *a, int na,
 
 /* ---- tensor expressions ----------------------------------------------- */
 
-tvm_expr *te_bcast_read(tvm_ctx *c, tvm_tensor *t, tvm_expr **idx,
+tvm_expr *op_te_bcast_read(tvm_ctx *c, tvm_tensor *t, tvm_expr **idx,
                         int out_ndim) {
   tvm_expr *ix[TVM_MAX_DIMS];
   for (int d = 0; d < t->ndim; d++) {
@@ -374,16 +374,16 @@ tvm_expr *te_bcast_read(tvm_ctx *c, tvm_tensor *t, tvm_expr **idx,
   return tvm_tread(c, t, ix, t->ndim);
 }
 
-const char *te_name(tvm_ctx *c, const tvm_gnode *n, const char *suffix) {
+const char *op_te_name(tvm_ctx *c, const tvm_gnode *n, const char *suffix) {
   if (!suffix)
     return tvm_ctx_strdup(c, op_name(n));
   return tvm_arena_printf(c->arena, "%s.%s", op_name(n), suffix);
 }
 
-tvm_tensor *te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
+tvm_tensor *op_te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
                            const char *tag, tvm_compute_fn fn, void *ud) {
   const tvm_gvalue *v = n->outputs[k];
-  const char *nm = k == 0 ? te_name(c, n, NULL)
+  const char *nm = k == 0 ? op_te_name(c, n, NULL)
                           : tvm_arena_printf(c->arena, "%s.%d", op_name(n), k);
   tvm_tensor *t = tvm_compute(c, nm, v->shape, v->ndim, fn, ud);
   if (t && tag)
@@ -391,7 +391,7 @@ tvm_tensor *te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
   return t;
 }
 
-tvm_expr *te_const(tvm_ctx *c, tvm_dtype t, double v) {
+tvm_expr *op_te_const(tvm_ctx *c, tvm_dtype t, double v) {
   if (tvm_dtype_is_float(t))
     return tvm_fconst(c, t, v);
   return tvm_const(c, t, (int64_t)v);
@@ -430,10 +430,10 @@ static tvm_expr *pad_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_expr *rd = tvm_tread(c, x, ix, x->ndim);
   if (!cond)
     return rd;
-  return tvm_select(c, cond, rd, te_const(c, x->dtype, p->value));
+  return tvm_select(c, cond, rd, op_te_const(c, x->dtype, p->value));
 }
 
-tvm_tensor *te_pad(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *x,
+tvm_tensor *op_te_pad(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *x,
                    const int64_t *pads, int nsp, double value) {
   int any = 0;
   for (int k = 0; k < 2 * nsp; k++)
@@ -447,13 +447,13 @@ tvm_tensor *te_pad(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *x,
         x->shape_c[d] + (d < lead ? 0 : pads[d - lead] + pads[d - lead + nsp]);
   pad_ud p = {x, pads, nsp, value};
   tvm_tensor *t =
-      tvm_compute(c, te_name(c, n, "pad"), shape, x->ndim, pad_body, &p);
+      tvm_compute(c, op_te_name(c, n, "pad"), shape, x->ndim, pad_body, &p);
   if (t)
     tvm_tensor_set_tag(t, "pad");
   return t;
 }
 
-tvm_status te_status(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *t) {
+tvm_status op_te_status(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *t) {
   if (c->failed || !t) {
     tvm_status st = tvm_diag_status();
     if (st == TVM_OK)
@@ -465,16 +465,16 @@ tvm_status te_status(tvm_ctx *c, const tvm_gnode *n, tvm_tensor *t) {
 
 /* ---- DLTensor access -------------------------------------------------- */
 
-int64_t dl_numel(const DLTensor *t) {
+int64_t op_dl_numel(const DLTensor *t) {
   int64_t k = 1;
   for (int d = 0; d < t->ndim; d++)
     k *= t->shape[d];
   return k;
 }
 
-int dl_is_float(const DLTensor *t) { return t->dtype.code == kDLFloat; }
+int op_dl_is_float(const DLTensor *t) { return t->dtype.code == kDLFloat; }
 
-int dl_elem_bytes(const DLTensor *t) {
+int op_dl_elem_bytes(const DLTensor *t) {
   return (t->dtype.bits * t->dtype.lanes + 7) / 8;
 }
 
@@ -483,7 +483,7 @@ static char *dl_ptr(const DLTensor *t) {
   return (char *)t->data + t->byte_offset;
 }
 
-double dl_getf(const DLTensor *t, int64_t i) {
+double op_dl_getf(const DLTensor *t, int64_t i) {
   char *p = dl_ptr(t);
   switch (t->dtype.code) {
   case kDLFloat:
@@ -505,7 +505,7 @@ double dl_getf(const DLTensor *t, int64_t i) {
   return 0;
 }
 
-void dl_setf(const DLTensor *t, int64_t i, double v) {
+void op_dl_setf(const DLTensor *t, int64_t i, double v) {
   char *p = dl_ptr(t);
   switch (t->dtype.code) {
   case kDLFloat:
@@ -515,11 +515,11 @@ void dl_setf(const DLTensor *t, int64_t i, double v) {
       ((float *)p)[i] = (float)v;
     return;
   default:
-    dl_seti(t, i, (int64_t)v);
+    op_dl_seti(t, i, (int64_t)v);
   }
 }
 
-int64_t dl_geti(const DLTensor *t, int64_t i) {
+int64_t op_dl_geti(const DLTensor *t, int64_t i) {
   char *p = dl_ptr(t);
   if (t->dtype.code == kDLInt) {
     switch (t->dtype.bits) {
@@ -535,13 +535,13 @@ int64_t dl_geti(const DLTensor *t, int64_t i) {
   }
   if (t->dtype.code == kDLUInt)
     return t->dtype.bits <= 8 ? ((uint8_t *)p)[i] : ((uint32_t *)p)[i];
-  return (int64_t)dl_getf(t, i);
+  return (int64_t)op_dl_getf(t, i);
 }
 
-void dl_seti(const DLTensor *t, int64_t i, int64_t v) {
+void op_dl_seti(const DLTensor *t, int64_t i, int64_t v) {
   char *p = dl_ptr(t);
   if (t->dtype.code == kDLFloat) {
-    dl_setf(t, i, (double)v);
+    op_dl_setf(t, i, (double)v);
     return;
   }
   switch (t->dtype.bits) {
@@ -561,16 +561,16 @@ void dl_seti(const DLTensor *t, int64_t i, int64_t v) {
   }
 }
 
-void dl_unravel(int64_t flat, const int64_t *shape, int ndim, int64_t *idx) {
+void op_dl_unravel(int64_t flat, const int64_t *shape, int ndim, int64_t *idx) {
   for (int d = ndim - 1; d >= 0; d--) {
     idx[d] = shape[d] ? flat % shape[d] : 0;
     flat = shape[d] ? flat / shape[d] : 0;
   }
 }
 
-int64_t dl_bcast_index(const DLTensor *src, const DLTensor *out, int64_t flat) {
+int64_t op_dl_bcast_index(const DLTensor *src, const DLTensor *out, int64_t flat) {
   int64_t idx[TVM_MAX_DIMS];
-  dl_unravel(flat, out->shape, out->ndim, idx);
+  op_dl_unravel(flat, out->shape, out->ndim, idx);
   int64_t s = 0;
   for (int d = 0; d < src->ndim; d++) {
     int od = out->ndim - src->ndim + d;

@@ -34,7 +34,7 @@
 /* One consumer edge. */
 typedef struct edge {
   int to;
-  tvm_op_pattern pat;
+  tvm_gop_pattern pat;
 } edge;
 
 typedef struct fuser {
@@ -45,21 +45,21 @@ typedef struct fuser {
   unsigned char *extern_ref; /* returned by the graph */
   int *pdom;                 /* immediate post-dominator, -1 = none */
   int *depth;                /* in the post-dominator tree (roots: 1) */
-  tvm_op_pattern *dpat;      /* strongest edge pattern towards pdom */
+  tvm_gop_pattern *dpat;      /* strongest edge pattern towards pdom */
   int *uf;                   /* union-find parent */
   int *gsize;                /* nodes in the group (roots) */
-  tvm_op_pattern *gpat;      /* group pattern (roots) */
+  tvm_gop_pattern *gpat;      /* group pattern (roots) */
   int *vstamp;               /* nodes visited by the current walk */
   int *rstamp;               /* group roots counted by the current walk */
   int cur;
   int *stack;
 } fuser;
 
-static tvm_op_pattern node_pattern(const tvm_gnode *n) {
+static tvm_gop_pattern node_pattern(const tvm_gnode *n) {
   return n->def ? n->def->pattern : TVM_PAT_OPAQUE;
 }
 
-static tvm_op_pattern pmax(tvm_op_pattern a, tvm_op_pattern b) {
+static tvm_gop_pattern pmax(tvm_gop_pattern a, tvm_gop_pattern b) {
   return a > b ? a : b;
 }
 
@@ -109,7 +109,7 @@ static tvm_status build_edges(fuser *f, const tvm_graph *g, int *id2idx) {
   }
   for (int i = 0; i < f->n; i++) {
     tvm_gnode *n = f->node[i];
-    tvm_op_pattern cp = node_pattern(n);
+    tvm_gop_pattern cp = node_pattern(n);
     for (int k = 0; k < n->ninputs; k++) {
       tvm_gvalue *v = n->inputs[k];
       if (!(v && v->kind == TVM_GV_INTERMEDIATE && v->producer))
@@ -134,7 +134,7 @@ static tvm_status build_edges(fuser *f, const tvm_graph *g, int *id2idx) {
 
 /* Least common ancestor of a and b in the post-dominator tree, folding
  * the patterns of the nodes walked over into *pat; -1 when none. */
-static int lca(fuser *f, int a, int b, tvm_op_pattern *pat) {
+static int lca(fuser *f, int a, int b, tvm_gop_pattern *pat) {
   while (a != b) {
     if (a < 0 || b < 0)
       return -1;
@@ -162,7 +162,7 @@ static void build_postdom(fuser *f) {
     f->dpat[i] = TVM_PAT_OPAQUE;
     if (f->extern_ref[i] || b == e)
       continue;
-    tvm_op_pattern pat = f->edges[b].pat;
+    tvm_gop_pattern pat = f->edges[b].pat;
     int p = f->edges[b].to;
     for (int k = b + 1; k < e && p >= 0; k++) {
       p = lca(f, p, f->edges[k].to, &pat);
@@ -178,14 +178,14 @@ static void build_postdom(fuser *f) {
 
 /* A fusion rule's condition on the group pattern of a node on the path
  * (is_sink: the post-dominator itself). */
-typedef int (*fcond_fn)(tvm_op_pattern kind, int is_sink);
+typedef int (*fcond_fn)(tvm_gop_pattern kind, int is_sink);
 
-static int cond_out_ewise(tvm_op_pattern kind, int is_sink) {
+static int cond_out_ewise(tvm_gop_pattern kind, int is_sink) {
   (void)is_sink;
   return kind <= TVM_PAT_BROADCAST;
 }
 
-static int cond_injective(tvm_op_pattern kind, int is_sink) {
+static int cond_injective(tvm_gop_pattern kind, int is_sink) {
   return kind <= TVM_PAT_INJECTIVE || (is_sink && kind == TVM_PAT_REDUCTION);
 }
 
@@ -258,7 +258,7 @@ static void commit_paths(fuser *f, int src, int sink) {
 static void try_fuse(fuser *f, int i, int phase) {
   int d = f->pdom[i];
   int r = find(f, i);
-  tvm_op_pattern p = f->gpat[r];
+  tvm_gop_pattern p = f->gpat[r];
   fcond_fn fc = NULL;
   if (d < 0 || p == TVM_PAT_OPAQUE || find(f, d) == r)
     return;
@@ -362,10 +362,10 @@ tvm_status tvm_graph_pass_fuse_ops(tvm_graph *g) {
   f.extern_ref = tvm_calloc(n, 1);
   f.pdom = tvm_malloc(sizeof(int) * n);
   f.depth = tvm_malloc(sizeof(int) * n);
-  f.dpat = tvm_malloc(sizeof(tvm_op_pattern) * n);
+  f.dpat = tvm_malloc(sizeof(tvm_gop_pattern) * n);
   f.uf = tvm_malloc(sizeof(int) * n);
   f.gsize = tvm_malloc(sizeof(int) * n);
-  f.gpat = tvm_malloc(sizeof(tvm_op_pattern) * n);
+  f.gpat = tvm_malloc(sizeof(tvm_gop_pattern) * n);
   f.vstamp = tvm_calloc(n, sizeof(int));
   f.rstamp = tvm_calloc(n, sizeof(int));
   f.stack = tvm_malloc(sizeof(int) * n);

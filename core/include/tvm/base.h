@@ -121,6 +121,25 @@ TVM_API tvm_status tvm_ptrmap_put(tvm_ptrmap *m, const void *key, void *val);
 TVM_API int tvm_ptrmap_get(const tvm_ptrmap *m, const void *key, void **val);
 TVM_API void tvm_ptrmap_free(tvm_ptrmap *m);
 
+/* ---- hashing and the string-keyed hash map (heap) -------------------- */
+#define TVM_HASH_SEED 14695981039346656037ull
+/* FNV-1a over n bytes, continuing from h (TVM_HASH_SEED to start). */
+TVM_API uint64_t tvm_hash_bytes(const void *p, size_t n, uint64_t h);
+/* FNV-1a of a NUL-terminated string. */
+TVM_API uint64_t tvm_hash_str(const char *s);
+/* String -> pointer; keys are borrowed (they must outlive the map); the
+ * zero-initialized struct is empty. */
+typedef struct tvm_strmap {
+  const char **keys;
+  void **vals;
+  size_t cap, len;
+} tvm_strmap;
+/* The value of key, or NULL when absent. */
+TVM_API void *tvm_strmap_get(const tvm_strmap *m, const char *key);
+/* Inserts or replaces key; TVM_ERR_NOMEM on failure. */
+TVM_API tvm_status tvm_strmap_put(tvm_strmap *m, const char *key, void *val);
+TVM_API void tvm_strmap_free(tvm_strmap *m);
+
 /* ---- files ------------------------------------------------------------ */
 /* Reads all of path into a tvm_malloc'd buffer followed by one NUL byte
  * (not counted in *size), at most max_bytes (0 = no limit).  `what` names

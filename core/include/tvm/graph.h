@@ -23,7 +23,7 @@ extern "C" {
 #define TVM_MAX_DIMS 8
 
 typedef struct tvm_gnode tvm_gnode;
-typedef struct tvm_op_def tvm_op_def;
+typedef struct tvm_gop_def tvm_gop_def;
 
 typedef enum tvm_gvalue_kind {
   TVM_GV_INPUT,       /* fed at run time */
@@ -68,7 +68,7 @@ typedef struct tvm_gattr {
 struct tvm_gnode {
   uint32_t id;
   const char *op; /* registry name */
-  const tvm_op_def *def;
+  const tvm_gop_def *def;
   const char *name;
   tvm_gvalue **inputs; /* an absent optional input is NULL */
   int ninputs;
@@ -91,20 +91,20 @@ typedef struct tvm_graph {
 
 /* ---- operator registry ------------------------------------------------- */
 /* Fusion pattern kinds, ordered as in the TVM paper (lower fuses more). */
-typedef enum tvm_op_pattern {
+typedef enum tvm_gop_pattern {
   TVM_PAT_ELEMWISE = 0,
   TVM_PAT_BROADCAST = 1,
   TVM_PAT_INJECTIVE = 2,
   TVM_PAT_REDUCTION = 3,
   TVM_PAT_OUT_ELEMWISE_FUSABLE = 4, /* conv, dense: elementwise may follow */
   TVM_PAT_OPAQUE = 8
-} tvm_op_pattern;
+} tvm_gop_pattern;
 
-struct tvm_op_def {
+struct tvm_gop_def {
   const char *name;
   int min_inputs, max_inputs;
   int min_outputs, max_outputs;
-  tvm_op_pattern pattern;
+  tvm_gop_pattern pattern;
   /* Validates inputs and attributes (naming the node, the attribute and
    * the fix) and sets every output's dtype, ndim and shape.  Inputs that
    * must be constant (Reshape's shape) are read from their data. */
@@ -123,11 +123,11 @@ struct tvm_op_def {
 };
 
 /* The operator called name ("Conv"), or NULL. */
-TVM_API const tvm_op_def *tvm_op_find(const char *name);
+TVM_API const tvm_gop_def *tvm_gop_find(const char *name);
 /* Every registered operator, for listings and tests. */
-TVM_API int tvm_op_count(void);
-TVM_API const tvm_op_def *tvm_op_at(int i);
-TVM_API const char *tvm_op_pattern_name(tvm_op_pattern p);
+TVM_API int tvm_gop_count(void);
+TVM_API const tvm_gop_def *tvm_gop_at(int i);
+TVM_API const char *tvm_gop_pattern_name(tvm_gop_pattern p);
 
 /* ---- attributes ---------------------------------------------------------- */
 /* Attribute constructors for the builder (arrays are copied by it). */

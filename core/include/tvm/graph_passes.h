@@ -85,7 +85,7 @@ typedef struct tvm_graph_group {
   tvm_gnode **nodes;    /* topological order */
   int nnodes;
   tvm_gnode *anchor;    /* the node of highest pattern (first on ties) */
-  tvm_op_pattern pattern; /* the anchor's */
+  tvm_gop_pattern pattern; /* the anchor's */
   tvm_gvalue **inputs;  /* values read from outside (other groups' outputs,
                            graph inputs, constants), first-use order */
   int ninputs;

@@ -90,16 +90,16 @@ typedef struct tvm_host_api {
 
 /* ---- compile-time half -------------------------------------------------- */
 enum { /* tvm_plugin_attr.type */
-  TVM_ATTR_INT = 1,
-  TVM_ATTR_FLOAT = 2,
-  TVM_ATTR_BOOL = 3,
-  TVM_ATTR_STRING = 4
+  TVM_PLUGIN_ATTR_INT = 1,
+  TVM_PLUGIN_ATTR_FLOAT = 2,
+  TVM_PLUGIN_ATTR_BOOL = 3,
+  TVM_PLUGIN_ATTR_STRING = 4
 };
 
 /* One attribute a target YAML may set under attrs:. */
 typedef struct tvm_plugin_attr {
   uint32_t struct_size;
-  uint32_t type;             /* TVM_ATTR_* */
+  uint32_t type;             /* TVM_PLUGIN_ATTR_* */
   const char *name;
   const char *default_value; /* in YAML spelling; NULL = required */
   double min, max;           /* INT and FLOAT: inclusive range */

@@ -56,15 +56,15 @@ struct tvm_plugin_module { int loaded; };
 struct tvm_plugin_func { int is_add; };
 
 static const tvm_plugin_attr schema[] = {
-    {sizeof(tvm_plugin_attr), TVM_ATTR_INT, "num_threads", "0", 0, 1024, NULL,
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_INT, "num_threads", "0", 0, 1024, NULL,
      "worker threads, 0 = every core"},
-    {sizeof(tvm_plugin_attr), TVM_ATTR_STRING, "mode", "fast", 0, 0,
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_STRING, "mode", "fast", 0, 0,
      "fast|slow", "a choice"},
-    {sizeof(tvm_plugin_attr), TVM_ATTR_FLOAT, "scale", "1.0", 0.5, 4, NULL,
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_FLOAT, "scale", "1.0", 0.5, 4, NULL,
      "a float in a range"},
-    {sizeof(tvm_plugin_attr), TVM_ATTR_BOOL, "debug", "false", 0, 0, NULL,
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "debug", "false", 0, 0, NULL,
      "a flag"},
-    {sizeof(tvm_plugin_attr), TVM_ATTR_INT, "block", FAKE_BLOCK_DEFAULT, 1, 64,
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_INT, "block", FAKE_BLOCK_DEFAULT, 1, 64,
      NULL, "required: block size"},
 };
 

@@ -115,9 +115,9 @@ tvm_plugin_target *h_target(const char *const *overrides) {
     }
     vals[i] = (tvm_plugin_attr_value){sizeof(tvm_plugin_attr_value), a->type,
                                       a->name, 0, 0, NULL};
-    if (a->type == TVM_ATTR_INT || a->type == TVM_ATTR_BOOL)
+    if (a->type == TVM_PLUGIN_ATTR_INT || a->type == TVM_PLUGIN_ATTR_BOOL)
       vals[i].i = atoll(v);
-    else if (a->type == TVM_ATTR_FLOAT)
+    else if (a->type == TVM_PLUGIN_ATTR_FLOAT)
       vals[i].f = atof(v);
     else
       vals[i].s = v;

@@ -82,6 +82,35 @@ static void test_ptrmap_growth(void **state) {
 /* tvm_read_file: a file larger than the first 64 KiB chunk comes back
  * whole and NUL-terminated; a missing file and one over the limit fail
  * naming the file. */
+/* tvm_strmap: growth past many rehashes, replacement, absent keys; and
+ * the FNV-1a hash against its published test vectors. */
+static void test_strmap(void **state) {
+  (void)state;
+  static char keys[3000][16];
+  tvm_strmap m = {0};
+  assert_null(tvm_strmap_get(&m, "x"));
+  for (int i = 0; i < 3000; i++) {
+    snprintf(keys[i], sizeof keys[i], "k%d", i);
+    assert_int_equal(tvm_strmap_put(&m, keys[i], (void *)(intptr_t)(i + 1)),
+                     TVM_OK);
+  }
+  assert_int_equal(m.len, 3000);
+  for (int i = 0; i < 3000; i++)
+    assert_int_equal((intptr_t)tvm_strmap_get(&m, keys[i]), i + 1);
+  char probe[16] = "k17";
+  assert_int_equal((intptr_t)tvm_strmap_get(&m, probe), 18); /* by value */
+  assert_int_equal(tvm_strmap_put(&m, "k17", (void *)(intptr_t)99), TVM_OK);
+  assert_int_equal(m.len, 3000);
+  assert_int_equal((intptr_t)tvm_strmap_get(&m, "k17"), 99);
+  assert_null(tvm_strmap_get(&m, "k3000"));
+  tvm_strmap_free(&m);
+  assert_null(tvm_strmap_get(&m, "k1"));
+  /* FNV-1a 64: "" -> cbf29ce484222325, "a" -> af63dc4c8601ec8c */
+  assert_true(tvm_hash_str("") == 0xcbf29ce484222325ull);
+  assert_true(tvm_hash_str("a") == 0xaf63dc4c8601ec8cull);
+  assert_true(tvm_hash_bytes("a", 1, TVM_HASH_SEED) == tvm_hash_str("a"));
+}
+
 static void test_read_file(void **state) {
   char path[] = "/tmp/tvm-test-read-XXXXXX";
   int fd = mkstemp(path);
@@ -123,6 +152,7 @@ int main(void) {
       cmocka_unit_test(test_ptrvec),
       cmocka_unit_test(test_strbuf),
       cmocka_unit_test(test_ptrmap_growth),
+      cmocka_unit_test(test_strmap),
       cmocka_unit_test(test_read_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

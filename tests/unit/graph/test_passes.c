@@ -337,7 +337,7 @@ static void test_toposort(void **state) {
 
 /* Gemm and 2-D MatMul absorb a following BatchNormalization. */
 static void test_simplify_gemm_matmul(void **state) {
-  if (!tvm_op_find("Gemm") || !tvm_op_find("MatMul")) skip();
+  if (!tvm_gop_find("Gemm") || !tvm_gop_find("MatMul")) skip();
   tvm_graph *g = NULL;
   CHECK_OK(tvm_graph_create(&g));
   tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){2, 5}, 2);

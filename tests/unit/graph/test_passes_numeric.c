@@ -134,7 +134,7 @@ static void test_simplify_numeric(void **state) {
 /* Gemm (transB, C of shape [1, M], beta != 1), Gemm without C and with
  * beta, and a 2-D MatMul, each followed by a BatchNormalization. */
 static void test_simplify_gemm_numeric(void **state) {
-  if (!tvm_op_find("Gemm") || !tvm_op_find("MatMul")) skip();
+  if (!tvm_gop_find("Gemm") || !tvm_gop_find("MatMul")) skip();
   tvm_graph *g = NULL;
   CHECK_OK(tvm_graph_create(&g));
   tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){3, 5}, 2);

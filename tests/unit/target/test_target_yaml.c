@@ -89,7 +89,7 @@ static void test_valid_target(void **state) {
   assert_int_equal(t->nattrs, 5);
   assert_string_equal(t->attrs[0].name, "num_threads"); /* schema order */
   assert_int_equal(t->attrs[0].i, 0);                   /* default */
-  assert_int_equal(t->attrs[0].type, TVM_ATTR_INT);
+  assert_int_equal(t->attrs[0].type, TVM_PLUGIN_ATTR_INT);
   assert_string_equal(tvm_target_attr(t, "mode")->s, "slow");
   assert_true(tvm_target_attr(t, "scale")->f == 2.5);
   assert_int_equal(tvm_target_attr(t, "debug")->i, 0);

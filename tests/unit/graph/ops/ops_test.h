@@ -95,7 +95,7 @@ static TU tvm_gnode *tnode(const char *op, tvm_gvalue **in, int nin,
   tvm_gnode *n = tvm_arena_alloc(T_arena, sizeof *n);
   n->op = op;
   n->name = "n";
-  n->def = tvm_op_find(op);
+  n->def = tvm_gop_find(op);
   assert_non_null(n->def);
   n->inputs =
       tvm_arena_alloc(T_arena, sizeof(tvm_gvalue *) * (size_t)(nin + 1));

@@ -68,7 +68,7 @@ static void test_registry(void **state) {
                                      "ConstantOfShape"};
   int missing = 0;
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-    const tvm_op_def *d = tvm_op_find(want[i]);
+    const tvm_gop_def *d = tvm_gop_find(want[i]);
     if (!d) {
       print_message("missing operator %s\n", want[i]);
       missing++;
@@ -77,29 +77,29 @@ static void test_registry(void **state) {
     assert_string_equal(d->name, want[i]);
   }
   assert_int_equal(missing, 0);
-  assert_null(tvm_op_find("Conv2d"));
-  assert_null(tvm_op_find(NULL));
-  int n = tvm_op_count();
+  assert_null(tvm_gop_find("Conv2d"));
+  assert_null(tvm_gop_find(NULL));
+  int n = tvm_gop_count();
   assert_true(n >= (int)(sizeof want / sizeof want[0]));
   for (int i = 0; i < n; i++) {
-    const tvm_op_def *d = tvm_op_at(i);
+    const tvm_gop_def *d = tvm_gop_at(i);
     assert_non_null(d);
     assert_non_null(d->infer);
     assert_non_null(d->reference);
     assert_non_null(d->doc);
     assert_true(d->min_inputs <= d->max_inputs);
     assert_true(d->min_outputs >= 1 && d->min_outputs <= d->max_outputs);
-    assert_ptr_equal(tvm_op_find(d->name), d); /* names are unique */
+    assert_ptr_equal(tvm_gop_find(d->name), d); /* names are unique */
   }
-  assert_null(tvm_op_at(n));
-  assert_null(tvm_op_at(-1));
-  assert_int_equal(tvm_op_find("Relu")->pattern, TVM_PAT_ELEMWISE);
-  assert_int_equal(tvm_op_find("Add")->pattern, TVM_PAT_BROADCAST);
-  assert_int_equal(tvm_op_find("Reshape")->pattern, TVM_PAT_INJECTIVE);
-  assert_int_equal(tvm_op_find("Conv")->pattern, TVM_PAT_OUT_ELEMWISE_FUSABLE);
-  assert_null(tvm_op_find("Shape")->compute);
-  assert_string_equal(tvm_op_pattern_name(TVM_PAT_INJECTIVE), "injective");
-  assert_string_equal(tvm_op_pattern_name(TVM_PAT_OPAQUE), "opaque");
+  assert_null(tvm_gop_at(n));
+  assert_null(tvm_gop_at(-1));
+  assert_int_equal(tvm_gop_find("Relu")->pattern, TVM_PAT_ELEMWISE);
+  assert_int_equal(tvm_gop_find("Add")->pattern, TVM_PAT_BROADCAST);
+  assert_int_equal(tvm_gop_find("Reshape")->pattern, TVM_PAT_INJECTIVE);
+  assert_int_equal(tvm_gop_find("Conv")->pattern, TVM_PAT_OUT_ELEMWISE_FUSABLE);
+  assert_null(tvm_gop_find("Shape")->compute);
+  assert_string_equal(tvm_gop_pattern_name(TVM_PAT_INJECTIVE), "injective");
+  assert_string_equal(tvm_gop_pattern_name(TVM_PAT_OPAQUE), "opaque");
 }
 
 /* ---- unary ------------------------------------------------------------ */

@@ -128,7 +128,8 @@ const char *tvm_intrin_name(tvm_intrin op) {
       [TVM_INTRIN_BITXOR] = "bitxor", [TVM_INTRIN_LIKELY] = "likely",
       [TVM_INTRIN_REINTERPRET] = "reinterpret",
       [TVM_INTRIN_ACCESS_PTR] = "access_ptr",
-      [TVM_INTRIN_DEP_PUSH] = "dep_push", [TVM_INTRIN_DEP_POP] = "dep_pop"};
+      [TVM_INTRIN_DEP_PUSH] = "dep_push", [TVM_INTRIN_DEP_POP] = "dep_pop",
+      [TVM_INTRIN_LAUNCH] = "launch"};
   if ((unsigned)op >= TVM_INTRIN_COUNT || !names[op]) return "unknown";
   return names[op];
 }

@@ -288,6 +288,21 @@ static void pexpr(printer *p, const tvm_expr *e, int min_prec) {
     tvm_strbuf_append(o, ")");
     return;
   case TVM_CALL:
+    if (e->u.call.op == TVM_INTRIN_LAUNCH && e->u.call.nargs >= 8) {
+      /* launch("k", grid=(x, y, z), block=(x, y, z), shared=n, args=(...)) */
+      tvm_strbuf_append(o, "launch(");
+      pexpr(p, e->u.call.args[0], P_LET);
+      tvm_strbuf_append(o, ", grid=(");
+      plist(p, e->u.call.args + 1, 3);
+      tvm_strbuf_append(o, "), block=(");
+      plist(p, e->u.call.args + 4, 3);
+      tvm_strbuf_append(o, "), shared=");
+      pexpr(p, e->u.call.args[7], P_LET);
+      tvm_strbuf_append(o, ", args=(");
+      plist(p, e->u.call.args + 8, e->u.call.nargs - 8);
+      tvm_strbuf_append(o, "))");
+      return;
+    }
     if (e->u.call.op == TVM_INTRIN_REINTERPRET)
       tvm_strbuf_printf(o, "reinterpret<%s>(", tvm_dtype_str(e->dtype, tb));
     else

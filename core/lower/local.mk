@@ -39,7 +39,9 @@ libtvm_la_SOURCES += \
 	core/lower/inject_dep_tokens.c \
 	core/lower/storage_rewrite.c \
 	core/lower/thread_sync.c \
-	core/lower/split_host_device.c
+	core/lower/split_host_device.c \
+	core/lower/launch.c \
+	core/lower/check_scopes.c
 check_PROGRAMS += tests/unit/lower/test_lower
 TESTS += tests/unit/lower/test_lower
 tests_unit_lower_test_lower_SOURCES = \

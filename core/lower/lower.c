@@ -2,10 +2,13 @@
  * core/lower/lower.c - the lowering pipeline: schedule -> loop IR
  * functions appended to a module.
  *
- *   infer_bound -> schedule_ops -> (wrap in a function) -> storage_flatten
- *   -> vectorize -> unroll -> inject_virtual_thread -> inject_dep_tokens
- *   (targets with hardware queues) -> storage_rewrite -> thread_sync and
- *   split_host_device (targets with thread axes) -> simplify
+ *   infer_bound -> schedule_ops -> (wrap in a function), then the passes
+ *   of the pipeline table below: storage_flatten -> vectorize -> unroll
+ *   -> inject_virtual_thread -> inject_dep_tokens (targets with hardware
+ *   queues) -> storage_rewrite -> check_scope_capacity -> thread_sync
+ *   (targets with thread axes) -> split_host_device (device targets) ->
+ *   simplify (host function and kernels).  After each pass the target's
+ *   own passes inserted there run (tvm_lower_options.extra_passes).
  *
  * The function's parameters are one buffer per argument tensor (handle
  * variable named after the tensor, compact row-major, scope "global"),
@@ -95,16 +98,186 @@ static int thread_hook(tvm_visitor *v, const tvm_stmt *s) {
 typedef tvm_status (*pass_fn)(tvm_ctx *, tvm_func *, const tvm_lower_options *,
                               tvm_func **);
 
-/* Runs one pass, dumps, and names the pass in a failure. */
-static tvm_status run(tvm_ctx *c, const char *pname, pass_fn fn,
-                      const tvm_lower_options *o, tvm_func **f) {
-  tvm_func *nf = NULL;
-  tvm_status st = fn(c, *f, o, &nf);
-  if (st != TVM_OK)
-    return tvm_diag_prefix(st, "%s: ", pname);
-  *f = nf;
-  dump(o, pname, nf);
+/* When a pass of the table runs. */
+enum { RUN_ALWAYS, RUN_QUEUES, RUN_THREADS, RUN_DEVICE };
+
+/* One built-in pass of the pipeline.  fn NULL: schedule_ops (runs before
+ * the function exists, a dump point) and split_host_device (its own
+ * signature: it adds kernels to the module). */
+typedef struct lower_step {
+  const char *name;
+  pass_fn fn;
+  int when;
+} lower_step;
+
+/* THE lowering pipeline: the run, --dump-ir and tvm_lower_pass_names all
+ * read this table (keep tvm/lower.h's list in step). */
+static const lower_step pipeline[] = {
+    {"schedule_ops", NULL, RUN_ALWAYS},
+    {"storage_flatten", tvm_pass_storage_flatten, RUN_ALWAYS},
+    {"vectorize", tvm_pass_vectorize, RUN_ALWAYS},
+    {"unroll", tvm_pass_unroll, RUN_ALWAYS},
+    {"inject_virtual_thread", tvm_pass_inject_virtual_thread, RUN_ALWAYS},
+    {"inject_dep_tokens", tvm_pass_inject_dep_tokens, RUN_QUEUES},
+    {"storage_rewrite", tvm_pass_storage_rewrite, RUN_ALWAYS},
+    {"check_scope_capacity", tvm_pass_check_scope_capacity, RUN_ALWAYS},
+    {"thread_sync", tvm_pass_thread_sync, RUN_THREADS},
+    {"split_host_device", NULL, RUN_DEVICE},
+    {"simplify", tvm_pass_simplify, RUN_ALWAYS},
+};
+#define NPIPELINE ((int)(sizeof pipeline / sizeof pipeline[0]))
+
+static const char *pipeline_names[NPIPELINE + 1];
+
+/* The built-in pass names in order (see lower.h). */
+const char *const *tvm_lower_pass_names(void) {
+  for (int i = 0; i < NPIPELINE; i++) pipeline_names[i] = pipeline[i].name;
+  pipeline_names[NPIPELINE] = NULL;
+  return pipeline_names;
+}
+
+/* Index of built-in pass name, or -1. */
+static int builtin_index(const char *name) {
+  for (int i = 0; name && i < NPIPELINE; i++)
+    if (!strcmp(pipeline[i].name, name)) return i;
+  return -1;
+}
+
+/* See lower.h. */
+int tvm_lower_has_pass(const tvm_lower_options *o, const char *name) {
+  if (builtin_index(name) >= 0) return 1;
+  for (int i = 0; name && o && o->extra_passes && i < o->nextra_passes; i++)
+    if (o->extra_passes[i].name && !strcmp(o->extra_passes[i].name, name))
+      return 1;
+  return 0;
+}
+
+/* See lower.h. */
+tvm_status tvm_lower_check_passes(const tvm_lower_options *o) {
+  for (int i = 0; o && o->extra_passes && i < o->nextra_passes; i++) {
+    const tvm_lower_pass *p = &o->extra_passes[i];
+    int ok = p->after && builtin_index(p->after) >= 0;
+    for (int j = 0; !ok && p->after && j < i; j++)
+      ok = o->extra_passes[j].name && !strcmp(o->extra_passes[j].name, p->after);
+    if (!p->name || !*p->name || !p->run || builtin_index(p->name) >= 0)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "target lowering pass %d ('%s'): it needs a name "
+                          "of its own (not a built-in pass's) and a run "
+                          "function",
+                          i, p->name ? p->name : "");
+    if (!ok) {
+      tvm_strbuf b;
+      tvm_strbuf_init(&b);
+      for (int k = 0; k < NPIPELINE; k++)
+        tvm_strbuf_printf(&b, "%s%s", k ? ", " : "", pipeline[k].name);
+      tvm_status st = tvm_diag_set(
+          TVM_ERR_INVALID,
+          "target lowering pass '%s' runs after '%s', which is no pass; "
+          "insert it after one of: %s (or an earlier target pass)",
+          p->name, p->after ? p->after : "(null)", b.data ? b.data : "");
+      tvm_strbuf_free(&b);
+      return st;
+    }
+  }
   return TVM_OK;
+}
+
+/* The functions a run is working on: the host function and (after
+ * split_host_device) its kernels, which live in m from index first. */
+typedef struct lower_run {
+  tvm_ctx *c;
+  const tvm_lower_options *o;
+  tvm_module *m;
+  int first; /* first kernel of this run in m */
+  tvm_func *host;
+} lower_run;
+
+/* Applies fn (a built-in pass) to every function of the run, kernels
+ * first, dumping each under pname. */
+static tvm_status apply(lower_run *r, const char *pname, pass_fn fn) {
+  tvm_func *nf = NULL;
+  tvm_status st;
+  for (int i = r->first; i < r->m->nfuncs; i++) {
+    if ((st = fn(r->c, r->m->funcs[i], r->o, &nf)) != TVM_OK)
+      return tvm_diag_prefix(st, "%s: ", pname);
+    r->m->funcs[i] = nf;
+    dump(r->o, pname, nf);
+  }
+  if ((st = fn(r->c, r->host, r->o, &nf)) != TVM_OK)
+    return tvm_diag_prefix(st, "%s: ", pname);
+  r->host = nf;
+  dump(r->o, pname, nf);
+  return TVM_OK;
+}
+
+/* Runs a target's pass p on one function. */
+static tvm_status run_extra(lower_run *r, const tvm_lower_pass *p,
+                            tvm_func **f) {
+  tvm_func *nf = NULL;
+  tvm_diag_clear();
+  int32_t rc = p->run(r->o->pass_target, r->c, *f, &nf);
+  if (rc == 0 && nf) {
+    *f = nf;
+    dump(r->o, p->name, nf);
+    return TVM_OK;
+  }
+  tvm_status st = rc < 0 ? (tvm_status)rc : TVM_ERR_INTERNAL;
+  if (tvm_diag_status() == TVM_OK)
+    tvm_diag_set(st, "returned %d%s", (int)rc, nf ? "" : " and no function");
+  return tvm_diag_prefix(st, "target pass %s (after %s) on %s: ", p->name,
+                         p->after, (*f)->name);
+}
+
+/* Runs the target's passes inserted after `name` (and, recursively, those
+ * inserted after them), on every function of the run. */
+static tvm_status run_extras_after(lower_run *r, const char *name) {
+  const tvm_lower_options *o = r->o;
+  for (int i = 0; o->extra_passes && i < o->nextra_passes; i++) {
+    const tvm_lower_pass *p = &o->extra_passes[i];
+    if (!p->after || strcmp(p->after, name) != 0) continue;
+    tvm_status st = TVM_OK;
+    for (int k = r->first; st == TVM_OK && k < r->m->nfuncs; k++)
+      st = run_extra(r, p, &r->m->funcs[k]);
+    if (st == TVM_OK) st = run_extra(r, p, &r->host);
+    if (st == TVM_OK) st = run_extras_after(r, p->name);
+    if (st != TVM_OK) return st;
+  }
+  return TVM_OK;
+}
+
+/* Runs the pipeline table on host function f (after schedule_ops): each
+ * pass whose condition holds, then the target's passes inserted after it;
+ * the host function (and its kernels) end up in m. */
+static tvm_status run_pipeline(tvm_ctx *c, const tvm_lower_options *o,
+                               tvm_module *m, tvm_func *f) {
+  lower_run r = {c, o, m, m->nfuncs, f};
+  tvm_status st = tvm_lower_check_passes(o);
+  int device = tvm_lower_is_device(o);
+  for (int i = 0; st == TVM_OK && i < NPIPELINE; i++) {
+    const lower_step *p = &pipeline[i];
+    if ((p->when == RUN_QUEUES && o->num_queues <= 0) ||
+        (p->when == RUN_THREADS && !o->has_threads) ||
+        (p->when == RUN_DEVICE && !device))
+      continue;
+    if (p->fn) {
+      st = apply(&r, p->name, p->fn);
+    } else if (i > 0) { /* split_host_device */
+      tvm_func *host = NULL;
+      st = tvm_pass_split_host_device(c, r.host, o, m, &host);
+      if (st != TVM_OK) {
+        st = tvm_diag_prefix(st, "split_host_device: ");
+      } else {
+        r.host = host;
+        for (int k = r.first; k < m->nfuncs; k++)
+          dump(o, p->name, m->funcs[k]);
+        dump(o, p->name, host);
+      }
+    }
+    if (st == TVM_OK) st = run_extras_after(&r, p->name);
+  }
+  if (st == TVM_OK && device) st = tvm_func_verify_launches(r.host, m);
+  if (st == TVM_OK) st = tvm_module_add(m, r.host);
+  return st;
 }
 
 /* Lowers s into m (see lower.h and the file comment). */
@@ -144,43 +317,11 @@ tvm_status tvm_lower(tvm_schedule *s, tvm_tensor **args, int nargs,
     }
   }
   dump(o, "schedule_ops", f);
-  st = run(c, "storage_flatten", tvm_pass_storage_flatten, o, &f);
+  int first = m->nfuncs;
+  lower_run r0 = {c, o, m, first, f};
+  st = run_extras_after(&r0, "schedule_ops");
   if (st == TVM_OK)
-    st = run(c, "vectorize", tvm_pass_vectorize, o, &f);
-  if (st == TVM_OK)
-    st = run(c, "unroll", tvm_pass_unroll, o, &f);
-  if (st == TVM_OK)
-    st = run(c, "inject_virtual_thread", tvm_pass_inject_virtual_thread, o, &f);
-  if (st == TVM_OK && o->num_queues > 0)
-    st = run(c, "inject_dep_tokens", tvm_pass_inject_dep_tokens, o, &f);
-  if (st == TVM_OK)
-    st = run(c, "storage_rewrite", tvm_pass_storage_rewrite, o, &f);
-  if (st == TVM_OK && o->has_threads)
-    st = run(c, "thread_sync", tvm_pass_thread_sync, o, &f);
-  int first_new = m->nfuncs;
-  if (st == TVM_OK && o->has_threads) {
-    tvm_func *host = NULL;
-    st = tvm_pass_split_host_device(c, f, o, m, &host);
-    if (st != TVM_OK)
-      st = tvm_diag_prefix(st, "split_host_device: ");
-    else {
-      f = host;
-      dump(o, "split_host_device", f);
-    }
-  }
-  /* simplify the host function and the kernels split off just now */
-  for (int i = first_new; st == TVM_OK && i < m->nfuncs; i++) {
-    tvm_func *k = NULL;
-    st = tvm_pass_simplify(c, m->funcs[i], o, &k);
-    if (st == TVM_OK) {
-      m->funcs[i] = k;
-      dump(o, "simplify", k);
-    }
-  }
-  if (st == TVM_OK)
-    st = run(c, "simplify", tvm_pass_simplify, o, &f);
-  if (st == TVM_OK)
-    st = tvm_module_add(m, f);
+    st = run_pipeline(c, o, m, r0.host);
   if (st != TVM_OK)
     return tvm_diag_prefix(st, "lower %s: ", name);
   return TVM_OK;

@@ -1,6 +1,6 @@
 /*
- * core/lower/options.c - lowering options: defaults, memory scope lookup
- * and the names of the passes (for --dump-ir).
+ * core/lower/options.c - lowering options: defaults and memory scope
+ * lookup (the pass names come from the pipeline table in lower.c).
  */
 #include <string.h>
 
@@ -38,12 +38,3 @@ const tvm_scope_info *tvm_lower_find_scope(const tvm_lower_options *o,
       return &builtin_scopes[i];
   return NULL;
 }
-
-static const char *const pass_names[] = {
-    "schedule_ops",    "storage_flatten",   "vectorize",
-    "unroll",          "inject_virtual_thread", "inject_dep_tokens",
-    "storage_rewrite", "thread_sync",       "split_host_device",
-    "simplify",        NULL};
-
-/* The pass names in pipeline order, NULL-terminated (static storage). */
-const char *const *tvm_lower_pass_names(void) { return pass_names; }

@@ -1,8 +1,9 @@
 /*
  * core/lower/split_host_device.c - the split_host_device pass.
  *
- * On targets with threads, every outermost loop nest holding thread-bound
- * loops (TVM_FOR_THREAD) becomes a device function: kind TVM_FUNC_DEVICE,
+ * On device targets (tvm_lower_is_device), device code becomes device
+ * functions.  On targets with threads, every outermost loop nest holding
+ * thread-bound loops (TVM_FOR_THREAD) becomes a device function: kind TVM_FUNC_DEVICE,
  * named "<host>_kernel<k>" in order of appearance, whose parameters are
  * the variables the nest uses but does not define (buffers first seen
  * first: the host's buffer parameters and host-allocated buffers, with
@@ -10,9 +11,19 @@
  * NULL descriptor), and whose thread_tags / thread_extents list its thread
  * axes in the order found.  The nest starts at the outermost thread loop,
  * or at a non-global allocation enclosing thread loops (shared or local
- * memory lives in the kernel).  In the host function the nest is replaced
- * by `evaluate(call_extern("tvm_launch:<kernel>", params...))`.  Host
- * loops, lets, ifs and global allocations around kernels stay on the host.
+ * memory lives in the kernel).  On targets with hardware queues and no
+ * threads (decoupled access-execute accelerators: the device's command
+ * processor runs whole loop nests) every statement outside the global
+ * allocations is one kernel, launched on a 1x1x1 grid.
+ *
+ * In the host function the nest is replaced by
+ *   evaluate(launch("<kernel>", grid=(...), block=(...), shared=n,
+ *                   args=(params...)))
+ * (TVM_INTRIN_LAUNCH): grid extents are those of the blockIdx.x/y/z axes,
+ * block extents those of threadIdx.x/y/z (1 where absent), shared the
+ * bytes of the block-shared allocations in the kernel.  Host loops, lets,
+ * ifs and global allocations around kernels stay on the host.  A thread
+ * tag other than blockIdx.* / threadIdx.* is an error naming it.
  */
 #include <string.h>
 
@@ -112,6 +123,28 @@ static tvm_buffer *buffer_of(split *sp, tvm_expr *b) {
   return NULL;
 }
 
+/* Visitor hook: adds the bytes of constant-size block-shared allocations. */
+static int shared_hook(tvm_visitor *v, const tvm_stmt *s) {
+  struct { split *sp; uint64_t bytes; } *w = v->data;
+  int64_t n;
+  if (s->kind != TVM_ALLOCATE) return 0;
+  const tvm_scope_info *si = tvm_lower_find_scope(w->sp->o, s->u.alloc.scope);
+  int shared = si ? (si->visibility & TVM_VIS_BLOCK) &&
+                        !(si->visibility & TVM_VIS_DEVICE)
+                  : !strcmp(s->u.alloc.scope, "shared");
+  if (shared && tvm_is_const_int(s->u.alloc.extent, &n) && n > 0)
+    w->bytes += (uint64_t)n * (uint64_t)tvm_dtype_bytes(s->u.alloc.dtype);
+  return 0;
+}
+
+/* Bytes of block-shared memory nest r allocates. */
+static uint64_t shared_bytes(split *sp, const tvm_stmt *r) {
+  struct { split *sp; uint64_t bytes; } w = {sp, 0};
+  tvm_visitor v = {NULL, shared_hook, &w};
+  tvm_visit_stmt(&v, r);
+  return w.bytes;
+}
+
 /* Makes a device function of nest r; returns the launch replacing it. */
 static tvm_stmt *make_kernel(split *sp, tvm_stmt *r) {
   tvm_ctx *c = sp->c;
@@ -145,9 +178,27 @@ static tvm_stmt *make_kernel(split *sp, tvm_stmt *r) {
   kf->thread_extents = exts;
   sp->st = tvm_module_add(sp->m, kf);
   if (sp->st != TVM_OK) goto done;
-  char *callee = tvm_arena_printf(c->arena, "tvm_launch:%s", name);
-  if (callee)
-    launch = tvm_evaluate(c, tvm_call_extern(c, TVM_I32, callee, params, np));
+  tvm_expr *grid[3] = {NULL, NULL, NULL}, *block[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < nt; i++) {
+    const char *t = tags[i];
+    int dim = (int)strlen(t) - 1;
+    dim = dim >= 0 ? t[dim] - 'x' : -1;
+    int is_block = !strncmp(t, "blockIdx.", 9) && strlen(t) == 10;
+    int is_thread = !strncmp(t, "threadIdx.", 10) && strlen(t) == 11;
+    if ((!is_block && !is_thread) || dim < 0 || dim > 2) {
+      sp->st = tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                            "kernel %s: loop bound to thread tag '%s'; a "
+                            "launch has only blockIdx.x/y/z and "
+                            "threadIdx.x/y/z: bind to one of them",
+                            name, t);
+      goto done;
+    }
+    if (is_block) grid[dim] = exts[i];
+    else block[dim] = exts[i];
+  }
+  launch = tvm_evaluate(c, tvm_launch(c, name, grid, block,
+                                      tvm_int(c, (int64_t)shared_bytes(sp, r)),
+                                      params, np));
 done:
   if (!launch && sp->st == TVM_OK) c->failed = 1;
   tvm_ptrvec_free(&k.defined);
@@ -155,6 +206,22 @@ done:
   tvm_ptrvec_free(&k.tags);
   tvm_ptrvec_free(&k.extents);
   return launch;
+}
+
+/* Queue targets without threads: global allocations stay on the host,
+ * everything else under them is one kernel. */
+static tvm_stmt *split_queue(split *sp, tvm_stmt *s) {
+  if (!s) return s;
+  if (s->kind == TVM_ALLOCATE && !strcmp(s->u.alloc.scope, "global")) {
+    tvm_stmt *b = split_queue(sp, s->u.alloc.body);
+    tvm_stmt *r = b ? tvm_allocate(sp->c, s->u.alloc.buffer, s->u.alloc.dtype,
+                                   s->u.alloc.extent, s->u.alloc.scope, b)
+                    : NULL;
+    if (r) r->u.alloc.align = s->u.alloc.align;
+    return r;
+  }
+  if (s->kind == TVM_SEQ && s->u.seq.n == 0) return s;
+  return make_kernel(sp, s);
 }
 
 /* s with its kernels split off. */
@@ -224,10 +291,10 @@ tvm_status tvm_pass_split_host_device(tvm_ctx *c, tvm_func *f,
   tvm_stmt *body;
   if (!f || !o || !m || !host)
     return tvm_diag_set(TVM_ERR_INVALID, "split_host_device: NULL argument");
-  if (!o->has_threads)
+  if (!tvm_lower_is_device(o))
     return lower_with_body(c, f, f->body, "split_host_device", host);
   tvm_visit_stmt(&v, f->body);
-  body = split_stmt(&sp, f->body);
+  body = o->has_threads ? split_stmt(&sp, f->body) : split_queue(&sp, f->body);
   tvm_ptrvec_free(&sp.allocs);
   if (sp.st != TVM_OK)
     return tvm_diag_prefix(sp.st, "split_host_device (%s): ", f->name);

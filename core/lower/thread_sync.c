@@ -15,6 +15,15 @@
  * The analysis is conservative: compound elements count with all the
  * accesses inside them.  Two barriers are never placed next to each
  * other.
+ *
+ * Every thread of a block must reach the same barriers, or the block
+ * deadlocks.  So the pass then checks the result: a barrier (inserted
+ * or written by a schedule) under an if whose condition, or a loop whose
+ * bounds, depend on a threadIdx.* variable (directly or through lets) is
+ * a compile error naming the condition, the thread axis and how to fix
+ * it (predicate the shared-memory accesses instead of the block of code,
+ * or make the condition uniform across the block).  Conditions on
+ * blockIdx.* are uniform within a block and are fine.
  */
 #include <string.h>
 
@@ -211,6 +220,98 @@ static tvm_stmt *sync_stmt(sync *y, tvm_stmt *s) {
   }
 }
 
+/* ---- barriers under thread-dependent control flow ------------------------ */
+
+/* State of the divergence check. */
+typedef struct diverge {
+  tvm_ptrvec tvars; /* threadIdx loop variables and lets derived from them */
+  const tvm_func *f;
+  tvm_status st;
+  int oom;
+} diverge;
+
+/* The first thread variable of d that e uses, or NULL. */
+static const tvm_expr *thread_var_in(const diverge *d, const tvm_expr *e) {
+  for (size_t i = 0; e && i < d->tvars.len; i++)
+    if (tvm_expr_uses_var(e, d->tvars.data[i])) return d->tvars.data[i];
+  return NULL;
+}
+
+/* Visitor hook: notes a barrier and stops. */
+static int barrier_hook(tvm_visitor *v, const tvm_stmt *s) {
+  if (s->kind == TVM_BARRIER) *(int *)v->data = 1;
+  return *(int *)v->data;
+}
+
+/* Does s hold a barrier? */
+static int has_barrier(const tvm_stmt *s) {
+  int found = 0;
+  tvm_visitor v = {NULL, barrier_hook, &found};
+  if (s) tvm_visit_stmt(&v, s);
+  return found;
+}
+
+/* The error for a barrier under `what` (an if condition or loop bound)
+ * that depends on thread variable tv. */
+static void diverge_fail(diverge *d, const char *what, const tvm_expr *e,
+                         const tvm_expr *tv) {
+  char *es = tvm_expr_str(e);
+  d->st = tvm_diag_set(
+      TVM_ERR_INVALID,
+      "thread_sync: %s: a barrier is needed (or placed) under the %s `%s`, "
+      "which depends on the thread index %s: threads of a block that skip "
+      "it would deadlock the others.  Predicate the shared-memory accesses "
+      "themselves (keep the condition inside the stages, not around them), "
+      "or make the condition the same for every thread of the block",
+      d->f->name, what, es ? es : "?", tv->u.var.name);
+  tvm_free(es);
+}
+
+/* Checks s (see the file comment); the first failure lands in d->st. */
+static void check_diverge(diverge *d, const tvm_stmt *s) {
+  const tvm_expr *tv;
+  if (!s || d->st != TVM_OK) return;
+  switch (s->kind) {
+  case TVM_SEQ:
+    for (int i = 0; i < s->u.seq.n; i++) check_diverge(d, s->u.seq.stmts[i]);
+    return;
+  case TVM_FOR:
+    if ((tv = thread_var_in(d, s->u.for_.min)) ||
+        (tv = thread_var_in(d, s->u.for_.extent))) {
+      if (has_barrier(s->u.for_.body)) {
+        diverge_fail(d, "loop bound", s->u.for_.extent, tv);
+        return;
+      }
+    }
+    if (s->u.for_.for_kind == TVM_FOR_THREAD && s->u.for_.thread_tag &&
+        !strncmp(s->u.for_.thread_tag, "threadIdx", 9) &&
+        tvm_ptrvec_push(&d->tvars, s->u.for_.var) != TVM_OK)
+      d->oom = 1;
+    check_diverge(d, s->u.for_.body);
+    return;
+  case TVM_IF:
+    if ((tv = thread_var_in(d, s->u.if_.cond)) &&
+        (has_barrier(s->u.if_.then_) || has_barrier(s->u.if_.else_))) {
+      diverge_fail(d, "condition", s->u.if_.cond, tv);
+      return;
+    }
+    check_diverge(d, s->u.if_.then_);
+    check_diverge(d, s->u.if_.else_);
+    return;
+  case TVM_LET_STMT:
+    if (thread_var_in(d, s->u.let.value) &&
+        tvm_ptrvec_push(&d->tvars, s->u.let.var) != TVM_OK)
+      d->oom = 1;
+    check_diverge(d, s->u.let.body);
+    return;
+  case TVM_ALLOCATE: check_diverge(d, s->u.alloc.body); return;
+  case TVM_ATTR: check_diverge(d, s->u.attr.body); return;
+  case TVM_ASSERT: check_diverge(d, s->u.assert_.body); return;
+  default:
+    return;
+  }
+}
+
 /* Inserts barriers for shared scopes into f (see the file comment); *out
  * is a copy of f in ctx c with the new body. */
 tvm_status tvm_pass_thread_sync(tvm_ctx *c, tvm_func *f,
@@ -224,5 +325,12 @@ tvm_status tvm_pass_thread_sync(tvm_ctx *c, tvm_func *f,
   body = y.shared.len ? sync_stmt(&y, f->body) : f->body;
   tvm_ptrvec_free(&y.shared);
   if (y.oom) c->failed = 1;
+  if (body && !y.oom) {
+    diverge d = {{0}, f, TVM_OK, 0};
+    check_diverge(&d, body);
+    tvm_ptrvec_free(&d.tvars);
+    if (d.oom) c->failed = 1;
+    if (d.st != TVM_OK) return d.st;
+  }
   return lower_with_body(c, f, body, "thread_sync", out);
 }

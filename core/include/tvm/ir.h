@@ -126,6 +126,14 @@ typedef enum tvm_intrin {
   /* dependency tokens between hardware queues (decoupled access-execute):
    * dep_push(from_queue, to_queue) / dep_pop(from_queue, to_queue). */
   TVM_INTRIN_DEP_PUSH, TVM_INTRIN_DEP_POP,
+  /* launch(kernel_name_str, grid_x, grid_y, grid_z, block_x, block_y,
+   * block_z, shared_bytes, args...): the host starts device function
+   * kernel_name on a grid of blocks of threads (extents are int
+   * expressions the host evaluates; shared_bytes: block-shared memory the
+   * kernel allocates) with args (buffer handles and scalars, in the
+   * kernel's parameter order).  Made by split_host_device; build with
+   * tvm_launch, check with tvm_launch_verify (tvm/lower.h). */
+  TVM_INTRIN_LAUNCH,
   TVM_INTRIN_COUNT
 } tvm_intrin;
 

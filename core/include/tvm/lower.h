@@ -13,6 +13,16 @@
  *   split_host_device   kernels with thread axes become device functions
  *   simplify            final arithmetic simplification
  *
+ *   check_scope_capacity  buffers of bounded scopes fit (compile error)
+ *   thread_sync         barriers for shared scopes
+ *   split_host_device   device targets: kernels become device functions
+ *                       launched by `launch(...)` from the host function
+ *   simplify            final arithmetic simplification
+ *
+ * The pipeline is one table (core/lower/lower.c): it drives the run,
+ * --dump-ir and tvm_lower_pass_names.  A target plugin may insert its own
+ * passes after any named pass (tvm_lower_pass, ABI 4 lower_passes).
+ *
  * Each pass takes a function and returns a new one built in the same ctx.
  */
 #ifndef TVM_LOWER_H
@@ -41,6 +51,25 @@ typedef struct tvm_scope_info {
   int32_t queue;       /* hardware queue that fills it, -1 = none */
 } tvm_scope_info;
 
+struct tvm_plugin_target; /* tvm/plugin.h */
+
+/* A lowering pass a target plugin inserts into the pipeline (ABI 4,
+ * tvm_plugin_vtable.lower_passes; plugin.h calls it tvm_plugin_lower_pass).
+ * It runs right after the pass named `after` (a name of
+ * tvm_lower_pass_names, or an earlier plugin pass), on every function
+ * that pass produced, and is dumped by --dump-ir under `name`.  run reads
+ * f (borrowed) and writes *out, a function built in ctx c (return f
+ * itself to change nothing); 0 or a negative tvm_status with the detail
+ * reported through host->report. */
+typedef struct tvm_lower_pass {
+  uint32_t struct_size;
+  uint32_t reserved;
+  const char *after;
+  const char *name;
+  int32_t (*run)(struct tvm_plugin_target *t, tvm_ctx *c, const tvm_func *f,
+                 tvm_func **out);
+} tvm_lower_pass;
+
 /* What a pass wants to know about the target and the run. */
 typedef struct tvm_lower_options {
   int vector_bits;        /* native SIMD width in bits (512 for AVX-512) */
@@ -54,7 +83,19 @@ typedef struct tvm_lower_options {
   const char *dump_pass;
   void (*dump)(void *ud, const char *pass, const tvm_func *f);
   void *dump_ud;
+  /* Passes the target inserts (see tvm_lower_pass); target is handed to
+   * their run.  NULL/0: none. */
+  const tvm_lower_pass *extra_passes;
+  int nextra_passes;
+  struct tvm_plugin_target *pass_target;
 } tvm_lower_options;
+
+/* Is this a device target, whose kernels are split off the host
+ * function (split_host_device)?  Targets with thread axes or with
+ * hardware queues are; plain CPU targets are not. */
+static inline int tvm_lower_is_device(const tvm_lower_options *o) {
+  return o && (o->has_threads || o->num_queues > 0);
+}
 
 TVM_API void tvm_lower_options_init(tvm_lower_options *o);
 /* The scope named name, or NULL. "global" and "local" always exist. */
@@ -92,6 +133,12 @@ TVM_API tvm_status tvm_pass_inject_dep_tokens(tvm_ctx *c, tvm_func *f,
 TVM_API tvm_status tvm_pass_storage_rewrite(tvm_ctx *c, tvm_func *f,
                                             const tvm_lower_options *o,
                                             tvm_func **out);
+/* Fails when the buffers of a bounded scope (size_bytes > 0) live at
+ * one time need more than its capacity, naming the scope, its size and
+ * the buffers. */
+TVM_API tvm_status tvm_pass_check_scope_capacity(tvm_ctx *c, tvm_func *f,
+                                                 const tvm_lower_options *o,
+                                                 tvm_func **out);
 TVM_API tvm_status tvm_pass_thread_sync(tvm_ctx *c, tvm_func *f,
                                         const tvm_lower_options *o,
                                         tvm_func **out);
@@ -104,8 +151,45 @@ TVM_API tvm_status tvm_pass_simplify(tvm_ctx *c, tvm_func *f,
                                      const tvm_lower_options *o,
                                      tvm_func **out);
 
-/* Names of the passes in order, NULL-terminated (for --dump-ir help). */
+/* Names of the built-in passes in pipeline order, NULL-terminated (for
+ * --dump-ir help; the same table runs them). */
 TVM_API const char *const *tvm_lower_pass_names(void);
+/* Is name a pass of the pipeline o describes (built-in or inserted by the
+ * target)?  "all" is not a pass. */
+TVM_API int tvm_lower_has_pass(const tvm_lower_options *o, const char *name);
+/* Checks o's inserted passes: each names a pass that exists before it;
+ * fails naming the pass and listing the valid points otherwise. */
+TVM_API tvm_status tvm_lower_check_passes(const tvm_lower_options *o);
+
+/* ---- launches (TVM_INTRIN_LAUNCH, see tvm/ir.h) ---------------------- */
+#define TVM_LAUNCH_NFIXED 8 /* name, grid[3], block[3], shared_bytes */
+/* evaluate(launch(kernel, grid, block, shared_bytes, args)) as an
+ * expression (int32); grid/block entries NULL mean 1. */
+TVM_API tvm_expr *tvm_launch(tvm_ctx *c, const char *kernel,
+                             tvm_expr *const grid[3], tvm_expr *const block[3],
+                             tvm_expr *shared_bytes, tvm_expr *const *args,
+                             int nargs);
+/* Checks a launch call against module m: the kernel exists and is a
+ * device function, geometry and shared bytes are integer scalars, the
+ * arguments match the kernel's parameters in number and kind (handle for
+ * a buffer, scalar otherwise).  Fails naming the kernel and the problem. */
+TVM_API tvm_status tvm_launch_verify(const tvm_expr *launch,
+                                     const tvm_module *m);
+/* Verifies every launch in host function f against m, and in every host
+ * function of m (tvm_launch_verify). */
+TVM_API tvm_status tvm_func_verify_launches(const tvm_func *f,
+                                            const tvm_module *m);
+TVM_API tvm_status tvm_module_verify_launches(const tvm_module *m);
+
+/* Evaluates an integer expression whose variables are bound in env
+ * (var pointer -> int64_t* value; env may be NULL): constants, + - * /
+ * % floordiv floormod min max, comparisons, and/or/not, select, casts to
+ * integer types and lets.  Returns 1 and sets *out, or 0 when e uses an
+ * unbound variable or anything else (loads, calls, floats), or divides by
+ * zero.  Used to evaluate launch geometry on the host and by plugins that
+ * unroll their kernels at compile time. */
+TVM_API int tvm_lower_eval_int(const tvm_expr *e, const tvm_ptrmap *env,
+                               int64_t *out);
 
 #ifdef __cplusplus
 }

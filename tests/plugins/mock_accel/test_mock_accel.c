@@ -141,7 +141,11 @@ static int lower_it(void **state) {
   tvm_tensor *args[3] = {L->A, L->B, L->C};
   if (tvm_lower(s, args, 3, "mm", &L->o, &L->m) != TVM_OK)
     fail_msg("lowering failed: %s", tvm_diag_message());
-  assert_int_equal(L->m.nfuncs, 1);
+  /* a device target: the kernel (the whole nest) then the host function
+   * launching it */
+  assert_int_equal(L->m.nfuncs, 2);
+  assert_int_equal(L->m.funcs[0]->kind, TVM_FUNC_DEVICE);
+  assert_int_equal(L->m.funcs[1]->kind, TVM_FUNC_HOST);
   if (getenv("MOCK_DUMP")) {
     char *t = tvm_stmt_str(L->m.funcs[0]->body);
     printf("%s", t);

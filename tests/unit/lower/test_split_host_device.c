@@ -72,7 +72,8 @@ static void test_split(void **state) {
   char *t = tvm_stmt_str(host->body);
   assert_string_equal(t,
       "for (r, 0, 2) {\n"
-      "  tvm_launch:main_kernel0(B, r, A, s)\n"
+      "  launch(\"main_kernel0\", grid=(4, 1, 1), block=(32, 1, 1), "
+      "shared=0, args=(B, r, A, s))\n"
       "}\n"
       "B[0] = 1.0f\n");
   tvm_free(t);
@@ -108,7 +109,11 @@ static void test_shared_alloc_and_two_kernels(void **state) {
   assert_string_equal(m.funcs[1]->name, "g_kernel1");
   assert_string_equal(m.funcs[1]->thread_tags[0], "threadIdx.y");
   char *t = tvm_stmt_str(host->body);
-  assert_string_equal(t, "tvm_launch:g_kernel0(A)\ntvm_launch:g_kernel1(A)\n");
+  assert_string_equal(t,
+      "launch(\"g_kernel0\", grid=(1, 1, 1), block=(64, 1, 1), shared=256, "
+      "args=(A))\n"
+      "launch(\"g_kernel1\", grid=(1, 1, 1), block=(1, 8, 1), shared=0, "
+      "args=(A))\n");
   tvm_free(t);
   tvm_ctx_destroy(c);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compiler_int.h"
+#include "tvm/host_program.h"
 
 static const char *const graph_pass_names[] = {"fold_constants",
                                                "simplify_inference",
@@ -169,12 +170,53 @@ static tvm_status plan_value(plan_builder *pb, const tvm_gvalue *v,
   return TVM_OK;
 }
 
+/* Device targets: the host program of host function `name` of m, built
+ * into the plan's arena (shared by the steps that reuse the kernel). */
+static tvm_status host_program_of(tvm_plan *p, const tvm_module *m,
+                                  const char *name, tvm_plan_step *ps) {
+  for (uint32_t s = 0; s < p->nsteps; s++)
+    if (p->steps[s].host && !strcmp(p->steps[s].kernel, name)) {
+      ps->host = p->steps[s].host;
+      return TVM_OK;
+    }
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i]->kind == TVM_FUNC_HOST && !strcmp(m->funcs[i]->name, name)) {
+      tvm_host_program *hp = NULL;
+      tvm_status st =
+          tvm_host_program_build(m->funcs[i], m, compiler_plan_arena(p), &hp);
+      if (st != TVM_OK) return tvm_diag_prefix(st, "kernel %s: ", name);
+      if (hp->nparams != ps->nargs)
+        return tvm_diag_set(TVM_ERR_INTERNAL,
+                            "kernel %s: its host program takes %u buffers, "
+                            "the step passes %u",
+                            name, hp->nparams, ps->nargs);
+      ps->host = hp;
+      return TVM_OK;
+    }
+  return tvm_diag_set(TVM_ERR_INTERNAL, "kernel %s: no host function", name);
+}
+
+/* The device functions of m (what a device target's codegen receives). */
+static tvm_status device_funcs(const tvm_module *m, tvm_module *out) {
+  out->ctx = m->ctx;
+  out->nfuncs = 0;
+  out->funcs = tvm_calloc((size_t)m->nfuncs + 1, sizeof(tvm_func *));
+  if (!out->funcs)
+    return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
+  for (int i = 0; i < m->nfuncs; i++)
+    if (m->funcs[i]->kind == TVM_FUNC_DEVICE)
+      out->funcs[out->nfuncs++] = m->funcs[i];
+  return TVM_OK;
+}
+
 /* Fills p from the graph, the kernels of the groups and the storage
- * plan. */
+ * plan; on device targets (hosts: the lowered module) each step gets the
+ * host program of its host function. */
 static tvm_status fill_plan(tvm_plan *p, const tvm_graph *g,
                             const tvm_target *t, const tvm_graph_groups *gr,
                             const group_kernel *gk,
-                            const tvm_storage_plan *mem) {
+                            const tvm_storage_plan *mem,
+                            const tvm_module *hosts) {
   plan_builder pb = {p, compiler_plan_arena(p), g, mem, NULL, NULL, 0};
   tvm_status st = TVM_OK;
   uint32_t nids = g->next_id + 1,
@@ -225,6 +267,8 @@ static tvm_status fill_plan(tvm_plan *p, const tvm_graph *g,
     ps->nargs = (uint32_t)k->nargs;
     ps->args = args;
     ps->flops = k->flops;
+    if (hosts && !st)
+      st = host_program_of(p, hosts, k->kernel, ps);
     p->nsteps++;
   }
   for (size_t i = 0; i < g->outputs.len && !st; i++)
@@ -340,10 +384,23 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   }
   if ((st = compiler_plan_new(&p)))
     goto out;
+  if (tvm_lower_is_device(&lo)) {
+    /* host functions become host programs; codegen sees device code only */
+    tvm_module dev = {0};
+    const tvm_module *all = kernel_builder_module(kb);
+    if ((st = device_funcs(all, &dev)))
+      goto out;
+    if (dev.nfuncs > 0)
+      st = tvm_target_codegen(t, &dev, &p->blob);
+    tvm_free(dev.funcs);
+    if (!st)
+      st = fill_plan(p, g, t, gr, gk, mem, all);
+    goto out;
+  }
   if (kernel_builder_nkernels(kb) > 0 &&
       (st = tvm_target_codegen(t, kernel_builder_module(kb), &p->blob)))
     goto out;
-  st = fill_plan(p, g, t, gr, gk, mem);
+  st = fill_plan(p, g, t, gr, gk, mem, NULL);
 out:
   tvm_free(gk);
   kernel_builder_free(kb);

@@ -122,3 +122,7 @@ tests_unit_lower_test_lower_oom_SOURCES = \
 	tests/unit/lower/test_lower_oom.c tests/unit/lower/lower_test.h
 tests_unit_lower_test_lower_oom_CFLAGS = $(TVM_TEST_CF)
 tests_unit_lower_test_lower_oom_LDADD = $(TVM_TEST_LIBS)
+# (hostdev) host programs: built here from host functions, run by
+# core/runtime/host_exec.c; the header is installed with the others
+tvminclude_HEADERS += core/include/tvm/host_program.h
+libtvm_la_SOURCES += core/lower/host_build.c

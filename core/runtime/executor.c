@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "tvm/compiler.h"
+#include "tvm/host_program.h"
 #include "tvm/runtime.h"
 
 #define BUF_ALIGN 64
@@ -28,6 +29,8 @@ struct tvm_executor {
   void **buf;               /* per value: the device address it lives at */
   tvm_runtime_func **funcs; /* per step */
   tvm_plugin_arg **args;    /* per step, nargs entries */
+  tvm_host_exec **hosts;    /* per step: its host program (device targets) */
+  void ***hbufs;            /* per host step: its buffer parameters */
 };
 
 /* Releases everything the executor holds (device last). */
@@ -40,6 +43,12 @@ void tvm_executor_free(tvm_executor *e) {
     for (uint32_t s = 0; e->slots && s < p->nstorage; s++)
       if (e->slots[s]) tvm_device_free(e->dev, 0, e->slots[s]);
   }
+  for (uint32_t s = 0; e->hosts && s < p->nsteps; s++) {
+    tvm_host_exec_free(e->hosts[s]);
+    tvm_free(e->hbufs[s]);
+  }
+  tvm_free(e->hosts);
+  tvm_free(e->hbufs);
   for (uint32_t s = 0; e->args && s < p->nsteps; s++) tvm_free(e->args[s]);
   tvm_free(e->args);
   tvm_free(e->funcs);
@@ -99,6 +108,23 @@ static tvm_status bind_steps(tvm_executor *e) {
   tvm_status st;
   for (uint32_t s = 0; s < p->nsteps; s++) {
     const tvm_plan_step *step = &p->steps[s];
+    if (step->host) { /* device target: the runtime runs its host program */
+      e->hbufs[s] = tvm_calloc(step->nargs + 1, sizeof(void *));
+      if (e->hbufs[s] == NULL)
+        return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+      for (uint32_t a = 0; a < step->nargs; a++) {
+        if (step->args[a] >= p->nvalues)
+          return tvm_diag_set(TVM_ERR_INVALID,
+                              "step %u: argument %u is value %u of %u", s, a,
+                              step->args[a], p->nvalues);
+        e->hbufs[s][a] = e->buf[step->args[a]];
+      }
+      if ((st = tvm_host_exec_create(step->host, e->dev, e->mod, e->hbufs[s],
+                                     step->nargs, &e->hosts[s])) != TVM_OK)
+        return tvm_diag_prefix(st, "step %u (%s): ", s,
+                               step->label ? step->label : step->kernel);
+      continue;
+    }
     if ((st = tvm_runtime_get_func(e->mod, step->kernel, &e->funcs[s])) !=
         TVM_OK)
       return tvm_diag_prefix(st, "step %u (%s): ", s,
@@ -149,7 +175,10 @@ tvm_status tvm_executor_create(const tvm_plan *p, const tvm_target *t,
   e->buf = tvm_calloc(p->nvalues + 1, sizeof(void *));
   e->funcs = tvm_calloc(p->nsteps + 1, sizeof(tvm_runtime_func *));
   e->args = tvm_calloc(p->nsteps + 1, sizeof(tvm_plugin_arg *));
-  if (!e->slots || !e->own || !e->buf || !e->funcs || !e->args) {
+  e->hosts = tvm_calloc(p->nsteps + 1, sizeof(tvm_host_exec *));
+  e->hbufs = tvm_calloc(p->nsteps + 1, sizeof(void **));
+  if (!e->slots || !e->own || !e->buf || !e->funcs || !e->args || !e->hosts ||
+      !e->hbufs) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
     goto fail;
   }
@@ -232,6 +261,7 @@ tvm_status tvm_executor_set_input(tvm_executor *e, uint32_t i,
 
 /* Launches step s without waiting. */
 static tvm_status launch(tvm_executor *e, uint32_t s) {
+  if (e->hosts[s]) return tvm_host_exec_run(e->hosts[s]);
   const tvm_plugin_kernel *k = tvm_runtime_func_kernel(e->funcs[s]);
   static const uint32_t one[3] = {1, 1, 1};
   tvm_status st =
@@ -273,6 +303,24 @@ tvm_status tvm_executor_get_output(tvm_executor *e, uint32_t i, DLTensor *y) {
   return tvm_device_sync(e->dev);
 }
 
+/* Times host-program step s: `repeat` runs of its launches and a sync,
+ * by the host's monotonic clock, into t (ms). */
+static tvm_status time_host(tvm_executor *e, uint32_t s, int repeat,
+                            double *t) {
+  tvm_status st;
+  for (int r = 0; r < repeat; r++) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if ((st = tvm_host_exec_run(e->hosts[s])) != TVM_OK ||
+        (st = tvm_device_sync(e->dev)) != TVM_OK)
+      return st;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    t[r] = (double)(b.tv_sec - a.tv_sec) * 1e3 +
+           (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+  }
+  return TVM_OK;
+}
+
 /* Per-step mean milliseconds: one warm-up run of the whole plan, then each
  * step timed `repeat` times (launch + sync, by the device timer when the
  * plugin has one). */
@@ -285,8 +333,11 @@ tvm_status tvm_executor_profile(tvm_executor *e, int repeat, double *ms) {
   double *t = tvm_calloc((size_t)repeat, sizeof(double));
   if (t == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
   for (uint32_t s = 0; s < e->p->nsteps; s++) {
-    st = tvm_runtime_time(e->funcs[s], e->args[s], e->p->steps[s].nargs, 1,
-                          repeat, t);
+    if (e->hosts[s])
+      st = time_host(e, s, repeat, t);
+    else
+      st = tvm_runtime_time(e->funcs[s], e->args[s], e->p->steps[s].nargs, 1,
+                            repeat, t);
     if (st != TVM_OK) {
       tvm_free(t);
       const tvm_plan_step *step = &e->p->steps[s];

@@ -9,6 +9,10 @@ libtvm_la_SOURCES += \
 	core/runtime/npy.c \
 	core/runtime/package.c \
 	core/runtime/executor.c
+# (hostdev) host programs: the host half of device kernels
+libtvm_la_SOURCES += \
+	core/runtime/host_program.c \
+	core/runtime/host_exec.c
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/runtime/test_npy
 TESTS += tests/unit/runtime/test_npy

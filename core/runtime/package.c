@@ -42,6 +42,16 @@
  *   3 MODULE the device module: u32 blob format, u32 nkernels, then per
  *            kernel: str name, u32 nargs, u32 grid[3], u32 block[3],
  *            u64 shared_bytes; then u64 size and the blob's bytes.
+ *   4 HOST   (format version 2 only; optional) the host programs of a
+ *            device target's steps (tvm/host_program.h): u32 count, then
+ *            per entry: u32 step index, u64 length, the program's
+ *            serialized form (tvm_host_program_encode).  A step with a
+ *            host program names its host function, not a kernel of the
+ *            module; the program's kernels must be in the module.
+ *
+ * Version 2 is version 1 plus the HOST section: a plan without host
+ * programs (CPU targets) is still written as version 1, and this reader
+ * accepts both.
  *
  * Loading checks the magic, the version, every size against the file size,
  * both kinds of checksum, then decodes with bounds checks (a section must be
@@ -64,16 +74,18 @@
 
 #include "../compiler/compiler_int.h"
 #include "tvm/compiler.h"
+#include "tvm/host_program.h"
 
 #define PKG_MAGIC "TVMCPKG"  /* + its NUL: 8 bytes */
 #define PKG_VERSION 1u
+#define PKG_VERSION_HOST 2u /* version 1 + the HOST section */
 #define PKG_HEADER 32u
 #define PKG_ENTRY 32u
 #define PKG_MAX_SECTIONS 16u
 #define PARAM_ALIGN 64u
 #define NULL_STR 0xffffffffu
 
-enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3 };
+enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3, SEC_HOST = 4 };
 
 /* ---- checksum ---------------------------------------------------------- */
 /* FNV-1a 64: every step is a bijection of the state for a fixed byte, so a
@@ -306,6 +318,32 @@ static tvm_status check_plan(const tvm_plan *p, const char *what) {
   for (uint32_t s = 0; s < p->nsteps; s++) {
     const tvm_plan_step *st = &p->steps[s];
     const tvm_plugin_kernel *k;
+    if (st->host) { /* a host program: its kernels must be in the module */
+      const tvm_host_program *hp = st->host;
+      tvm_status hs = tvm_host_program_check(hp);
+      if (hs != TVM_OK) return tvm_diag_prefix(hs, "%s: step %u: ", what, s);
+      if (hp->nparams != st->nargs)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "%s: step %u passes %u buffers to host program "
+                            "'%s', which takes %u",
+                            what, s, st->nargs, hp->name, hp->nparams);
+      for (uint32_t o = 0; o < hp->nops; o++) {
+        const char *kn = hp->kernels[hp->ops[o].kernel];
+        if ((k = find_kernel(&p->blob, kn)) == NULL ||
+            k->nargs != hp->ops[o].nargs)
+          return tvm_diag_set(TVM_ERR_INVALID,
+                              "%s: step %u launches kernel '%s' with %u "
+                              "arguments, which the device module %s",
+                              what, s, kn, hp->ops[o].nargs,
+                              k ? "declares with another count" : "lacks");
+      }
+      for (uint32_t a = 0; a < st->nargs; a++)
+        if (st->args[a] >= p->nvalues)
+          return tvm_diag_set(TVM_ERR_INVALID,
+                              "%s: step %u argument %u is value %u of %u",
+                              what, s, a, st->args[a], p->nvalues);
+      continue;
+    }
     if (st->kernel == NULL || (k = find_kernel(&p->blob, st->kernel)) == NULL)
       return tvm_diag_set(TVM_ERR_INVALID,
                           "%s: step %u calls kernel '%s', which is not in "
@@ -396,6 +434,29 @@ static void encode(const tvm_plan *p, wbuf *meta, wbuf *params, wbuf *mod) {
   put(mod, p->blob.data, (size_t)p->blob.size);
 }
 
+/* Encodes the HOST section (nothing when no step has a host program). */
+static tvm_status encode_host(const tvm_plan *p, wbuf *host) {
+  uint32_t n = 0;
+  for (uint32_t s = 0; s < p->nsteps; s++) n += p->steps[s].host != NULL;
+  if (n == 0) return TVM_OK;
+  put_u32(host, n);
+  for (uint32_t s = 0; s < p->nsteps; s++) {
+    if (!p->steps[s].host) continue;
+    tvm_strbuf b;
+    tvm_strbuf_init(&b);
+    tvm_status st = tvm_host_program_encode(p->steps[s].host, &b);
+    if (st == TVM_OK && b.oom) st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+    if (st == TVM_OK) {
+      put_u32(host, s);
+      put_u64(host, b.len);
+      put(host, b.data, b.len);
+    }
+    tvm_strbuf_free(&b);
+    if (st != TVM_OK) return st;
+  }
+  return TVM_OK;
+}
+
 /* Writes p to path (through a temporary file renamed over path, so a
  * failed save never leaves half a package). */
 tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
@@ -409,16 +470,20 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
     return tvm_diag_prefix(st, "cannot save an inconsistent plan: ");
 
   encode(p, &meta, &params, &mod);
-  wbuf *secs[3] = {&meta, &params, &mod};
-  const uint32_t kinds[3] = {SEC_META, SEC_PARAMS, SEC_MODULE};
-  uint64_t off = PKG_HEADER + 3 * PKG_ENTRY;
-  uint64_t total = off + meta.len + params.len + mod.len;
+  wbuf host = {0};
+  int nsec = 3;
+  if ((st = encode_host(p, &host)) != TVM_OK) goto done;
+  if (host.len) nsec = 4;
+  wbuf *secs[4] = {&meta, &params, &mod, &host};
+  const uint32_t kinds[4] = {SEC_META, SEC_PARAMS, SEC_MODULE, SEC_HOST};
+  uint64_t off = PKG_HEADER + (uint64_t)nsec * PKG_ENTRY;
+  uint64_t total = off + meta.len + params.len + mod.len + host.len;
   put(&head, PKG_MAGIC, 8);
-  put_u32(&head, PKG_VERSION);
-  put_u32(&head, 3);
+  put_u32(&head, nsec == 4 ? PKG_VERSION_HOST : PKG_VERSION);
+  put_u32(&head, (uint32_t)nsec);
   put_u64(&head, total);
   put_u64(&head, 0); /* checksum, filled below */
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < nsec; i++) {
     put_u32(&head, kinds[i]);
     put_u32(&head, 0);
     put_u64(&head, off);
@@ -426,7 +491,7 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
     put_u64(&head, fnv1a(FNV_INIT, secs[i]->d, secs[i]->len));
     off += secs[i]->len;
   }
-  if (meta.oom || params.oom || mod.oom || head.oom) {
+  if (meta.oom || params.oom || mod.oom || head.oom || host.oom) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory writing %s", what);
     goto done;
   }
@@ -449,7 +514,7 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
     goto done;
   }
   int ok = fwrite(head.d, 1, head.len, f) == head.len;
-  for (int i = 0; i < 3 && ok; i++)
+  for (int i = 0; i < nsec && ok; i++)
     ok = fwrite(secs[i]->d, 1, secs[i]->len, f) == secs[i]->len;
   if (fclose(f) != 0) ok = 0;
   if (!ok || rename(tmp, path) != 0) {
@@ -464,6 +529,7 @@ done:
   tvm_free(meta.d);
   tvm_free(params.d);
   tvm_free(mod.d);
+  tvm_free(host.d);
   tvm_free(head.d);
   return st;
 }
@@ -491,11 +557,12 @@ static tvm_status check_container(const char *what, const unsigned char *d,
   uint32_t n = get_u32(&r);
   uint64_t fsize = get_u64(&r);
   uint64_t hsum = get_u64(&r);
-  if (version != PKG_VERSION)
+  if (version != PKG_VERSION && version != PKG_VERSION_HOST)
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
                         "%s has package format version %u; this tvmc reads "
-                        "version %u: recompile the model with this tvmc",
-                        what, version, PKG_VERSION);
+                        "versions %u and %u: recompile the model with this "
+                        "tvmc",
+                        what, version, PKG_VERSION, PKG_VERSION_HOST);
   if (fsize != size)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s is damaged or truncated: its header says %llu "
@@ -526,7 +593,7 @@ static tvm_status check_container(const char *what, const unsigned char *d,
                           "%s is damaged: checksum mismatch in section %u "
                           "(kind %u)",
                           what, i, kind);
-    if (kind >= SEC_META && kind <= SEC_MODULE) {
+    if (kind >= SEC_META && kind <= SEC_HOST) {
       if (secs[kind].seen)
         return tvm_diag_set(TVM_ERR_INVALID,
                             "%s: section kind %u appears twice", what, kind);
@@ -544,6 +611,37 @@ static tvm_status check_container(const char *what, const unsigned char *d,
     if (!secs[k].seen)
       return tvm_diag_set(TVM_ERR_INVALID, "%s has no section of kind %d",
                           what, k);
+  return TVM_OK;
+}
+
+/* Decodes the HOST section (when present) into p's steps. */
+static tvm_status decode_host(const char *what, section *sec, tvm_plan *p) {
+  if (!sec->seen) return TVM_OK;
+  rbuf r = {sec->p, sec->p + sec->len, 0};
+  uint32_t n = get_count(&r, 12);
+  for (uint32_t i = 0; i < n && !r.bad; i++) {
+    uint32_t s = get_u32(&r);
+    uint64_t len = get_u64(&r);
+    const unsigned char *d = r.bad ? NULL : take(&r, (size_t)len);
+    tvm_host_program *hp = NULL;
+    size_t used = 0;
+    if (r.bad || !d || s >= p->nsteps || p->steps[s].host) {
+      r.bad = 1;
+      break;
+    }
+    tvm_status st = tvm_host_program_decode(d, (size_t)len,
+                                            compiler_plan_arena(p), &used, &hp);
+    if (st != TVM_OK)
+      return tvm_diag_prefix(st, "%s: host program of step %u: ", what, s);
+    if (used != len) {
+      r.bad = 1;
+      break;
+    }
+    p->steps[s].host = hp;
+  }
+  if (r.bad || r.p != r.end)
+    return tvm_diag_set(TVM_ERR_INVALID, "%s is damaged: bad HOST section",
+                        what);
   return TVM_OK;
 }
 
@@ -712,7 +810,7 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
   unsigned char *buf = NULL;
   void *data = NULL;
   size_t size = 0;
-  section secs[4];
+  section secs[5];
   tvm_plan *p = NULL;
   tvm_status st;
 
@@ -728,7 +826,8 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
   if ((st = compiler_plan_new(&p)) != TVM_OK) goto fail;
   if ((st = decode_meta(what, &secs[SEC_META], &secs[SEC_PARAMS], p)) !=
           TVM_OK ||
-      (st = decode_module(what, &secs[SEC_MODULE], p)) != TVM_OK)
+      (st = decode_module(what, &secs[SEC_MODULE], p)) != TVM_OK ||
+      (st = decode_host(what, &secs[SEC_HOST], p)) != TVM_OK)
     goto fail;
   if ((st = check_plan(p, what)) != TVM_OK) {
     tvm_diag_prefix(st, "inconsistent plan: ");

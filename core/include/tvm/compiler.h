@@ -63,14 +63,20 @@ typedef struct tvm_plan_value {
   const void *data;      /* PARAM: host data, nbytes */
 } tvm_plan_value;
 
+struct tvm_host_program; /* tvm/host_program.h */
+
 /* One kernel launch: args are indexes into the plan's values (the fused
- * group's inputs, then its outputs), passed as buffer pointers. */
+ * group's inputs, then its outputs), passed as buffer pointers.  On a
+ * device target the step is a host program instead (host != NULL): kernel
+ * names its host function, and the runtime runs the program's launches
+ * with args as its buffer parameters. */
 typedef struct tvm_plan_step {
   const char *kernel;    /* function name in the device module */
   const char *label;     /* e.g. "Conv+Add+Relu" */
   uint32_t nargs;
   const uint32_t *args;
   double flops;          /* for GFLOP/s in profiles */
+  const struct tvm_host_program *host; /* device targets; owned by the plan */
 } tvm_plan_step;
 
 typedef struct tvm_plan {

@@ -181,6 +181,20 @@ TVM_API tvm_status tvm_func_verify_launches(const tvm_func *f,
                                             const tvm_module *m);
 TVM_API tvm_status tvm_module_verify_launches(const tvm_module *m);
 
+/* ---- host programs (tvm/host_program.h) --------------------------------- */
+struct tvm_host_program;
+/* Evaluates host function `host` of module m (after lowering for a device
+ * target) into a host program allocated from a: host loops whose trip
+ * counts are constants are unrolled, lets, ifs and asserts evaluated,
+ * host-level allocations become device temporaries, each launch gets
+ * constant geometry and arguments (the host's buffer parameters,
+ * temporaries, or evaluated integer scalars).  Anything it cannot
+ * evaluate (a symbolic shape, a float scalar, host code other than
+ * launches) is an error naming the kernel or the statement. */
+TVM_API tvm_status tvm_host_program_build(const tvm_func *host,
+                                          const tvm_module *m, tvm_arena *a,
+                                          struct tvm_host_program **out);
+
 /* Evaluates an integer expression whose variables are bound in env
  * (var pointer -> int64_t* value; env may be NULL): constants, + - * /
  * % floordiv floormod min max, comparisons, and/or/not, select, casts to

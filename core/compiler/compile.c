@@ -2,11 +2,14 @@
  * core/compiler/compile.c - tvm_compile: a graph and a target in, an
  * execution plan out.
  *
- *   fold_constants -> simplify_inference -> alter_layout (the target's
- *   layouts; fold_constants again packs the weights) -> cse -> dce
- *   fuse_ops (or one group per node)                       (groups)
+ *   graph table (graph_pipeline below): fold_constants ->
+ *   simplify_inference -> alter_layout (the target's layouts;
+ *   fold_constants again packs the weights) -> cse -> dce -> fuse_ops
+ *   (or one group per node)                                 (groups)
  *   per group: compute -> schedule -> tvm_lower            (kernels.c)
- *   one tvm_target_codegen of the whole module
+ *   one tvm_target_codegen of the whole module (device targets: of the
+ *   device functions; each host function becomes the step's host
+ *   program, tvm/host_program.h)
  *   plan_memory (storage slots; one per activation when disabled)
  *   plan: values (inputs, outputs, parameters, activations), steps
  *
@@ -20,14 +23,49 @@
 #include "compiler_int.h"
 #include "tvm/host_program.h"
 
-static const char *const graph_pass_names[] = {"fold_constants",
-                                               "simplify_inference",
-                                               "alter_layout",
-                                               "cse",
-                                               "dce",
-                                               "fuse_ops",
-                                               "plan_memory",
-                                               NULL};
+/* One step of the graph pipeline.  run == NULL: plan_memory, which runs
+ * after lowering (it needs the groups' kernels); it is listed here so that
+ * the table gives every --dump-ir name of the graph side. */
+typedef struct graph_step {
+  const char *name;
+  tvm_status (*run)(tvm_graph *g, const tvm_target *t,
+                    const tvm_compile_options *o, int *dumped);
+} graph_step;
+
+static tvm_status gp_fold(tvm_graph *g, const tvm_target *t,
+                          const tvm_compile_options *o, int *dumped);
+static tvm_status gp_simplify(tvm_graph *g, const tvm_target *t,
+                              const tvm_compile_options *o, int *dumped);
+static tvm_status gp_alter_layout(tvm_graph *g, const tvm_target *t,
+                                  const tvm_compile_options *o, int *dumped);
+static tvm_status gp_cse(tvm_graph *g, const tvm_target *t,
+                         const tvm_compile_options *o, int *dumped);
+static tvm_status gp_dce(tvm_graph *g, const tvm_target *t,
+                         const tvm_compile_options *o, int *dumped);
+static tvm_status gp_fuse(tvm_graph *g, const tvm_target *t,
+                          const tvm_compile_options *o, int *dumped);
+
+/* THE graph pipeline: its run, --dump-ir and the valid names all come
+ * from this table (the lowering pipeline is core/lower/lower.c's). */
+static const graph_step graph_pipeline[] = {
+    {"fold_constants", gp_fold},
+    {"simplify_inference", gp_simplify},
+    {"alter_layout", gp_alter_layout},
+    {"cse", gp_cse},
+    {"dce", gp_dce},
+    {"fuse_ops", gp_fuse},
+    {"plan_memory", NULL},
+};
+#define NGRAPH ((int)(sizeof graph_pipeline / sizeof graph_pipeline[0]))
+
+static const char *graph_names[NGRAPH + 1];
+
+/* The graph pipeline's step names in order, NULL-terminated. */
+const char *const *tvm_compile_pass_names(void) {
+  for (int i = 0; i < NGRAPH; i++) graph_names[i] = graph_pipeline[i].name;
+  graph_names[NGRAPH] = NULL;
+  return graph_names;
+}
 
 void tvm_compile_options_init(tvm_compile_options *o) {
   if (!o)
@@ -48,23 +86,26 @@ static int dump_wanted(const tvm_compile_options *o, const char *name) {
          (strcmp(o->dump_ir, "all") == 0 || strcmp(o->dump_ir, name) == 0);
 }
 
-/* Refuses a --dump-ir name that is no pass, listing the valid ones. */
-static tvm_status check_dump_name(const char *name) {
+/* Refuses a --dump-ir name that is no pass (of the graph table, the
+ * lowering table, or the target's inserted lowering passes lo lists),
+ * listing the valid ones. */
+static tvm_status check_dump_name(const char *name, const tvm_lower_options *lo) {
   const char *const *lp = tvm_lower_pass_names();
   tvm_strbuf b;
   if (!name || strcmp(name, "all") == 0)
     return TVM_OK;
-  for (int i = 0; graph_pass_names[i]; i++)
-    if (strcmp(graph_pass_names[i], name) == 0)
+  for (int i = 0; i < NGRAPH; i++)
+    if (strcmp(graph_pipeline[i].name, name) == 0)
       return TVM_OK;
-  for (int i = 0; lp && lp[i]; i++)
-    if (strcmp(lp[i], name) == 0)
-      return TVM_OK;
+  if (tvm_lower_has_pass(lo, name))
+    return TVM_OK;
   tvm_strbuf_init(&b);
-  for (int i = 0; graph_pass_names[i]; i++)
-    tvm_strbuf_printf(&b, ", %s", graph_pass_names[i]);
+  for (int i = 0; i < NGRAPH; i++)
+    tvm_strbuf_printf(&b, ", %s", graph_pipeline[i].name);
   for (int i = 0; lp && lp[i]; i++)
     tvm_strbuf_printf(&b, ", %s", lp[i]);
+  for (int i = 0; lo && lo->extra_passes && i < lo->nextra_passes; i++)
+    tvm_strbuf_printf(&b, ", %s (target pass)", lo->extra_passes[i].name);
   tvm_status st =
       tvm_diag_set(TVM_ERR_INVALID, "--dump-ir %s: no such pass; use all%s",
                    name, b.data ? b.data : "");
@@ -91,13 +132,73 @@ static void dump_func(void *ud, const char *pass, const tvm_func *f) {
   tvm_strbuf_free(&b);
 }
 
-/* Runs one graph pass, dumps, and names the pass in a failure. */
-static tvm_status run_pass(tvm_graph *g, const tvm_compile_options *o,
-                           const char *name, tvm_status (*fn)(tvm_graph *)) {
-  tvm_status st = fn(g);
-  if (st)
-    return tvm_diag_prefix(st, "graph pass %s: ", name);
-  dump_graph(o, name, g);
+/* Gives every node its own group, in node order. */
+static tvm_status one_group_per_node(tvm_graph *g) {
+  tvm_status st = tvm_graph_toposort(g);
+  for (size_t i = 0; !st && i < g->nodes.len; i++)
+    ((tvm_gnode *)g->nodes.data[i])->group = (int)i;
+  return st;
+}
+
+/* alter_layout's query: the target plugin's choice for node n. */
+static tvm_status layout_query(void *ud, const tvm_gnode *n,
+                               tvm_layout_choice *c);
+
+/* The steps of the graph table (see graph_step).  *dumped = 0 when the
+ * step did not run (nothing to dump). */
+static tvm_status gp_fold(tvm_graph *g, const tvm_target *t,
+                          const tvm_compile_options *o, int *dumped) {
+  (void)t, (void)o, (void)dumped;
+  return tvm_graph_pass_fold_constants(g);
+}
+static tvm_status gp_simplify(tvm_graph *g, const tvm_target *t,
+                              const tvm_compile_options *o, int *dumped) {
+  (void)t, (void)o, (void)dumped;
+  return tvm_graph_pass_simplify_inference(g);
+}
+static tvm_status gp_alter_layout(tvm_graph *g, const tvm_target *t,
+                                  const tvm_compile_options *o, int *dumped) {
+  tvm_status st;
+  if (!o->alter_layout) {
+    *dumped = 0;
+    return TVM_OK;
+  }
+  /* fold_constants again: the weights in the new layouts are packed now */
+  if ((st = tvm_graph_pass_alter_layout(g, layout_query, (void *)t)))
+    return st;
+  return tvm_graph_pass_fold_constants(g);
+}
+static tvm_status gp_cse(tvm_graph *g, const tvm_target *t,
+                         const tvm_compile_options *o, int *dumped) {
+  (void)t, (void)o, (void)dumped;
+  return tvm_graph_pass_cse(g);
+}
+static tvm_status gp_dce(tvm_graph *g, const tvm_target *t,
+                         const tvm_compile_options *o, int *dumped) {
+  (void)t, (void)o, (void)dumped;
+  return tvm_graph_pass_dce(g);
+}
+static tvm_status gp_fuse(tvm_graph *g, const tvm_target *t,
+                          const tvm_compile_options *o, int *dumped) {
+  (void)t;
+  if (o->fuse)
+    return tvm_graph_pass_fuse_ops(g);
+  *dumped = 0; /* one group per node: nothing fused to show */
+  return one_group_per_node(g);
+}
+
+/* Runs the graph table up to plan_memory, dumping after each step and
+ * naming the step in a failure. */
+static tvm_status run_graph_pipeline(tvm_graph *g, const tvm_target *t,
+                                     const tvm_compile_options *o) {
+  for (int i = 0; i < NGRAPH && graph_pipeline[i].run; i++) {
+    int dumped = 1;
+    tvm_status st = graph_pipeline[i].run(g, t, o, &dumped);
+    if (st)
+      return tvm_diag_prefix(st, "graph pass %s: ", graph_pipeline[i].name);
+    if (dumped)
+      dump_graph(o, graph_pipeline[i].name, g);
+  }
   return TVM_OK;
 }
 
@@ -287,14 +388,6 @@ out:
 
 /* ---- the pipeline -------------------------------------------------------- */
 
-/* Gives every node its own group, in node order. */
-static tvm_status one_group_per_node(tvm_graph *g) {
-  tvm_status st = tvm_graph_toposort(g);
-  for (size_t i = 0; !st && i < g->nodes.len; i++)
-    ((tvm_gnode *)g->nodes.data[i])->group = (int)i;
-  return st;
-}
-
 /* Compiles g for t (see tvm/compiler.h).  g is rewritten in place. */
 tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
                        const tvm_compile_options *o, tvm_plan **out) {
@@ -316,8 +409,12 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
     tvm_compile_options_init(&dflt);
     o = &dflt;
   }
-  if ((st = check_dump_name(o->dump_ir)))
+  tvm_lower_options_init(&lo);
+  tvm_target_lower_options(t, &lo);
+  if ((st = check_dump_name(o->dump_ir, &lo)))
     return st;
+  if ((st = tvm_lower_check_passes(&lo)))
+    return tvm_diag_prefix(st, "target '%s': ", t->name);
   if ((st = tvm_graph_status(g)))
     return st;
   if (o->tuning_log)
@@ -326,32 +423,11 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
             "every schedule template uses its default knob values",
             o->tuning_log);
 
-  if ((st = run_pass(g, o, "fold_constants", tvm_graph_pass_fold_constants)) ||
-      (st = run_pass(g, o, "simplify_inference",
-                     tvm_graph_pass_simplify_inference)))
-    return st;
-  if (o->alter_layout) {
-    st = tvm_graph_pass_alter_layout(g, layout_query, (void *)t);
-    if (st)
-      return tvm_diag_prefix(st, "graph pass alter_layout: ");
-    if ((st = tvm_graph_pass_fold_constants(g)))
-      return tvm_diag_prefix(st, "graph pass fold_constants: ");
-    dump_graph(o, "alter_layout", g);
-  }
-  if ((st = run_pass(g, o, "cse", tvm_graph_pass_cse)) ||
-      (st = run_pass(g, o, "dce", tvm_graph_pass_dce)))
-    return st;
-  if (o->fuse)
-    st = run_pass(g, o, "fuse_ops", tvm_graph_pass_fuse_ops);
-  else
-    st = one_group_per_node(g);
-  if (st)
+  if ((st = run_graph_pipeline(g, t, o)))
     return st;
   if ((st = tvm_graph_groups_collect(g, &gr)))
     return st;
 
-  tvm_lower_options_init(&lo);
-  tvm_target_lower_options(t, &lo);
   if (o->dump_ir) {
     lo.dump_pass = o->dump_ir;
     lo.dump = dump_func;

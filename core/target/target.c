@@ -334,6 +334,20 @@ void tvm_target_lower_options(const tvm_target *t, tvm_lower_options *o) {
   if (TVM_HAS_FIELD(tvm_plugin_target_info, in, unroll_max_extent) &&
       in->unroll_max_extent)
     o->unroll_max_extent = (int)in->unroll_max_extent;
+  /* ABI 4: the target's own lowering passes */
+  int32_t (*lp)(tvm_plugin_target *, const tvm_plugin_lower_pass **,
+                uint32_t *) = TVM_SLOT(t->plugin, lower_passes);
+  const tvm_plugin_lower_pass *passes = NULL;
+  uint32_t n = 0;
+  if (lp && lp(t->instance, &passes, &n) != 0) {
+    tvm_log(TVM_LOG_WARN, "target '%s': plugin '%s' failed to list its "
+            "lowering passes (%s); lowering without them",
+            t->name, t->plugin_name, tvm_diag_message());
+  } else if (lp && passes && n > 0) {
+    o->extra_passes = passes;
+    o->nextra_passes = (int)n;
+    o->pass_target = t->instance;
+  }
 }
 
 /* Asks the plugin whether this machine can run t (no probe slot: yes). */

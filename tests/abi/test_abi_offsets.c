@@ -116,7 +116,13 @@ static void test_vtable(void **state) {
   OFF(tvm_plugin_vtable, timer_stop, 144);
   assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V2, 152); /* ABI 2 ends here */
   OFF(tvm_plugin_vtable, alter_layout, 152);
-  assert_int_equal(sizeof(tvm_plugin_vtable), 160);
+  assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V3, 160); /* ABI 3 ends here */
+  OFF(tvm_plugin_vtable, lower_passes, 160);
+  assert_int_equal(sizeof(tvm_plugin_vtable), 168);
+  OFF(tvm_plugin_lower_pass, after, 8);
+  OFF(tvm_plugin_lower_pass, name, 16);
+  OFF(tvm_plugin_lower_pass, run, 24);
+  assert_int_equal(sizeof(tvm_plugin_lower_pass), 32);
   assert_int_equal(sizeof(tvm_plugin_layout), 104);
 }
 
@@ -127,7 +133,7 @@ static void test_descriptor_and_constants(void **state) {
   OFF(tvm_plugin_desc, description, 24);
   OFF(tvm_plugin_desc, vtable, 32);
   assert_int_equal(sizeof(tvm_plugin_desc), 40);
-  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 3);
+  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 4);
   assert_int_equal(TVM_PLUGIN_ABI_MIN, 1);
   assert_string_equal(TVM_PLUGIN_ENTRY, "tvm_plugin_query");
   assert_int_equal(TVM_PLUGIN_ATTR_INT, 1);

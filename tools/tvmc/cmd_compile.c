@@ -106,6 +106,14 @@ static void usage(FILE *f) {
           "  MODEL is an ONNX file or zoo:NAME (zoo models: tvmc compile\n"
           "  --list-zoo).  Writes a package for `tvmc run`.  Defaults:\n"
           "  --target llvm-cpu, -o MODEL's base name with .tvmpkg.\n");
+  /* the pass names come from the pipeline tables that run them */
+  const char *const *gp = tvm_compile_pass_names();
+  const char *const *lp = tvm_lower_pass_names();
+  fprintf(f, "  --dump-ir PASS: graph passes:");
+  for (int i = 0; gp[i]; i++) fprintf(f, " %s", gp[i]);
+  fprintf(f, ";\n    lowering passes:");
+  for (int i = 0; lp[i]; i++) fprintf(f, " %s", lp[i]);
+  fprintf(f, "\n    (and the target's own lowering passes)\n");
 }
 
 /* The default package name: the model's base name with .tvmpkg. */

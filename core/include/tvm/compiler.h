@@ -43,6 +43,10 @@ typedef struct tvm_compile_options {
 } tvm_compile_options;
 
 TVM_API void tvm_compile_options_init(tvm_compile_options *o);
+/* The graph pipeline's pass names in order, NULL-terminated (static; the
+ * table that runs them, core/compiler/compile.c).  With
+ * tvm_lower_pass_names they are the valid --dump-ir names. */
+TVM_API const char *const *tvm_compile_pass_names(void);
 
 typedef enum tvm_plan_value_kind {
   TVM_PV_INPUT = 1,      /* fed by the user */

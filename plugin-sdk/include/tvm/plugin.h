@@ -37,6 +37,12 @@
  *   3  tvm_plugin_vtable gains alter_layout (the target chooses operator
  *      layouts, e.g. NCHW16c convolutions); plugins built for 1 or 2
  *      still load, and their graphs keep the model's layouts.
+ *   4  tvm_plugin_vtable gains lower_passes (the target inserts its own
+ *      lowering passes at named points of the pipeline, like TVM's
+ *      add_lower_pass).  Device targets (has_threads or num_queues > 0)
+ *      get device functions only in codegen; their host code runs in the
+ *      runtime as host programs that call launch (HOST_DEVICE.md).
+ *      Plugins built for 1 to 3 still load and insert no passes.
  */
 #ifndef TVM_PLUGIN_H
 #define TVM_PLUGIN_H
@@ -50,7 +56,7 @@
 extern "C" {
 #endif
 
-#define TVM_PLUGIN_ABI_VERSION 3u /* newest version of this header */
+#define TVM_PLUGIN_ABI_VERSION 4u /* newest version of this header */
 #define TVM_PLUGIN_ABI_MIN 1u     /* oldest version the host accepts */
 #define TVM_PLUGIN_ENTRY "tvm_plugin_query"
 
@@ -211,6 +217,10 @@ typedef struct tvm_plugin_layout {
   char out[TVM_PLUGIN_LAYOUT_CAP];
 } tvm_plugin_layout;
 
+/* A lowering pass the target inserts (ABI 4): tvm_lower_pass of
+ * tvm/lower.h (struct_size, after, name, run). */
+typedef tvm_lower_pass tvm_plugin_lower_pass;
+
 /* ---- run-time half ----------------------------------------------------- */
 enum { /* tvm_plugin_arg.type */
   TVM_ARG_PTR = 1,   /* device memory from mem_alloc */
@@ -279,6 +289,15 @@ typedef struct tvm_plugin_vtable {
    * negative status.  (opt: every node keeps the model's layout) */
   int32_t (*alter_layout)(tvm_plugin_target *t, const tvm_gnode *node,
                           tvm_plugin_layout *out);
+
+  /* ABI 4 */
+  /* The target's own lowering passes: *out points to n entries owned by
+   * the plugin (static, or living as long as t), each run right after
+   * the pass its `after` names (tvm_lower_pass_names, or an earlier
+   * entry); an unknown name fails the compilation naming the valid ones.
+   * (opt: none) */
+  int32_t (*lower_passes)(tvm_plugin_target *t,
+                          const tvm_plugin_lower_pass **out, uint32_t *n);
 } tvm_plugin_vtable;
 
 typedef struct tvm_plugin_desc {
@@ -297,6 +316,8 @@ typedef const tvm_plugin_desc *(*tvm_plugin_query_fn)(
 #define TVM_PLUGIN_VTABLE_SIZE_V1 offsetof(tvm_plugin_vtable, timer_start)
 /* Size of the vtable for ABI 2: everything before alter_layout. */
 #define TVM_PLUGIN_VTABLE_SIZE_V2 offsetof(tvm_plugin_vtable, alter_layout)
+/* Size of the vtable for ABI 3: everything before lower_passes. */
+#define TVM_PLUGIN_VTABLE_SIZE_V3 offsetof(tvm_plugin_vtable, lower_passes)
 
 /* ---- frozen layouts (LP64) ------------------------------------------- */
 #if defined(__LP64__) && !defined(__cplusplus)
@@ -318,7 +339,10 @@ _Static_assert(offsetof(tvm_plugin_vtable, codegen) == 40, "ABI 1 frozen");
 _Static_assert(offsetof(tvm_plugin_vtable, launch) == 120, "ABI 1 frozen");
 _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V1 == 136, "ABI 1 frozen");
 _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V2 == 152, "ABI 2 frozen");
-_Static_assert(sizeof(tvm_plugin_vtable) == 160, "ABI 3 frozen");
+_Static_assert(TVM_PLUGIN_VTABLE_SIZE_V3 == 160, "ABI 3 frozen");
+_Static_assert(sizeof(tvm_plugin_vtable) == 168, "ABI 4 frozen");
+_Static_assert(sizeof(tvm_plugin_lower_pass) == 32, "ABI 4 frozen");
+_Static_assert(offsetof(tvm_plugin_lower_pass, run) == 24, "ABI 4 frozen");
 _Static_assert(sizeof(tvm_plugin_layout) == 104, "ABI 3 frozen");
 _Static_assert(sizeof(tvm_plugin_desc) == 40, "ABI 1 frozen");
 #endif

@@ -126,3 +126,9 @@ tests_unit_lower_test_lower_oom_LDADD = $(TVM_TEST_LIBS)
 # core/runtime/host_exec.c; the header is installed with the others
 tvminclude_HEADERS += core/include/tvm/host_program.h
 libtvm_la_SOURCES += core/lower/host_build.c
+check_PROGRAMS += tests/unit/lower/test_host_device
+TESTS += tests/unit/lower/test_host_device
+tests_unit_lower_test_host_device_SOURCES = \
+	tests/unit/lower/test_host_device.c tests/unit/lower/lower_test.h
+tests_unit_lower_test_host_device_CFLAGS = $(TVM_TEST_CF)
+tests_unit_lower_test_host_device_LDADD = $(TVM_TEST_LIBS)

@@ -20,3 +20,17 @@ dist_sdkexample_DATA = \
 	plugin-sdk/example/toyaccel_interp.c \
 	plugin-sdk/example/toyaccel.h \
 	plugin-sdk/example/toyaccel.yaml
+# The accelerator example (scratchpad scopes, a tensor intrinsic, a
+# tensorized schedule, two queues, its own lowering pass, a simulated
+# device): installed beside the toy example, built out of tree by
+# tests/abi/test_sdk_example_accel.sh; the build tree builds it as a test
+# plugin (core/lower/local.mk).
+sdkaccdir = $(pkgdatadir)/plugin-sdk/example-accel
+dist_sdkacc_DATA = \
+	plugin-sdk/example-accel/Makefile \
+	plugin-sdk/example-accel/mock_accel.h \
+	plugin-sdk/example-accel/mock_accel.c \
+	plugin-sdk/example-accel/mock_accel_codegen.c \
+	plugin-sdk/example-accel/mock_accel_device.c \
+	plugin-sdk/example-accel/mock_accel.yaml
+dist_sdkdoc_DATA += plugin-sdk/docs/HOST_DEVICE.md

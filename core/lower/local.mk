@@ -94,20 +94,27 @@ tests_unit_lower_test_split_host_device_SOURCES = \
 	tests/unit/lower/test_split_host_device.c
 tests_unit_lower_test_split_host_device_CFLAGS = $(TVM_TEST_CF)
 tests_unit_lower_test_split_host_device_LDADD = $(TVM_TEST_LIBS)
-# helper C: the mock decoupled access-execute accelerator (a test-only
-# plugin) and the test lowering a matmul for it
+# The mock decoupled access-execute accelerator: the SDK's installed
+# accelerator example (plugin-sdk/example-accel, built out of tree in
+# tests/abi/test_sdk_example_accel.sh), built here as a test plugin, and the
+# test lowering a matmul for it and running it end to end through the
+# host/device model (host programs run by the runtime, kernels on the mock).
+MOCK_ACCEL_SRC = \
+	plugin-sdk/example-accel/mock_accel.h \
+	plugin-sdk/example-accel/mock_accel.c \
+	plugin-sdk/example-accel/mock_accel_codegen.c \
+	plugin-sdk/example-accel/mock_accel_device.c
 check_LTLIBRARIES += tests/plugins/mock_accel/tvm-mock-accel.la
-tests_plugins_mock_accel_tvm_mock_accel_la_SOURCES = \
-	tests/plugins/mock_accel/mock_accel.c
+tests_plugins_mock_accel_tvm_mock_accel_la_SOURCES = $(MOCK_ACCEL_SRC)
 tests_plugins_mock_accel_tvm_mock_accel_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 tests_plugins_mock_accel_tvm_mock_accel_la_LIBADD = libtvm.la
 check_PROGRAMS += tests/plugins/mock_accel/test_mock_accel
 TESTS += tests/plugins/mock_accel/test_mock_accel
 tests_plugins_mock_accel_test_mock_accel_SOURCES = \
-	tests/plugins/mock_accel/test_mock_accel.c \
-	tests/plugins/mock_accel/mock_accel.c \
+	tests/plugins/mock_accel/test_mock_accel.c $(MOCK_ACCEL_SRC) \
 	tests/unit/lower/pass_check.c tests/unit/lower/pass_check.h
-tests_plugins_mock_accel_test_mock_accel_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_mock_accel_test_mock_accel_CFLAGS = $(TVM_TEST_CF) \
+	-I$(top_srcdir)/plugin-sdk/example-accel
 tests_plugins_mock_accel_test_mock_accel_LDADD = $(TVM_TEST_LIBS) -lm
 check_PROGRAMS += tests/unit/lower/test_lower_numeric
 TESTS += tests/unit/lower/test_lower_numeric

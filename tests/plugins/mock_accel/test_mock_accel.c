@@ -1,7 +1,10 @@
 /*
- * tests/plugins/mock_accel/test_mock_accel.c - lowering a matmul for the
- * mock decoupled access-execute accelerator (mock_accel.c, linked in and
- * queried through tvm_plugin_query): inputs cached in inp_buf (filled by
+ * tests/plugins/mock_accel/test_mock_accel.c - the SDK's example
+ * accelerator (plugin-sdk/example-accel, linked in and queried through
+ * tvm_plugin_query, and loaded as a plugin through a target file).
+ *
+ * Lowering a matmul for the mock decoupled access-execute accelerator
+ * with a hand-written schedule: inputs cached in inp_buf (filled by
  * the load queue), accumulation in acc_buf (compute queue), the inner
  * 4x4x4 tensorized into mock_gemm, and a virtual thread of 2.  Checks on
  * the lowered IR: every access to inp_buf / acc_buf sits in the queue of
@@ -9,6 +12,13 @@
  * the dependency tokens balance and order all cross-queue accesses
  * (pass_check.c runs the program, with mock_gemm interpreted, and compares
  * C with a naive matmul).  MOCK_DUMP=1 prints the lowered function.
+ *
+ * End to end through the host/device model: the plugin's own tensorized
+ * strategy and lowering pass, the host function evaluated into a host
+ * program, the device functions compiled to the mock's command stream,
+ * the host program run by the runtime calling the plugin's launch, C
+ * checked against a naive matmul; and the same plan saved as a package,
+ * loaded and run by the graph executor.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,8 +29,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "mock_accel.h"
+#include "tvm/compiler.h"
+#include "tvm/host_program.h"
 #include "tvm/plugin.h"
+#include "tvm/runtime.h"
+#include "../../../core/compiler/compiler_int.h"
 #include "../../unit/lower/pass_check.h"
 
 /* The plugin's entry point, linked into this test (mock_accel.c). */
@@ -360,17 +376,39 @@ static void test_loads_interleave(void **state) {
   tvm_free(t);
 }
 
-/* The plugin's codegen hands back the printed module. */
+/* The plugin's codegen takes the device functions (a host function is
+ * refused) and makes one command stream per kernel, with its table. */
 static void test_codegen_blob(void **state) {
   lowered *L = *state;
   tvm_plugin_blob blob;
-  assert_int_equal(L->vt->codegen(L->t, &L->m, &blob), TVM_OK);
+  assert_int_equal(L->vt->codegen(L->t, &L->m, &blob), TVM_ERR_INVALID);
+  assert_non_null(strstr(reported, "a host function"));
+  tvm_module dev = {L->c, L->m.funcs, 1};
+  assert_int_equal(L->vt->codegen(L->t, &dev, &blob), TVM_OK);
   assert_int_equal(blob.format, TVM_BLOB_CUSTOM);
-  assert_non_null(strstr((const char *)blob.data, "mock_gemm("));
-  assert_non_null(strstr((const char *)blob.data, "dep_pop(0, 1)"));
+  assert_int_equal(memcmp(blob.data, "MOCKACC1", 8), 0);
+  assert_int_equal(blob.nkernels, 1);
+  assert_string_equal(blob.kernels[0].name, "mm_kernel0");
+  assert_int_equal(blob.kernels[0].nargs, 3);
+  mock_kernel *ks = NULL;
+  uint32_t nk = 0;
+  assert_int_equal(mock_parse(&blob, &ks, &nk), TVM_OK);
+  /* both queues have work, and tokens in both directions */
+  int per[2] = {0, 0}, push = 0, pop = 0, gemm = 0;
+  for (uint32_t i = 0; i < ks[0].ncmds; i++) {
+    per[ks[0].cmds[i].queue]++;
+    push += ks[0].cmds[i].op == MOCK_PUSH;
+    pop += ks[0].cmds[i].op == MOCK_POP;
+    gemm += ks[0].cmds[i].op == MOCK_GEMM;
+  }
+  assert_true(per[0] > 0 && per[1] > 0);
+  assert_true(push > 0 && push == pop);
+  assert_int_equal(gemm, (M / 4) * (N / 4) * (K / 4));
+  mock_kernels_free(ks, nk);
   free(blob.data);
-  assert_int_equal(L->vt->probe(L->t), TVM_ERR_UNAVAILABLE);
-  assert_non_null(strstr(reported, "no device"));
+  free((char *)blob.kernels[0].name);
+  free(blob.kernels);
+  assert_int_equal(L->vt->probe(L->t), TVM_OK);
 }
 
 /* The built module (make check sets TVM_BUILDDIR): it exports the entry
@@ -408,6 +446,283 @@ static void test_loadable_module(void **state) {
   dlclose(h);
 }
 
+/* ---- end to end ------------------------------------------------------------ */
+
+#define EM 16
+#define EN 8
+#define EK 12
+
+static tvm_expr *e2e_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud;
+  tvm_iter_var *k = tvm_reduce_axis(c, "k", 0, EK);
+  return tvm_sum(c, tvm_mul(c, TVM_AT(c, in[0], i[0], k->var),
+                            TVM_AT(c, in[1], k->var, i[1])),
+                 &k, 1);
+}
+
+/* Dump hook: the pass order. */
+static void order_hook(void *ud, const char *pass, const tvm_func *f) {
+  (void)f;
+  tvm_strbuf_printf(ud, "%s ", pass);
+}
+
+/* The e2e fixture: the mock_accel target loaded as a plugin (through a
+ * target file), a matmul lowered with its strategy, its host program and
+ * its device blob. */
+typedef struct e2e {
+  tvm_target *t;
+  tvm_ctx *c;
+  tvm_module m;
+  tvm_arena *a;
+  tvm_host_program *hp;
+  tvm_plugin_blob blob;
+  char order[1024];
+  char dir[64];
+} e2e;
+
+static int e2e_setup(void **state) {
+  e2e *E = calloc(1, sizeof *E);
+  char path[128];
+  *state = E;
+  if (!getenv("TVM_BUILDDIR")) return 0; /* the tests skip */
+  strcpy(E->dir, "/tmp/mockaccXXXXXX");
+  assert_non_null(mkdtemp(E->dir));
+  snprintf(path, sizeof path, "%s/mock.yaml", E->dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("name: mock-e2e\nplugin: mock_accel\n", f);
+  fclose(f);
+  if (tvm_target_load(path, &E->t) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  remove(path);
+  rmdir(E->dir);
+
+  /* lower with the target's options (scopes, queues, its own pass) */
+  tvm_lower_options lo;
+  tvm_target_lower_options(E->t, &lo);
+  assert_int_equal(lo.nextra_passes, 1);
+  tvm_strbuf order;
+  tvm_strbuf_init(&order);
+  lo.dump_pass = "all";
+  lo.dump = order_hook;
+  lo.dump_ud = &order;
+  tvm_ctx *c = E->c = tvm_ctx_create();
+  E->m.ctx = c;
+  tvm_tensor *in[2];
+  in[0] = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){EM, EK}, 2);
+  in[1] = tvm_placeholder(c, "B", TVM_F32, (int64_t[]){EK, EN}, 2);
+  tvm_tensor *C = tvm_compute(c, "C", (int64_t[]){EM, EN}, 2, e2e_body, in);
+  tvm_schedule *s = NULL;
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  const tvm_plugin_strategy *st = tvm_target_strategy(E->t, "matmul");
+  assert_non_null(st);
+  assert_string_equal(st->name, "mock_accel.gemm_tensorized");
+  if (st->schedule(E->t->instance, s, &C, 1, NULL) != 0)
+    fail_msg("strategy: %s", tvm_diag_message());
+  tvm_tensor *args[3] = {in[0], in[1], C};
+  if (tvm_lower(s, args, 3, "mm", &lo, &E->m) != TVM_OK)
+    fail_msg("lower: %s", tvm_diag_message());
+  snprintf(E->order, sizeof E->order, "%s", order.data ? order.data : "");
+  tvm_strbuf_free(&order);
+  tvm_schedule_free(s);
+
+  /* host program from the host function, device blob from the kernels */
+  assert_int_equal(E->m.nfuncs, 2);
+  E->a = tvm_arena_create();
+  if (tvm_host_program_build(E->m.funcs[1], &E->m, E->a, &E->hp) != TVM_OK)
+    fail_msg("host program: %s", tvm_diag_message());
+  tvm_module dev = {c, E->m.funcs, 1};
+  if (tvm_target_codegen(E->t, &dev, &E->blob) != TVM_OK)
+    fail_msg("codegen: %s", tvm_diag_message());
+  return 0;
+}
+
+static int e2e_teardown(void **state) {
+  e2e *E = *state;
+  tvm_plugin_blob_free(&E->blob);
+  if (E->a) tvm_arena_destroy(E->a);
+  if (E->c) tvm_ctx_destroy(E->c);
+  tvm_target_free(E->t);
+  free(E);
+  return 0;
+}
+
+/* Inputs with small integer values (exact in float32) and the naive C. */
+static void e2e_data(float *a, float *b, float *ref) {
+  for (int i = 0; i < EM * EK; i++) a[i] = (float)((i * 7) % 11 - 5);
+  for (int i = 0; i < EK * EN; i++) b[i] = (float)((i * 5) % 9 - 4);
+  for (int i = 0; i < EM; i++)
+    for (int j = 0; j < EN; j++) {
+      double acc = 0;
+      for (int k = 0; k < EK; k++) acc += (double)a[i * EK + k] * b[k * EN + j];
+      ref[i * EN + j] = (float)acc;
+    }
+}
+
+/* Runs the host program on a fresh mock device with the kernels of blob;
+ * out gets C, ref the naive matmul. */
+static tvm_status run_on_device(e2e *E, const tvm_plugin_blob *blob,
+                                float *out, float *ref) {
+  tvm_device *d = NULL;
+  tvm_runtime_module *rm = NULL;
+  tvm_host_exec *x = NULL;
+  void *buf[3] = {NULL, NULL, NULL};
+  float a[EM * EK], bb[EK * EN];
+  size_t nb[3] = {sizeof a, sizeof bb, sizeof(float) * EM * EN};
+  e2e_data(a, bb, ref);
+  tvm_status st = tvm_device_open(E->t, &d);
+  if (!st) st = tvm_runtime_module_load(d, blob, &rm);
+  for (int i = 0; i < 3 && !st; i++) st = tvm_device_alloc(d, 0, nb[i], 64, &buf[i]);
+  if (!st) st = tvm_device_copy(d, buf[0], 0, a, 0, sizeof a, TVM_COPY_HOST_TO_DEVICE);
+  if (!st) st = tvm_device_copy(d, buf[1], 0, bb, 0, sizeof bb, TVM_COPY_HOST_TO_DEVICE);
+  if (!st) st = tvm_host_exec_create(E->hp, d, rm, buf, 3, &x);
+  if (!st) st = tvm_host_exec_run(x);
+  if (!st) st = tvm_device_sync(d);
+  if (!st) st = tvm_device_copy(d, out, 0, buf[2], 0, nb[2], TVM_COPY_DEVICE_TO_HOST);
+  tvm_host_exec_free(x);
+  for (int i = 0; i < 3; i++)
+    if (buf[i]) tvm_device_free(d, 0, buf[i]);
+  if (rm) tvm_runtime_module_free(rm);
+  if (d) tvm_device_close(d);
+  return st;
+}
+
+/* The target's pass ran right after storage_rewrite; the host program is
+ * one launch on a 1x1x1 grid; run by the runtime on the mock device, C
+ * is the matmul, and the two queues interleaved. */
+static void test_e2e_host_device(void **state) {
+  e2e *E = *state;
+  if (!E->t) {
+    print_message("TVM_BUILDDIR not set (run through make check)\n");
+    skip();
+  }
+  assert_non_null(strstr(E->order, "storage_rewrite mock_count_gemm check_scope_capacity"));
+  char *kb = tvm_stmt_str(E->m.funcs[0]->body);
+  assert_non_null(strstr(kb, "mock_gemm_calls"));
+  tvm_free(kb);
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  tvm_host_program_print(&b, E->hp);
+  assert_string_equal(b.data,
+                      "host mm (3 params, 0 temps)\n"
+                      "  launch mm_kernel0 grid(1, 1, 1) block(1, 1, 1) shared 0 (p0, p1, p2)\n");
+  tvm_strbuf_free(&b);
+
+  float out[EM * EN], ref[EM * EN];
+  if (run_on_device(E, &E->blob, out, ref) != TVM_OK)
+    fail_msg("%s", tvm_diag_message());
+  for (int i = 0; i < EM * EN; i++)
+    if (out[i] != ref[i]) fail_msg("C[%d] = %g, expected %g", i, out[i], ref[i]);
+}
+
+/* Without its dependency tokens the same kernel computes garbage on the
+ * device: the load queue runs ahead and overwrites tiles the compute
+ * queue has not used yet (the simulator does not serialize the queues). */
+static void test_e2e_tokens_matter(void **state) {
+  e2e *E = *state;
+  if (!E->t) {
+    print_message("TVM_BUILDDIR not set (run through make check)\n");
+    skip();
+  }
+  tvm_mutator mu = {E->c, NULL, drop_tokens, NULL};
+  tvm_func bare = *E->m.funcs[0];
+  bare.body = tvm_mutate_stmt(&mu, bare.body);
+  assert_non_null(bare.body);
+  tvm_func *fs[1] = {&bare};
+  tvm_module dev = {E->c, fs, 1};
+  tvm_plugin_blob blob;
+  assert_int_equal(tvm_target_codegen(E->t, &dev, &blob), TVM_OK);
+  float out[EM * EN], ref[EM * EN];
+  assert_int_equal(run_on_device(E, &blob, out, ref), TVM_OK);
+  int wrong = 0;
+  for (int i = 0; i < EM * EN; i++) wrong += out[i] != ref[i];
+  assert_true(wrong > 0);
+  tvm_plugin_blob_free(&blob);
+}
+
+/* The same kernel as a one-step plan with a host program: saved as a
+ * package (format 2, HOST section), loaded, run by the graph executor. */
+static void test_e2e_package(void **state) {
+  e2e *E = *state;
+  if (!E->t) {
+    print_message("TVM_BUILDDIR not set (run through make check)\n");
+    skip();
+  }
+  /* laid out as compiler_plan_new makes one (internal to libtvm): priv is
+   * a plan_priv owning an arena */
+  tvm_plan *p = tvm_calloc(1, sizeof *p), *q = NULL;
+  plan_priv *pv = tvm_calloc(1, sizeof *pv);
+  tvm_arena *pa = tvm_arena_create();
+  assert_true(p && pv && pa);
+  pv->arena = pa;
+  p->priv = pv;
+  p->target_name = "mock-e2e";
+  p->plugin_name = "mock_accel";
+  p->plugin_version = "0.2";
+  p->nvalues = 3;
+  p->values = tvm_arena_alloc(pa, 3 * sizeof(tvm_plan_value));
+  memset(p->values, 0, 3 * sizeof(tvm_plan_value));
+  const char *names[3] = {"A", "B", "C"};
+  int64_t shapes[3][2] = {{EM, EK}, {EK, EN}, {EM, EN}};
+  for (int i = 0; i < 3; i++) {
+    tvm_plan_value *v = &p->values[i];
+    v->name = names[i];
+    v->kind = i < 2 ? TVM_PV_INPUT : TVM_PV_OUTPUT;
+    v->dtype = TVM_F32;
+    v->ndim = 2;
+    v->shape[0] = shapes[i][0];
+    v->shape[1] = shapes[i][1];
+    v->storage = -1;
+    v->nbytes = (uint64_t)(shapes[i][0] * shapes[i][1]) * 4;
+  }
+  static const uint32_t in_idx[2] = {0, 1}, out_idx[1] = {2}, sargs[3] = {0, 1, 2};
+  p->inputs = (uint32_t *)in_idx;
+  p->ninputs = 2;
+  p->outputs = (uint32_t *)out_idx;
+  p->noutputs = 1;
+  p->nsteps = 1;
+  p->steps = tvm_arena_alloc(pa, sizeof(tvm_plan_step));
+  memset(p->steps, 0, sizeof(tvm_plan_step));
+  p->steps[0].kernel = "mm";
+  p->steps[0].label = "MatMul";
+  p->steps[0].nargs = 3;
+  p->steps[0].args = sargs;
+  p->steps[0].host = E->hp;
+  p->blob = E->blob; /* borrowed: handed back before tvm_plan_free */
+  char path[] = "/tmp/mockpkgXXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  if (tvm_package_save(p, path) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  memset(&p->blob, 0, sizeof p->blob);
+  p->inputs = p->outputs = NULL;
+  p->steps[0].args = NULL;
+  tvm_plan_free(p);
+  if (tvm_package_load(path, E->t, &q) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  remove(path);
+  assert_non_null(q->steps[0].host);
+  assert_int_equal(q->steps[0].host->nops, 1);
+
+  tvm_executor *ex = NULL;
+  float a[EM * EK], bb[EK * EN], ref[EM * EN], out[EM * EN];
+  e2e_data(a, bb, ref);
+  if (tvm_executor_create(q, E->t, &ex) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  int64_t sa[2] = {EM, EK}, sb[2] = {EK, EN}, sc[2] = {EM, EN};
+  DLTensor ta = {a, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, sa, NULL, 0};
+  DLTensor tb = {bb, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, sb, NULL, 0};
+  DLTensor tc = {out, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, sc, NULL, 0};
+  assert_int_equal(tvm_executor_set_input(ex, 0, &ta), TVM_OK);
+  assert_int_equal(tvm_executor_set_input(ex, 1, &tb), TVM_OK);
+  if (tvm_executor_run(ex) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  assert_int_equal(tvm_executor_get_output(ex, 0, &tc), TVM_OK);
+  for (int i = 0; i < EM * EN; i++)
+    if (out[i] != ref[i]) fail_msg("C[%d] = %g, expected %g", i, out[i], ref[i]);
+  double ms[1];
+  assert_int_equal(tvm_executor_profile(ex, 2, ms), TVM_OK);
+  assert_true(ms[0] >= 0);
+  tvm_executor_free(ex);
+  tvm_plan_free(q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scopes_and_intrinsic),
@@ -416,5 +731,11 @@ int main(void) {
       cmocka_unit_test(test_codegen_blob),
       cmocka_unit_test(test_loadable_module),
   };
-  return cmocka_run_group_tests(tests, lower_it, cleanup);
+  int rc = cmocka_run_group_tests(tests, lower_it, cleanup);
+  const struct CMUnitTest e2e_tests[] = {
+      cmocka_unit_test(test_e2e_host_device),
+      cmocka_unit_test(test_e2e_tokens_matter),
+      cmocka_unit_test(test_e2e_package),
+  };
+  return rc | cmocka_run_group_tests(e2e_tests, e2e_setup, e2e_teardown);
 }

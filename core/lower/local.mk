@@ -139,3 +139,10 @@ tests_unit_lower_test_host_device_SOURCES = \
 	tests/unit/lower/test_host_device.c tests/unit/lower/lower_test.h
 tests_unit_lower_test_host_device_CFLAGS = $(TVM_TEST_CF)
 tests_unit_lower_test_host_device_LDADD = $(TVM_TEST_LIBS)
+# The accelerator example out of tree (installs into a temporary root:
+# like tests/abi/test_sdk_example.sh it runs after every other test, and
+# after that one, since both relink plugins in place).
+TESTS += tests/plugins/mock_accel/test_sdk_example_accel.sh
+EXTRA_DIST += tests/plugins/mock_accel/test_sdk_example_accel.sh
+tests/plugins/mock_accel/test_sdk_example_accel.log: \
+	$(filter-out tests/plugins/mock_accel/test_sdk_example_accel.log,$(TEST_LOGS))

@@ -178,7 +178,11 @@ static int32_t schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   return TVM_OK;
 }
 
+/* Registered for the graph operator MatMul (model compilation) and for
+ * "matmul" (tvmc matmul and tests). */
 static const tvm_plugin_strategy strategies[] = {
+    {sizeof(tvm_plugin_strategy), 10, "MatMul", "mock_accel.gemm_tensorized",
+     schedule_matmul},
     {sizeof(tvm_plugin_strategy), 10, "matmul", "mock_accel.gemm_tensorized",
      schedule_matmul},
 };
@@ -244,7 +248,7 @@ static int32_t target_create(const tvm_plugin_attr_value *values,
   t->info.nintrins = 1;
   t->info.intrins = intrins;
   t->info.strategies = strategies;
-  t->info.nstrategies = 1;
+  t->info.nstrategies = 2;
   t->info.description = "mock DAE accelerator: load and compute queues";
   *out = t;
   return TVM_OK;

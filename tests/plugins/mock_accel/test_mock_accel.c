@@ -33,6 +33,7 @@
 
 #include "mock_accel.h"
 #include "tvm/compiler.h"
+#include "tvm/graph.h"
 #include "tvm/host_program.h"
 #include "tvm/plugin.h"
 #include "tvm/runtime.h"
@@ -723,6 +724,44 @@ static void test_e2e_package(void **state) {
   tvm_plan_free(q);
 }
 
+/* A graph (MatMul of an input and a constant) compiled by tvm_compile for
+ * the accelerator: the plugin's strategy schedules the group, the step is
+ * a host program, the executor runs it on the device. */
+static void test_e2e_graph(void **state) {
+  e2e *E = *state;
+  if (!E->t) {
+    print_message("TVM_BUILDDIR not set (run through make check)\n");
+    skip();
+  }
+  float a[EM * EK], bb[EK * EN], ref[EM * EN], out[EM * EN];
+  e2e_data(a, bb, ref);
+  tvm_graph *g = NULL;
+  assert_int_equal(tvm_graph_create(&g), TVM_OK);
+  tvm_gvalue *x = tvm_graph_input(g, "x", TVM_F32, (int64_t[]){EM, EK}, 2);
+  tvm_gvalue *w = tvm_graph_const(g, "w", TVM_F32, (int64_t[]){EK, EN}, 2, bb);
+  tvm_gvalue *in[2] = {x, w};
+  tvm_gvalue *y = tvm_graph_apply(g, "MatMul", "mm", in, 2, NULL, 0, 1, NULL);
+  assert_int_equal(tvm_graph_mark_output(g, y), TVM_OK);
+  tvm_plan *p = NULL;
+  if (tvm_compile(g, E->t, NULL, &p) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  assert_int_equal(p->nsteps, 1);
+  assert_non_null(p->steps[0].host);
+  assert_int_equal(p->steps[0].host->nops, 1);
+  tvm_executor *ex = NULL;
+  if (tvm_executor_create(p, E->t, &ex) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  int64_t sa[2] = {EM, EK}, sc[2] = {EM, EN};
+  DLTensor ta = {a, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, sa, NULL, 0};
+  DLTensor tc = {out, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, sc, NULL, 0};
+  assert_int_equal(tvm_executor_set_input(ex, 0, &ta), TVM_OK);
+  if (tvm_executor_run(ex) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  assert_int_equal(tvm_executor_get_output(ex, 0, &tc), TVM_OK);
+  for (int i = 0; i < EM * EN; i++)
+    if (out[i] != ref[i]) fail_msg("y[%d] = %g, expected %g", i, out[i], ref[i]);
+  tvm_executor_free(ex);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scopes_and_intrinsic),
@@ -736,6 +775,7 @@ int main(void) {
       cmocka_unit_test(test_e2e_host_device),
       cmocka_unit_test(test_e2e_tokens_matter),
       cmocka_unit_test(test_e2e_package),
+      cmocka_unit_test(test_e2e_graph),
   };
   return rc | cmocka_run_group_tests(e2e_tests, e2e_setup, e2e_teardown);
 }

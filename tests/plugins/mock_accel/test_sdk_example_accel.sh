@@ -55,7 +55,7 @@ out=$("$b/tests/plugins/mock_accel/test_mock_accel" 2>&1)
 rc=$?
 printf '%s\n' "$out"
 [ $rc -eq 0 ] || { echo "the end-to-end tests failed"; exit 1; }
-for t in test_e2e_host_device test_e2e_tokens_matter test_e2e_package; do
+for t in test_e2e_host_device test_e2e_tokens_matter test_e2e_package test_e2e_graph; do
   printf '%s\n' "$out" | grep -q "OK \] $t" || { echo "$t did not run"; exit 1; }
 done
 exit 0

@@ -743,7 +743,21 @@ static void test_e2e_graph(void **state) {
   tvm_gvalue *y = tvm_graph_apply(g, "MatMul", "mm", in, 2, NULL, 0, 1, NULL);
   assert_int_equal(tvm_graph_mark_output(g, y), TVM_OK);
   tvm_plan *p = NULL;
-  if (tvm_compile(g, E->t, NULL, &p) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  /* --dump-ir knows the target's pass; a wrong name lists it */
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  char *dumped = NULL;
+  size_t dlen = 0;
+  o.dump_to = open_memstream(&dumped, &dlen);
+  o.dump_ir = "nope";
+  assert_int_equal(tvm_compile(g, E->t, &o, &p), TVM_ERR_INVALID);
+  assert_non_null(strstr(tvm_diag_message(), "mock_count_gemm (target pass)"));
+  o.dump_ir = "mock_count_gemm";
+  if (tvm_compile(g, E->t, &o, &p) != TVM_OK) fail_msg("%s", tvm_diag_message());
+  fclose(o.dump_to);
+  assert_non_null(strstr(dumped, "// after mock_count_gemm: "));
+  assert_non_null(strstr(dumped, "mock_gemm_calls"));
+  free(dumped);
   assert_int_equal(p->nsteps, 1);
   assert_non_null(p->steps[0].host);
   assert_int_equal(p->steps[0].host->nops, 1);

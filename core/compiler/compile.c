@@ -46,26 +46,25 @@ static tvm_status gp_fuse(tvm_graph *g, const tvm_target *t,
                           const tvm_compile_options *o, int *dumped);
 
 /* THE graph pipeline: its run, --dump-ir and the valid names all come
- * from this table (the lowering pipeline is core/lower/lower.c's). */
-static const graph_step graph_pipeline[] = {
-    {"fold_constants", gp_fold},
-    {"simplify_inference", gp_simplify},
-    {"alter_layout", gp_alter_layout},
-    {"cse", gp_cse},
-    {"dce", gp_dce},
-    {"fuse_ops", gp_fuse},
-    {"plan_memory", NULL},
-};
+ * from this one table (an X-macro: steps and names are two views of it;
+ * the lowering pipeline is core/lower/lower.c's). */
+#define GRAPH_PIPELINE(X)                \
+  X("fold_constants", gp_fold)           \
+  X("simplify_inference", gp_simplify)   \
+  X("alter_layout", gp_alter_layout)     \
+  X("cse", gp_cse)                       \
+  X("dce", gp_dce)                       \
+  X("fuse_ops", gp_fuse)                 \
+  X("plan_memory", NULL)
+#define GRAPH_STEP(name, fn) {name, fn},
+#define GRAPH_NAME(name, fn) name,
+
+static const graph_step graph_pipeline[] = {GRAPH_PIPELINE(GRAPH_STEP)};
+static const char *const graph_names[] = {GRAPH_PIPELINE(GRAPH_NAME) NULL};
 #define NGRAPH ((int)(sizeof graph_pipeline / sizeof graph_pipeline[0]))
 
-static const char *graph_names[NGRAPH + 1];
-
 /* The graph pipeline's step names in order, NULL-terminated. */
-const char *const *tvm_compile_pass_names(void) {
-  for (int i = 0; i < NGRAPH; i++) graph_names[i] = graph_pipeline[i].name;
-  graph_names[NGRAPH] = NULL;
-  return graph_names;
-}
+const char *const *tvm_compile_pass_names(void) { return graph_names; }
 
 void tvm_compile_options_init(tvm_compile_options *o) {
   if (!o)

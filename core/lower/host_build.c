@@ -20,6 +20,7 @@
 #include "tvm/lower.h"
 
 #define HOST_MAX_LAUNCHES 65536
+#define HOST_MAX_ITERATIONS (1 << 24) /* host loop iterations in all */
 
 /* Growing arrays of the program being built (heap, copied to the arena at
  * the end). */
@@ -35,6 +36,7 @@ typedef struct hb {
   size_t nops, cops;
   tvm_host_arg *args;
   size_t nargs, cargs;
+  int64_t iterations;
   tvm_status st;
 } hb;
 
@@ -189,6 +191,15 @@ static int walk(hb *b, const tvm_stmt *s) {
     if (!eval(b, s->u.for_.min, "loop", "start", &lo) ||
         !eval(b, s->u.for_.extent, "loop", "trip count", &n))
       return 0;
+    if (n > HOST_MAX_ITERATIONS - b->iterations) {
+      b->st = tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                           "host code of %s: its host loops run more than "
+                           "%d iterations in all; bind those loops to "
+                           "blockIdx so that they run on the device",
+                           b->host->name, HOST_MAX_ITERATIONS);
+      return 0;
+    }
+    b->iterations += n > 0 ? n : 0;
     for (int64_t i = 0; i < n; i++)
       if (!bind(b, s->u.for_.var, lo + i) || !walk(b, s->u.for_.body))
         return 0;

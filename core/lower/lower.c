@@ -111,30 +111,29 @@ typedef struct lower_step {
 } lower_step;
 
 /* THE lowering pipeline: the run, --dump-ir and tvm_lower_pass_names all
- * read this table (keep tvm/lower.h's list in step). */
-static const lower_step pipeline[] = {
-    {"schedule_ops", NULL, RUN_ALWAYS},
-    {"storage_flatten", tvm_pass_storage_flatten, RUN_ALWAYS},
-    {"vectorize", tvm_pass_vectorize, RUN_ALWAYS},
-    {"unroll", tvm_pass_unroll, RUN_ALWAYS},
-    {"inject_virtual_thread", tvm_pass_inject_virtual_thread, RUN_ALWAYS},
-    {"inject_dep_tokens", tvm_pass_inject_dep_tokens, RUN_QUEUES},
-    {"storage_rewrite", tvm_pass_storage_rewrite, RUN_ALWAYS},
-    {"check_scope_capacity", tvm_pass_check_scope_capacity, RUN_ALWAYS},
-    {"thread_sync", tvm_pass_thread_sync, RUN_THREADS},
-    {"split_host_device", NULL, RUN_DEVICE},
-    {"simplify", tvm_pass_simplify, RUN_ALWAYS},
-};
+ * read this one table (an X-macro: the steps and their names are two
+ * views of it; keep tvm/lower.h's list in step). */
+#define LOWER_PIPELINE(X)                                                \
+  X("schedule_ops", NULL, RUN_ALWAYS)                                    \
+  X("storage_flatten", tvm_pass_storage_flatten, RUN_ALWAYS)             \
+  X("vectorize", tvm_pass_vectorize, RUN_ALWAYS)                         \
+  X("unroll", tvm_pass_unroll, RUN_ALWAYS)                               \
+  X("inject_virtual_thread", tvm_pass_inject_virtual_thread, RUN_ALWAYS) \
+  X("inject_dep_tokens", tvm_pass_inject_dep_tokens, RUN_QUEUES)         \
+  X("storage_rewrite", tvm_pass_storage_rewrite, RUN_ALWAYS)             \
+  X("check_scope_capacity", tvm_pass_check_scope_capacity, RUN_ALWAYS)   \
+  X("thread_sync", tvm_pass_thread_sync, RUN_THREADS)                    \
+  X("split_host_device", NULL, RUN_DEVICE)                               \
+  X("simplify", tvm_pass_simplify, RUN_ALWAYS)
+#define LOWER_STEP(name, fn, when) {name, fn, when},
+#define LOWER_NAME(name, fn, when) name,
+
+static const lower_step pipeline[] = {LOWER_PIPELINE(LOWER_STEP)};
+static const char *const pipeline_names[] = {LOWER_PIPELINE(LOWER_NAME) NULL};
 #define NPIPELINE ((int)(sizeof pipeline / sizeof pipeline[0]))
 
-static const char *pipeline_names[NPIPELINE + 1];
-
 /* The built-in pass names in order (see lower.h). */
-const char *const *tvm_lower_pass_names(void) {
-  for (int i = 0; i < NPIPELINE; i++) pipeline_names[i] = pipeline[i].name;
-  pipeline_names[NPIPELINE] = NULL;
-  return pipeline_names;
-}
+const char *const *tvm_lower_pass_names(void) { return pipeline_names; }
 
 /* Index of built-in pass name, or -1. */
 static int builtin_index(const char *name) {

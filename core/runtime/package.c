@@ -514,8 +514,9 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
     goto done;
   }
   int ok = fwrite(head.d, 1, head.len, f) == head.len;
-  for (int i = 0; i < nsec && ok; i++)
-    ok = fwrite(secs[i]->d, 1, secs[i]->len, f) == secs[i]->len;
+  for (int i = 0; i < nsec && ok; i++) /* an empty section has no buffer */
+    ok = secs[i]->len == 0 ||
+         fwrite(secs[i]->d, 1, secs[i]->len, f) == secs[i]->len;
   if (fclose(f) != 0) ok = 0;
   if (!ok || rename(tmp, path) != 0) {
     st = tvm_diag_set(TVM_ERR_IO, "cannot write %s: %s", path,

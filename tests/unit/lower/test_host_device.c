@@ -267,6 +267,45 @@ static void test_host_program(void **state) {
   tvm_ctx_destroy(c);
 }
 
+/* A buffer passed between two kernels is a host-level allocation: the
+ * host program allocates it on the device (a temporary) and passes it to
+ * both launches. */
+static void test_host_program_temps(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_arena *a = tvm_arena_create();
+  tvm_expr *sh[1] = {tvm_int(c, 64)};
+  tvm_buffer *ba = tvm_buffer_new(c, "A", TVM_F32, sh, 1, "global");
+  tvm_buffer *bb = tvm_buffer_new(c, "B", TVM_F32, sh, 1, "global");
+  tvm_expr *T = tvm_var(c, "T", TVM_HANDLE), *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_stmt *k0 = tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 64), TVM_FOR_THREAD, "threadIdx.x",
+      tvm_store(c, T, tx, tvm_load(c, TVM_F32, ba->data, tx, NULL), NULL));
+  tvm_stmt *k1 = tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 64), TVM_FOR_THREAD, "threadIdx.x",
+      tvm_store(c, bb->data, tx, tvm_load(c, TVM_F32, T, tx, NULL), NULL));
+  tvm_stmt *body = tvm_allocate(c, T, TVM_F32, tvm_int(c, 64), "global",
+                                tvm_seq2(c, k0, k1));
+  tvm_expr *params[2] = {ba->data, bb->data};
+  tvm_buffer *bufs[2] = {ba, bb};
+  tvm_func *f = tvm_func_new(c, "two", params, bufs, 2, body), *host;
+  tvm_module m = {c, NULL, 0};
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  o.has_threads = 1;
+  assert_int_equal(tvm_pass_split_host_device(c, f, &o, &m, &host), TVM_OK);
+  tvm_host_program *p = NULL;
+  assert_int_equal(tvm_host_program_build(host, &m, a, &p), TVM_OK);
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  tvm_host_program_print(&b, p);
+  expect_text(b.data,
+              "host two (2 params, 1 temps: 256 bytes)\n"
+              "  launch two_kernel0 grid(1, 1, 1) block(64, 1, 1) shared 0 (t0, p0)\n"
+              "  launch two_kernel1 grid(1, 1, 1) block(64, 1, 1) shared 0 (p1, t0)\n");
+  tvm_strbuf_free(&b);
+  tvm_arena_destroy(a);
+  tvm_ctx_destroy(c);
+}
+
 /* The evaluator: integer arithmetic with floor semantics, bound
  * variables, select, let; refuses unbound variables and loads. */
 static void test_eval_int(void **state) {
@@ -375,6 +414,7 @@ int main(void) {
       cmocka_unit_test(test_barrier_under_thread_condition),
       cmocka_unit_test(test_launch_verify),
       cmocka_unit_test(test_host_program),
+      cmocka_unit_test(test_host_program_temps),
       cmocka_unit_test(test_eval_int),
       cmocka_unit_test_setup_teardown(test_target_passes, setup, teardown),
   };

@@ -19,3 +19,15 @@ bench_zoo_CFLAGS = $(AM_CFLAGS) \
 	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\" \
 	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/llvm-cpu/.libs\"
 bench_zoo_LDADD = libtvm.la -lm
+# bench/kernels: single kernels (ResNet-18 and MobileNetV2 convolutions,
+# SGEMM shapes) against oneDNN and OpenBLAS in one interleaved run
+if HAVE_OPENBLAS
+if HAVE_DNNL
+noinst_PROGRAMS += bench/kernels
+bench_kernels_SOURCES = bench/kernels.c bench/machine.c bench/machine.h
+bench_kernels_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) -fopenmp \
+	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\" \
+	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/llvm-cpu/.libs\"
+bench_kernels_LDADD = libtvm.la $(OPENBLAS_LIBS) -ldnnl -lgomp -lm
+endif
+endif

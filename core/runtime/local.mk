@@ -1,11 +1,17 @@
-# core/runtime: the thread pool, devices, loaded modules, launches, timing
-# and the codegen+load "build".
-libtvm_la_SOURCES += \
+# core/runtime (libtvm_runtime): plugin discovery and the host API,
+# targets made from validated values, thread pools, devices, loaded
+# modules, launches and timing; plans, packages, the graph executor and
+# .npy I/O.  Data types (core/ir/dtype.c) are compiled in too: they are
+# all of the IR the runtime uses.
+libtvm_runtime_la_SOURCES += \
+	core/ir/dtype.c \
+	core/runtime/runtime_int.h \
+	core/runtime/plugin_registry.c \
+	core/runtime/host_api.c \
+	core/runtime/target_create.c \
 	core/runtime/thread_pool.c \
 	core/runtime/device.c \
-	core/runtime/build.c
-# (helper H2) packages, the graph executor and .npy I/O.
-libtvm_la_SOURCES += \
+	core/runtime/plan.c \
 	core/runtime/npy.c \
 	core/runtime/package.c \
 	core/runtime/executor.c

@@ -37,6 +37,15 @@ tests_unit_runtime_test_executor_CFLAGS = $(TVM_TEST_CF)
 tests_unit_runtime_test_executor_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_unit_runtime_test_executor_DEPENDENCIES = \
 	plugins/llvm-cpu/tvm-llvm-cpu.la
+# two devices with different num_threads, each on its own pool
+check_PROGRAMS += tests/unit/runtime/test_device_pools
+TESTS += tests/unit/runtime/test_device_pools
+tests_unit_runtime_test_device_pools_SOURCES = \
+	tests/unit/runtime/test_device_pools.c
+tests_unit_runtime_test_device_pools_CFLAGS = $(TVM_TEST_CF)
+tests_unit_runtime_test_device_pools_LDADD = $(TVM_TEST_LIBS) -lpthread
+EXTRA_tests_unit_runtime_test_device_pools_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
 endif
 endif
 # tvmc compile / tvmc run end to end (a shell script; needs llvm-cpu)

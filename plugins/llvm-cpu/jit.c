@@ -63,6 +63,7 @@ static int32_t load_object(tvm_plugin_module *m, const tvm_plugin_blob *blob) {
   m->jit = jit;
   LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(jit),
                                           keep_error, m);
+  lc_math_library_global();
   LLVMOrcDefinitionGeneratorRef gen = NULL;
   err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
       &gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);

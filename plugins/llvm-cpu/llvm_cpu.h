@@ -190,6 +190,9 @@ void lc_module_unload(tvm_plugin_module *m);
 int32_t lc_parallel_trampoline(void *ctx, lc_task_fn task, void *data,
                                int64_t n);
 int32_t lc_parallel_trampoline_v1(lc_task_fn task, void *data, int64_t n);
+/* Makes the C math library's symbols (expf, tanhf, ...) visible to the
+ * JIT's process-wide symbol search, whatever the host program links. */
+void lc_math_library_global(void);
 /* device_open with the host pool the device's loops run on (ABI 4). */
 int32_t lc_device_open_pool(tvm_plugin_target *t, tvm_host_pool *pool,
                             tvm_plugin_device **out);

@@ -3,6 +3,8 @@
  * Memory is aligned host memory, copies are memcpy, launches are direct
  * calls of the loaded entry points; timers are left to the host clock.
  */
+#include <dlfcn.h>
+#include <gnu/lib-names.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -57,6 +59,22 @@ int32_t lc_parallel_trampoline(void *ctx, lc_task_fn task, void *data,
  * made before it): the host's default pool. */
 int32_t lc_parallel_trampoline_v1(lc_task_fn task, void *data, int64_t n) {
   return lc_parallel_trampoline(NULL, task, data, n);
+}
+
+/* Promotes libm to the global symbol scope once: generated code calls
+ * expf and friends, which the JIT resolves against the process; a host
+ * program that links no libm itself (one linking libtvm_runtime alone)
+ * would otherwise leave them unresolved, since plugins and their
+ * dependencies are loaded with RTLD_LOCAL.  The handle is never closed. */
+static void promote_libm(void) {
+  if (dlopen(LIBM_SO, RTLD_NOW | RTLD_GLOBAL) == NULL)
+    lc_report(TVM_ERR_UNAVAILABLE, "llvm-cpu: cannot load %s: %s", LIBM_SO,
+              dlerror());
+}
+
+void lc_math_library_global(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, promote_libm);
 }
 
 /* This machine can always run code for its own CPU. */

@@ -24,7 +24,10 @@ static void test_host_api(void **state) {
   OFF(tvm_host_api, parallel_for, 40);
   OFF(tvm_host_api, num_threads, 48);
   OFF(tvm_host_api, reserved, 52);
-  assert_int_equal(sizeof(tvm_host_api), 56);
+  assert_int_equal(TVM_HOST_API_SIZE_V3, 56);
+  OFF(tvm_host_api, pool_parallel_for, 56);
+  OFF(tvm_host_api, pool_size, 64);
+  assert_int_equal(sizeof(tvm_host_api), 72);
 }
 
 static void test_schema_structs(void **state) {
@@ -117,8 +120,9 @@ static void test_vtable(void **state) {
   assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V2, 152); /* ABI 2 ends here */
   OFF(tvm_plugin_vtable, alter_layout, 152);
   assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V3, 160); /* ABI 3 ends here */
-  OFF(tvm_plugin_vtable, lower_passes, 160);
-  assert_int_equal(sizeof(tvm_plugin_vtable), 168);
+  OFF(tvm_plugin_vtable, device_open_pool, 160);
+  OFF(tvm_plugin_vtable, lower_passes, 168);
+  assert_int_equal(sizeof(tvm_plugin_vtable), 176);
   OFF(tvm_plugin_lower_pass, after, 8);
   OFF(tvm_plugin_lower_pass, name, 16);
   OFF(tvm_plugin_lower_pass, run, 24);

@@ -37,7 +37,6 @@
 #include "tvm/host_program.h"
 #include "tvm/plugin.h"
 #include "tvm/runtime.h"
-#include "../../../core/compiler/compiler_int.h"
 #include "../../unit/lower/pass_check.h"
 
 /* The plugin's entry point, linked into this test (mock_accel.c). */
@@ -63,7 +62,7 @@ static void hfree(void *p) { free(p); }
 
 static const tvm_host_api host_api = {
     sizeof(tvm_host_api), TVM_PLUGIN_ABI_VERSION, report, logmsg, halloc,
-    hfree, NULL, 1, 0};
+    hfree, NULL, 1, 0, NULL, NULL};
 
 static tvm_expr *matmul_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_tensor **in = ud;
@@ -648,14 +647,9 @@ static void test_e2e_package(void **state) {
     print_message("TVM_BUILDDIR not set (run through make check)\n");
     skip();
   }
-  /* laid out as compiler_plan_new makes one (internal to libtvm): priv is
-   * a plan_priv owning an arena */
-  tvm_plan *p = tvm_calloc(1, sizeof *p), *q = NULL;
-  plan_priv *pv = tvm_calloc(1, sizeof *pv);
-  tvm_arena *pa = tvm_arena_create();
-  assert_true(p && pv && pa);
-  pv->arena = pa;
-  p->priv = pv;
+  tvm_plan *p = NULL, *q = NULL;
+  assert_int_equal(tvm_plan_new(&p), TVM_OK);
+  tvm_arena *pa = tvm_plan_arena(p);
   p->target_name = "mock-e2e";
   p->plugin_name = "mock_accel";
   p->plugin_version = "0.2";

@@ -146,3 +146,10 @@ TESTS += tests/plugins/mock_accel/test_sdk_example_accel.sh
 EXTRA_DIST += tests/plugins/mock_accel/test_sdk_example_accel.sh
 tests/plugins/mock_accel/test_sdk_example_accel.log: \
 	$(filter-out tests/plugins/mock_accel/test_sdk_example_accel.log,$(TEST_LOGS))
+# the host/device model on a thread target (vulkan; skipped without it)
+check_PROGRAMS += tests/unit/lower/test_host_gpu
+TESTS += tests/unit/lower/test_host_gpu
+tests_unit_lower_test_host_gpu_SOURCES = \
+	tests/unit/lower/test_host_gpu.c tests/unit/lower/lower_test.h
+tests_unit_lower_test_host_gpu_CFLAGS = $(TVM_TEST_CF)
+tests_unit_lower_test_host_gpu_LDADD = $(TVM_TEST_LIBS) -lm

@@ -70,6 +70,16 @@ const char *codegen_type(codegen_c *e, tvm_dtype t) {
   return "?";
 }
 
+/* Does d name vectors of t's element type? */
+int codegen_has_vector(const tvm_c_dialect *d, tvm_dtype t) {
+  int w = width_index(t.bits);
+  if (w < 0 || tvm_dtype_is_bool(t)) return 0;
+  if (t.code == kDLInt) return d->int_vec[w] != NULL;
+  if (t.code == kDLUInt) return d->uint_vec[w] != NULL;
+  if (t.code == kDLFloat) return w >= 1 && d->float_vec[w - 1] != NULL;
+  return 0;
+}
+
 /* Names C reserves or the dialects define (a variable must not shadow a
  * function the kernel calls). */
 static int reserved(const char *s) {

@@ -121,14 +121,17 @@ static void emit_for(codegen_c *e, const tvm_stmt *s) {
   tvm_strbuf_printf(e->out, "for (%s %s = ", ty, v);
   codegen_expr(e, s->u.for_.min, -1);
   tvm_strbuf_printf(e->out, "; %s < ", v);
-  codegen_expr(e, tvm_add(e->c, s->u.for_.min, s->u.for_.extent), -1);
+  codegen_expr(e, tvm_simplify(e->c, tvm_add(e->c, s->u.for_.min,
+                                             s->u.for_.extent), NULL), -1);
   tvm_strbuf_printf(e->out, "; ++%s) ", v);
   emit_block(e, s->u.for_.body);
 }
 
 /* May a vector access of `lanes` at base use the dialect's vector form? */
-static int vector_ok(codegen_c *e, const tvm_expr *index, int lanes) {
+static int vector_ok(codegen_c *e, const tvm_expr *index, tvm_dtype t) {
   int64_t stride;
+  int lanes = t.lanes;
+  if (!codegen_has_vector(e->d, t)) return 0;
   if (index->kind != TVM_RAMP ||
       !tvm_is_const_int(index->u.ramp.stride, &stride) || stride != 1)
     return 0;
@@ -167,7 +170,7 @@ static int hoist_hook(tvm_visitor *v, const tvm_expr *x) {
   int lanes = x->dtype.lanes;
   if (x->kind != TVM_LOAD || lanes < 2 || x->u.load.pred ||
       tvm_ptrmap_get(&e->hoisted, x, &seen) ||
-      !vector_ok(e, x->u.load.index, lanes))
+      !vector_ok(e, x->u.load.index, x->dtype))
     return 0;
   char *name = tvm_arena_printf(e->c->arena, "_v%d", e->ntmp++);
   const char *ty = codegen_type(e, x->dtype);
@@ -215,7 +218,7 @@ static void emit_store(codegen_c *e, const tvm_stmt *s) {
   tvm_visit_expr(&v, val);
   const char *vty = codegen_type(e, val->dtype);
   const char *ety = codegen_type(e, tvm_dtype_element(val->dtype));
-  int vec = !pred && vector_ok(e, idx, lanes);
+  int vec = !pred && vector_ok(e, idx, val->dtype);
   int r = e->ntmp++;
   if (vec) {
     pad(e);

@@ -33,6 +33,8 @@ void codegen_fail(codegen_c *e, tvm_status st, const char *fmt, ...)
 /* C type name of t (vectors: base name + lanes), NULL when the dialect
  * has none (an error is recorded). */
 const char *codegen_type(codegen_c *e, tvm_dtype t);
+/* Does the dialect name vectors of t's element type? */
+int codegen_has_vector(const tvm_c_dialect *d, tvm_dtype t);
 /* The C name of variable v (made unique on first use). */
 const char *codegen_name(codegen_c *e, const tvm_expr *v);
 /* Prints x; lane >= 0 selects one lane of a vector expression. */

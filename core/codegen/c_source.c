@@ -82,12 +82,17 @@ static void emit_thread_loop(codegen_c *e, const tvm_stmt *s) {
   }
   tvm_strbuf_append(e->out, ";\n");
   note_range(e, s->u.for_.var, s->u.for_.min, s->u.for_.extent);
+  if (tvm_ptrvec_push(&e->thread_vars, s->u.for_.var) != TVM_OK)
+    codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
   if (guard) {
     pad(e);
     tvm_strbuf_printf(e->out, "if (%s < ", v);
-    codegen_expr(e, tvm_add(e->c, s->u.for_.min, s->u.for_.extent), -1);
+    codegen_expr(e, tvm_simplify(e->c, tvm_add(e->c, s->u.for_.min,
+                                               s->u.for_.extent), NULL), -1);
     tvm_strbuf_append(e->out, ") ");
+    e->divergent++;
     emit_block(e, s->u.for_.body);
+    e->divergent--;
   } else {
     emit_stmt(e, s->u.for_.body);
   }
@@ -298,6 +303,13 @@ static void emit_allocate(codegen_c *e, const tvm_stmt *s) {
   emit_stmt(e, s->u.alloc.body);
 }
 
+/* Does cond depend on an enclosing thread loop's variable? */
+static int thread_dependent(codegen_c *e, const tvm_expr *cond) {
+  for (size_t i = 0; i < e->thread_vars.len; i++)
+    if (tvm_expr_uses_var(cond, e->thread_vars.data[i])) return 1;
+  return 0;
+}
+
 /* One statement. */
 static void emit_stmt(codegen_c *e, const tvm_stmt *s) {
   if (!s || e->st != TVM_OK) return;
@@ -308,18 +320,22 @@ static void emit_stmt(codegen_c *e, const tvm_stmt *s) {
   case TVM_SEQ:
     for (int i = 0; i < s->u.seq.n; i++) emit_stmt(e, s->u.seq.stmts[i]);
     return;
-  case TVM_IF:
+  case TVM_IF: {
+    int div = thread_dependent(e, s->u.if_.cond);
     pad(e);
     tvm_strbuf_append(e->out, "if (");
     codegen_expr(e, s->u.if_.cond, -1);
     tvm_strbuf_append(e->out, ") ");
+    e->divergent += div;
     emit_block(e, s->u.if_.then_);
     if (s->u.if_.else_) {
       pad(e);
       tvm_strbuf_append(e->out, "else ");
       emit_block(e, s->u.if_.else_);
     }
+    e->divergent -= div;
     return;
+  }
   case TVM_LET_STMT: {
     pad(e);
     tvm_strbuf_append(e->out, "{\n");
@@ -354,6 +370,13 @@ static void emit_stmt(codegen_c *e, const tvm_stmt *s) {
     return;
   }
   case TVM_BARRIER:
+    if (e->divergent)
+      codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                   "barrier under a thread-dependent condition (a guard of "
+                   "a thread loop smaller than the launch, or an if on a "
+                   "thread index): threads that skip it would deadlock the "
+                   "block; make the extents of sibling thread loops equal or "
+                   "split by factors that divide the shape");
     pad(e);
     tvm_strbuf_printf(e->out, "%s\n",
                       s->u.barrier.scope && !strcmp(s->u.barrier.scope, "global")
@@ -518,6 +541,8 @@ tvm_status tvm_c_emit_module(const tvm_c_dialect *d, const tvm_module *m,
     tvm_ptrmap_free(&e.buf_type);
     tvm_ptrmap_free(&e.hoisted);
     tvm_bounds_free(&e.bounds);
+    tvm_ptrvec_free(&e.thread_vars);
+    e.divergent = 0;
   }
   if (e.st == TVM_OK && e.uses_bf16 && !d->bf16_prelude)
     codegen_fail(&e, TVM_ERR_UNSUPPORTED, "bfloat16 is not supported by %s",

@@ -21,6 +21,8 @@ typedef struct codegen_c {
   tvm_ptrmap hoisted;  /* vector load expr -> char* temporary */
   tvm_bounds bounds;   /* ranges of enclosing loop variables */
   int indent, ntmp;
+  tvm_ptrvec thread_vars; /* variables of enclosing thread loops */
+  int divergent;          /* depth of thread-dependent conditions */
   uint32_t launch[6];  /* blockIdx.xyz, threadIdx.xyz extents */
   uint64_t shared_bytes;
   int uses_half, uses_bf16, uses_f64;

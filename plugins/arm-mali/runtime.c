@@ -31,6 +31,7 @@ struct tvm_plugin_device {
   cl_command_queue q;
   int has_fp16;
   size_t max_wg;
+  cl_uint base_align; /* bytes every buffer is aligned to */
   bin_entry *cache;
 };
 
@@ -155,6 +156,10 @@ int32_t mali_device_open(tvm_plugin_target *t, tvm_plugin_device **out) {
     d->has_fp16 = strstr(ext, "cl_khr_fp16") != NULL;
     d->cl.clGetDeviceInfo(d->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
                           sizeof d->max_wg, &d->max_wg, NULL);
+    cl_uint bits = 0;
+    d->cl.clGetDeviceInfo(d->dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits,
+                          &bits, NULL);
+    d->base_align = bits / 8;
     *out = d;
     return TVM_OK;
   }
@@ -180,6 +185,10 @@ void mali_device_close(tvm_plugin_device *d) {
 int32_t mali_mem_alloc(tvm_plugin_device *d, uint32_t scope, uint64_t nbytes,
                        uint64_t align, void **out) {
   cl_int err = CL_SUCCESS;
+  if (align > d->base_align)
+    return REPORT(TVM_ERR_UNSUPPORTED, "arm-mali: alignment %llu requested; "
+                  "this device aligns buffers to %u bytes",
+                  (unsigned long long)align, d->base_align);
   cl_mem m = d->cl.clCreateBuffer(d->ctx, CL_MEM_READ_WRITE,
                                   nbytes ? (size_t)nbytes : 1, NULL, &err);
   if (!m)

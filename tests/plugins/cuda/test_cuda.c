@@ -189,6 +189,31 @@ static void test_thread_limit(void **state) {
   tvm_target_free(t);
 }
 
+/* float16 math compiles (cuda_fp16.h, exp computed in float32). */
+static void test_half_compile(void **state) {
+  (void)state;
+  tvm_target *t = load("cuda-sm80");
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_module m = {c, NULL, 0};
+  gpu_half_lower(t, c, &m);
+  tvm_plugin_blob blob;
+  tvm_status st = tvm_target_codegen(t, &m, &blob);
+  if (st == TVM_ERR_UNAVAILABLE) {
+    printf("skipped: %s\n", tvm_diag_message());
+    tvm_ctx_destroy(c);
+    tvm_target_free(t);
+    skip();
+  }
+  if (st != TVM_OK) fail_msg("half codegen: %s", tvm_diag_message());
+  char *src = section(&blob, "source");
+  assert_non_null(strstr(src, "#include <cuda_fp16.h>"));
+  assert_non_null(strstr(src, "expf((float)("));
+  free(src);
+  tvm_plugin_blob_free(&blob);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
 /* The stub libcuda (no driver behind it) makes probe say UNAVAILABLE. */
 static void test_probe_stub(void **state) {
   (void)state;
@@ -231,7 +256,8 @@ static void test_run(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sm80),        cmocka_unit_test(test_sm90),
-      cmocka_unit_test(test_thread_limit), cmocka_unit_test(test_probe_stub),
+      cmocka_unit_test(test_thread_limit), cmocka_unit_test(test_half_compile),
+      cmocka_unit_test(test_probe_stub),
       cmocka_unit_test(test_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

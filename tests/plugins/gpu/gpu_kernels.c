@@ -192,6 +192,31 @@ static void case_rowsum(const tvm_target *t, tvm_ctx *c, gpu_case *k) {
   tvm_schedule_free(s);
 }
 
+static tvm_expr *half_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_expr *x = tvm_math(c, TVM_INTRIN_EXP, TVM_AT(c, (tvm_tensor *)ud, i[0]));
+  return tvm_add(c, tvm_mul(c, x, tvm_fconst(c, TVM_F16, 2)),
+                 tvm_fconst(c, TVM_F16, 1));
+}
+
+void gpu_half_lower(const tvm_target *t, tvm_ctx *c, tvm_module *m) {
+  tvm_schedule *s;
+  tvm_iter_var *bo, *bi;
+  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F16, (int64_t[]){1024}, 1);
+  tvm_tensor *B = tvm_compute(c, "B", (int64_t[]){1024}, 1, half_body, A);
+  OK(tvm_schedule_create(c, &B, 1, &s));
+  tvm_stage *st = tvm_stage_of(s, B);
+  OK(tvm_split(st, tvm_stage_axis(st, 0), 64, &bo, &bi));
+  OK(tvm_bind(st, bo, tvm_thread_axis(c, "blockIdx.x", NULL)));
+  OK(tvm_bind(st, bi, tvm_thread_axis(c, "threadIdx.x", NULL)));
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t, &o);
+  m->ctx = c;
+  if (tvm_lower(s, (tvm_tensor *[]){A, B}, 2, "half_exp", &o, m) != TVM_OK)
+    fail_msg("lowering half_exp failed: %s", tvm_diag_message());
+  tvm_schedule_free(s);
+}
+
 void gpu_cases_lower(const tvm_target *t, tvm_ctx *c, gpu_case *cases) {
   memset(cases, 0, sizeof(gpu_case) * GPU_NCASES);
   case_scale(t, c, &cases[0]);

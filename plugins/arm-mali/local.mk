@@ -24,3 +24,16 @@ EXTRA_tests_plugins_arm_mali_test_arm_mali_DEPENDENCIES = \
 	plugins/arm-mali/tvm-arm-mali.la
 endif
 endif
+
+# Operators of the op library with a naive thread schedule, run on PoCL.
+if BUILD_ARM_MALI
+if HAVE_CMOCKA
+check_PROGRAMS += tests/plugins/gpu/test_ops_opencl
+TESTS += tests/plugins/gpu/test_ops_opencl
+tests_plugins_gpu_test_ops_opencl_SOURCES = tests/plugins/gpu/test_ops_gpu.c
+tests_plugins_gpu_test_ops_opencl_CFLAGS = $(TVM_TEST_CF) -DGPU_TARGET=\"opencl\"
+tests_plugins_gpu_test_ops_opencl_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_gpu_test_ops_opencl_DEPENDENCIES = \
+	plugins/arm-mali/tvm-arm-mali.la
+endif
+endif

@@ -28,3 +28,16 @@ tests_plugins_cuda_test_cuda_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_cuda_test_cuda_DEPENDENCIES = plugins/cuda/tvm-cuda.la
 endif
 endif
+
+# Operators of the op library with a naive thread schedule, compiled with
+# NVRTC (and run where a GPU exists).
+if BUILD_CUDA
+if HAVE_CMOCKA
+check_PROGRAMS += tests/plugins/gpu/test_ops_cuda
+TESTS += tests/plugins/gpu/test_ops_cuda
+tests_plugins_gpu_test_ops_cuda_SOURCES = tests/plugins/gpu/test_ops_gpu.c
+tests_plugins_gpu_test_ops_cuda_CFLAGS = $(TVM_TEST_CF) -DGPU_TARGET=\"cuda-sm90\"
+tests_plugins_gpu_test_ops_cuda_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_gpu_test_ops_cuda_DEPENDENCIES = plugins/cuda/tvm-cuda.la
+endif
+endif

@@ -133,9 +133,9 @@ static void test_run(void **state) {
   tvm_ctx *c = tvm_ctx_create();
   gpu_case cases[GPU_NCASES];
   gpu_cases_lower(t, c, cases);
-  gpu_cases_run(t, d, cases);
-  /* again: the programs now come from the binary cache */
-  gpu_cases_run(t, d, cases);
+  gpu_cases_run(t, d, cases, 0);
+  /* again, timed: the programs now come from the binary cache */
+  gpu_cases_run(t, d, cases, 1);
   gpu_cases_free(cases);
   tvm_ctx_destroy(c);
   tvm_device_close(d);

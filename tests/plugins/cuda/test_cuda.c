@@ -246,7 +246,7 @@ static void test_run(void **state) {
   tvm_ctx *c = tvm_ctx_create();
   gpu_case cases[GPU_NCASES];
   gpu_cases_lower(t, c, cases);
-  gpu_cases_run(t, d, cases);
+  gpu_cases_run(t, d, cases, 1);
   gpu_cases_free(cases);
   tvm_ctx_destroy(c);
   tvm_device_close(d);

@@ -239,7 +239,8 @@ const tvm_func *gpu_case_kernel(const gpu_case *k) {
 }
 
 /* Runs one case: buffers by parameter name, one launch, compare. */
-static void run_case(const tvm_target *t, tvm_device *d, gpu_case *k) {
+static void run_case(const tvm_target *t, tvm_device *d, gpu_case *k,
+                     int time_it) {
   tvm_plugin_blob blob;
   tvm_runtime_module *rm;
   tvm_runtime_func *f;
@@ -271,6 +272,13 @@ static void run_case(const tvm_target *t, tvm_device *d, gpu_case *k) {
   }
   if (tvm_runtime_call(f, args, (uint32_t)kf->nparams) != TVM_OK)
     fail_msg("%s: launch: %s", k->name, tvm_diag_message());
+  if (time_it) { /* the plugin's device timer (events) */
+    double ms[2] = {0, 0};
+    assert_int_equal(tvm_device_has_timer(d), 1);
+    if (tvm_runtime_time(f, args, (uint32_t)kf->nparams, 2, 2, ms) != TVM_OK)
+      fail_msg("%s: timing: %s", k->name, tvm_diag_message());
+    assert_true(ms[0] > 0 && ms[1] > 0);
+  }
   size_t n = (size_t)k->tsize[k->out];
   float *got = malloc(sizeof(float) * n);
   assert_non_null(got);
@@ -287,6 +295,7 @@ static void run_case(const tvm_target *t, tvm_device *d, gpu_case *k) {
   tvm_plugin_blob_free(&blob);
 }
 
-void gpu_cases_run(const tvm_target *t, tvm_device *d, gpu_case *cases) {
-  for (int i = 0; i < GPU_NCASES; i++) run_case(t, d, &cases[i]);
+void gpu_cases_run(const tvm_target *t, tvm_device *d, gpu_case *cases,
+                   int time_it) {
+  for (int i = 0; i < GPU_NCASES; i++) run_case(t, d, &cases[i], time_it);
 }

@@ -31,7 +31,9 @@ const tvm_func *gpu_case_kernel(const gpu_case *k);
  * threadIdx.x (64), lowered for t into m (A, B are its tensors). */
 void gpu_half_lower(const tvm_target *t, tvm_ctx *c, tvm_module *m);
 /* Runs every case on d (module loaded from blob made per case) and
- * compares the output with the reference (relative tolerance 1e-4). */
-void gpu_cases_run(const tvm_target *t, tvm_device *d, gpu_case *cases);
+ * compares the output with the reference (relative tolerance 1e-4);
+ * time_it: also times each kernel with the device timer (checked > 0). */
+void gpu_cases_run(const tvm_target *t, tvm_device *d, gpu_case *cases,
+                   int time_it);
 
 #endif

@@ -195,11 +195,7 @@ static int32_t codegen(tvm_plugin_target *t, const tvm_module *m,
     out->nkernels = out->kernels ? (uint32_t)src.nkernels : 0;
     out->format = TVM_BLOB_OPENCL_C;
   } else {
-    tvm_kpack_finish(&p, mali_host_alloc, &out->data, &out->size);
-    if (out->data && g_host && g_host->free) g_host->free(out->data);
-    else free(out->data);
-    out->data = NULL;
-    out->size = 0;
+    tvm_strbuf_free(&p.buf);
   }
   tvm_c_source_free(&src);
   return st;

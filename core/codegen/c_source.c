@@ -24,6 +24,12 @@ static void pad(codegen_c *e) {
   for (int i = 0; i < e->indent; i++) tvm_strbuf_append(e->out, "  ");
 }
 
+/* The element type of a buffer of t (bool may be stored as bytes). */
+static const char *storage_type(codegen_c *e, tvm_dtype t) {
+  if (tvm_dtype_is_bool(t) && e->d->bool_storage) return e->d->bool_storage;
+  return codegen_type(e, t);
+}
+
 /* The dialect's entry for a memory scope, or NULL. */
 static const tvm_c_scope *find_scope(const tvm_c_dialect *d, const char *s) {
   for (int i = 0; i < d->nscopes; i++)
@@ -299,7 +305,7 @@ static void emit_allocate(codegen_c *e, const tvm_stmt *s) {
   else pad(e);
   tvm_strbuf_printf(to, "%s%s%s %s[%lld] __attribute__((aligned(16)));\n",
                     sc->qualifier, sc->qualifier[0] ? " " : "",
-                    codegen_type(e, s->u.alloc.dtype), name, (long long)n);
+                    storage_type(e, s->u.alloc.dtype), name, (long long)n);
   emit_stmt(e, s->u.alloc.body);
 }
 
@@ -460,7 +466,7 @@ static void emit_kernel(codegen_c *e, const tvm_func *f, tvm_c_kernel *k) {
       }
       tvm_strbuf_printf(e->out, "%s%s%s* %s %s", d->global_ptr_qual,
                         d->global_ptr_qual[0] ? " " : "",
-                        codegen_type(e, b->dtype), d->restrict_kw, name);
+                        storage_type(e, b->dtype), d->restrict_kw, name);
       k->arg_kinds[i] = TVM_C_ARG_PTR;
     } else {
       tvm_dtype t = p->dtype;
@@ -552,6 +558,7 @@ tvm_status tvm_c_emit_module(const tvm_c_dialect *d, const tvm_module *m,
   tvm_strbuf_append(&text, d->prelude ? d->prelude : "");
   if (e.uses_half && d->half_prelude) tvm_strbuf_append(&text, d->half_prelude);
   if (e.uses_bf16 && d->bf16_prelude) tvm_strbuf_append(&text, d->bf16_prelude);
+  if (e.uses_f64 && d->f64_prelude) tvm_strbuf_append(&text, d->f64_prelude);
   codegen_helpers(d, &text);
   tvm_strbuf_append(&text, "\n");
   tvm_strbuf_append(&text, kernels.data ? kernels.data : "");

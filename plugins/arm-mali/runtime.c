@@ -29,7 +29,7 @@ struct tvm_plugin_device {
   cl_device_id dev;
   cl_context ctx;
   cl_command_queue q;
-  int has_fp16;
+  int has_fp16, has_fp64;
   size_t max_wg;
   cl_uint base_align; /* bytes every buffer is aligned to */
   bin_entry *cache;
@@ -154,6 +154,7 @@ int32_t mali_device_open(tvm_plugin_target *t, tvm_plugin_device **out) {
     d->cl.clGetDeviceInfo(d->dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext,
                           NULL);
     d->has_fp16 = strstr(ext, "cl_khr_fp16") != NULL;
+    d->has_fp64 = strstr(ext, "cl_khr_fp64") != NULL;
     d->cl.clGetDeviceInfo(d->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE,
                           sizeof d->max_wg, &d->max_wg, NULL);
     cl_uint bits = 0;
@@ -283,6 +284,10 @@ int32_t mali_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
     return REPORT(TVM_ERR_UNSUPPORTED,
                   "arm-mali: the module uses float16 but the device lacks "
                   "cl_khr_fp16 (compile for float32)");
+  if (memmem(src, n, "cl_khr_fp64", 11) && !d->has_fp64)
+    return REPORT(TVM_ERR_UNSUPPORTED,
+                  "arm-mali: the module uses float64 but the device lacks "
+                  "cl_khr_fp64 (compute in float32)");
   tvm_plugin_module *m = calloc(1, sizeof *m);
   if (!m) return REPORT(TVM_ERR_NOMEM, "arm-mali: out of memory");
   m->d = d;

@@ -51,6 +51,8 @@ typedef struct tvm_c_dialect {
   const char *prelude;       /* emitted once, at the top of the source */
   const char *half_prelude;  /* emitted when the module uses float16 */
   const char *bf16_prelude;  /* when it uses bfloat16; NULL = unsupported */
+  const char *f64_prelude;   /* when it uses float64 (NULL = nothing) */
+  const char *bool_storage;  /* element type of bool buffers (NULL: bool) */
   const char *helper_qual;   /* qualifier of prelude helpers */
   /* Kernel head: `<kernel_qual> <bounds> void name(<params>)` */
   const char *kernel_qual;   /* `extern "C" __global__`, `__kernel` */

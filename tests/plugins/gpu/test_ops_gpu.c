@@ -225,6 +225,8 @@ static void test_elementwise(void **state) {
   run_gpu_g(NODE("Abs", TVM_IN(TV(TVM_I64, 7)), TVM_NOATTRS), KINDS(G_INT), 0);
   run_gpu_g(NODE("Cast", TVM_IN(TF(3, 4)), TVM_ATTRS(tvm_gattr_int("to", 6))),
             KINDS(G_REAL), 0);
+  run_gpu(NODE("Cast", TVM_IN(TF(3, 4)), TVM_ATTRS(tvm_gattr_int("to", 11))));
+  run_gpu_g(NODE("Not", TVM_IN(TV(TVM_BOOL, 3, 4)), TVM_NOATTRS), KINDS(G_INT), 0);
 }
 
 static void test_broadcast(void **state) {

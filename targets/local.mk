@@ -2,4 +2,5 @@
 # (TVM_TARGET_DIR).
 dist_targets_DATA += \
 	targets/llvm-cpu.yaml \
-	targets/llvm-cpu-1thread.yaml
+	targets/llvm-cpu-1thread.yaml \
+	targets/llvm-cpu-avx2.yaml

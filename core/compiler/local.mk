@@ -9,6 +9,7 @@ libtvm_la_SOURCES += \
 	core/compiler/plan.c \
 	core/compiler/schedule_generic.c \
 	core/compiler/kernels.c \
+	core/compiler/tune_kernel.c \
 	core/compiler/compile.c
 
 if HAVE_CMOCKA

@@ -13,6 +13,8 @@ const tvmc_command tvmc_commands[] = {
     {"compile", tvmc_cmd_compile,
      "compile a model (ONNX file or zoo:NAME) into a package"},
     {"run", tvmc_cmd_run, "run a package or model, time it, show its outputs"},
+    {"tune", tvmc_cmd_tune,
+     "auto-tune a model's kernels on a target into a tuning log"},
     {"matmul", tvmc_cmd_matmul,
      "compile, check and time a matrix multiply on a target"},
     {"help", tvmc_cmd_help, "show this help"},

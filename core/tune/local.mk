@@ -17,3 +17,8 @@ tests_unit_tune_test_log_SOURCES = tests/unit/tune/test_log.c
 tests_unit_tune_test_log_CFLAGS = $(TVM_TEST_CF)
 tests_unit_tune_test_log_LDADD = $(TVM_TEST_LIBS)
 endif
+
+if BUILD_LLVM_CPU
+TESTS += tests/e2e/tune/test_tvmc_tune.sh
+endif
+EXTRA_DIST += tests/e2e/tune/test_tvmc_tune.sh

@@ -18,6 +18,10 @@
  *
  * Timing: one warm-up call, then `number` calls per measurement, raised
  * until one measurement lasts min_repeat_ms, `repeat` measurements.
+ *
+ * Fault injection for the tests: TVM_TUNE_INJECT=crash (or hang) makes
+ * every timed child die of SIGSEGV (or sleep) after its build, so the
+ * recovery paths run without a broken code generator.
  */
 #include <errno.h>
 #include <math.h>
@@ -142,6 +146,12 @@ static void child(tvm_tune_measurer *m, const tvm_tune_lowered *l,
     if (read(go_fd, &go, 1) != 1)
       _exit(0);
   }
+  const char *inject = timed ? getenv("TVM_TUNE_INJECT") : NULL;
+  if (inject && strcmp(inject, "crash") == 0)
+    raise(SIGSEGV);
+  if (inject && strcmp(inject, "hang") == 0)
+    for (;;)
+      pause();
   st = tvm_runtime_call(f, a, (uint32_t)m->nargs);
   size_t off = 0;
   for (int i = 0; i < m->nargs && !st; i++) {

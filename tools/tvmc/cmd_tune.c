@@ -10,7 +10,7 @@
  *    records each distinct templated kernel (workload, FLOPs, uses).
  * 2. Budget: N x tasks measurements in all, split by expected gain: a
  *    task's share is proportional to uses x FLOPs (its share of the
- *    model's work at equal speed), at least 8, at most its space; trials
+ *    model's work at equal speed), at least min(8, N), at most its space; trials
  *    a task leaves unused (space exhausted, or --patience trials without
  *    a 1% gain) go to the tasks after it, by the same weights.
  * 3. Tuning: the model is compiled again with a hook that tunes each
@@ -144,8 +144,9 @@ static tvm_status tune_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   int share = wsum > 0 ? (int)lround(r->left_budget * tk->flops * tk->uses /
                                      wsum)
                        : r->left_budget;
-  if (share < 8)
-    share = 8;
+  int floor_ = r->trials < 8 ? r->trials : 8;
+  if (share < floor_)
+    share = floor_;
   tvm_tune_task_opts o;
   memset(&o, 0, sizeof o);
   o.tuner = r->tuners[r->cur_tuner];

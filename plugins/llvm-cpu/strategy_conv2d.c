@@ -8,9 +8,9 @@
  * output, the elementwise epilogue fused by fuse_ops).  O's loops are
  * (n, oc_chunk, oh, ow, oc_block); ow is split by tile_ow and
  *
- *   parallel  fused(n, oc_chunk, oh)
+ *   parallel  fused(n, oc_chunk, oh_outer)      (oh split by tile_oh)
  *     for ow_outer
- *       CC[tile_ow][oc_block] = 0                        (registers)
+ *       CC[tile_oh][tile_ow][oc_block] = 0               (registers)
  *       for ic_outer, ky, kx, ic_block                  (reduction)
  *         unrolled ow_inner: vector FMA over oc_block
  *       unrolled ow_inner: O = epilogue(CC) (vector)    (fused epilogue)
@@ -32,6 +32,10 @@
  *                 on AVX2's 16 ymm - so the accumulators, the weight
  *                 vector and the broadcast fit; values whose accumulators
  *                 leave fewer than 2 registers free are rejected.
+ *   tile_oh       a divisor of the output height up to 8: output rows in
+ *                 the register block (default 1); tile_oh x tile_ow blocks
+ *                 whose accumulators leave fewer than 2 registers free are
+ *                 rejected.
  *   unroll_kw     none / unroll: the kernel-width reduction loop unrolled.
  *   order_reduce  (regular convolutions) the reduction loops as
  *                 (ic_outer, ky, kx) or (ky, kx, ic_outer), the input
@@ -111,6 +115,16 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   if (tw > 1 && tw * vpo > isa.vregs - 2)
     tvm_cfg_reject(cfg, "tile_ow %lld needs %lld accumulator registers of %d",
                    (long long)tw, (long long)(tw * vpo), isa.vregs);
+  int64_t OH = O->shape_c[2], hch[8];
+  int nh = 0;
+  for (int64_t d = 1; d <= OH && d <= 8 && nh < 8; d++)
+    if (OH % d == 0)
+      hch[nh++] = d;
+  int64_t th = tvm_cfg_choice(cfg, "tile_oh", hch, nh, 0);
+  if (th * tw > 1 && th * tw * vpo > isa.vregs - 2)
+    tvm_cfg_reject(cfg, "tile_oh x tile_ow = %lld x %lld needs %lld "
+                   "accumulator registers of %d", (long long)th, (long long)tw,
+                   (long long)(th * tw * vpo), isa.vregs);
   static const int unroll_anns[] = {TVM_ANN_NONE, TVM_ANN_UNROLL};
   int unroll_kw = tvm_cfg_annotate(cfg, "unroll_kw", unroll_anns, 2, 0);
   int rorder[3] = {0, 1, 2};
@@ -126,14 +140,16 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     goto out;
   {
     tvm_stage *so = tvm_stage_of(s, O);
-    tvm_iter_var *owo, *owi, *f1, *f2;
-    st = tvm_split(so, tvm_stage_axis(so, 3), tw, &owo, &owi);
+    tvm_iter_var *oho, *ohi, *owo, *owi, *f1, *f2;
+    st = tvm_split(so, tvm_stage_axis(so, 2), th, &oho, &ohi);
+    if (!st) st = tvm_split(so, tvm_stage_axis(so, 3), tw, &owo, &owi);
     if (!st)
-      st = tvm_reorder(so, (tvm_iter_var *[]){owo, owi, tvm_stage_axis(so, 4)},
-                       3);
+      st = tvm_reorder(so, (tvm_iter_var *[]){oho, owo, ohi, owi,
+                                              tvm_stage_axis(so, 4)}, 5);
     if (!st) st = tvm_fuse(so, tvm_stage_axis(so, 0), tvm_stage_axis(so, 1), &f1);
-    if (!st) st = tvm_fuse(so, f1, tvm_stage_axis(so, 2), &f2);
+    if (!st) st = tvm_fuse(so, f1, oho, &f2);
     if (!st) st = tvm_parallel(so, f2);
+    if (!st && th > 1) st = tvm_unroll(so, ohi);
     if (!st) st = tvm_unroll(so, owi);
     if (!st) st = tvm_vectorize(so, tvm_stage_axis(so, 4));
     if (st) goto out;
@@ -152,9 +168,11 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     }
     tvm_iter_var *rx = nred >= 2 ? tvm_stage_reduce_axis(sc, nred == 4 ? 2 : 1)
                                  : NULL;
+    order[no++] = tvm_stage_axis(sc, 2);
     order[no++] = tvm_stage_axis(sc, 3);
     order[no++] = tvm_stage_axis(sc, 4);
     st = tvm_reorder(sc, order, no);
+    if (!st && th > 1) st = tvm_unroll(sc, tvm_stage_axis(sc, 2));
     if (!st) st = tvm_unroll(sc, tvm_stage_axis(sc, 3));
     if (!st) st = tvm_vectorize(sc, tvm_stage_axis(sc, 4));
     if (!st && rx && unroll_kw == TVM_ANN_UNROLL) st = tvm_unroll(sc, rx);

@@ -4,7 +4,7 @@
  *   tvmc tune MODEL --target T --trials N --log LOG
  *             [--tuner xgb|random|ga[,...]] [--seed S] [--resume]
  *             [--jobs J] [--batch B] [--patience P] [--tasks SUBSTR]
- *             [--max-tasks K] [--svg FILE]
+ *             [--max-tasks K] [--svg FILE] [--curves FILE.csv]
  *
  * 1. Task extraction: the model is compiled once with a hook that
  *    records each distinct templated kernel (workload, FLOPs, uses).
@@ -50,7 +50,7 @@ typedef struct task {
 
 typedef struct tune_run {
   /* options */
-  const char *model, *target_name, *log_path, *svg_path, *filter;
+  const char *model, *target_name, *log_path, *svg_path, *filter, *csv_path;
   int trials, jobs, batch, patience, resume, max_tasks;
   int tuners[MAX_TUNERS], ntuners;
   uint64_t seed;
@@ -196,7 +196,7 @@ static int usage(void) {
           "[--resume]\n"
           "                 [--jobs J] [--batch B] [--patience P] "
           "[--tasks SUBSTR]\n"
-          "                 [--max-tasks K] [--svg FILE]\n"
+          "                 [--max-tasks K] [--svg FILE] [--curves FILE.csv]\n"
           "  N is the average number of measurements per task; the total is "
           "split by\n  expected gain (uses x FLOPs).\n");
   return 2;
@@ -240,6 +240,7 @@ static int parse_args(tune_run *r, int argc, char **argv) {
     if (!strcmp(a, "--target")) r->target_name = v;
     else if (!strcmp(a, "--log")) r->log_path = v;
     else if (!strcmp(a, "--svg")) r->svg_path = v;
+    else if (!strcmp(a, "--curves")) r->csv_path = v;
     else if (!strcmp(a, "--tasks")) r->filter = v;
     else if (!strcmp(a, "--tuner")) tuner = v;
     else if (!strcmp(a, "--trials")) ok = parse_int(v, 1, 1000000, &r->trials);
@@ -336,6 +337,23 @@ static void print_table(tune_run *r) {
   for (int e = 1; e < 8; e++)
     printf(" %s %d", tvm_tune_error_name(e), errs[e]);
   printf("\n");
+}
+
+/* --curves: "tuner,seed,task,workload,measurement,best_gflops" rows. */
+static void write_csv(tune_run *r) {
+  FILE *f = fopen(r->csv_path, "w");
+  if (!f) {
+    fprintf(stderr, "tvmc tune: cannot write %s\n", r->csv_path);
+    return;
+  }
+  fprintf(f, "tuner,seed,task,workload,measurement,best_gflops\n");
+  for (int i = 0; i < r->ntasks; i++)
+    for (int u = 0; u < r->ntuners; u++)
+      for (int m = 0; m < r->tasks[i].res[u].ncurve; m++)
+        fprintf(f, "%s,%llu,%d,%s,%d,%.4f\n", tvm_tuner_name(r->tuners[u]),
+                (unsigned long long)r->seed, i, r->tasks[i].workload, m + 1,
+                r->tasks[i].res[u].curve[m]);
+  fclose(f);
 }
 
 /* The SVG: one panel per task, one curve per tuner. */
@@ -466,6 +484,8 @@ int tvmc_cmd_tune(int argc, char **argv) {
   /* 4. table and curves */
   print_table(r);
   write_svg(r);
+  if (r->csv_path)
+    write_csv(r);
   printf("log: %s (use it with tvmc compile/run --tuning-log %s)\n",
          r->log_path, r->log_path);
   rc = 0;

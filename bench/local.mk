@@ -19,3 +19,10 @@ bench_zoo_CFLAGS = $(AM_CFLAGS) \
 	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\" \
 	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/llvm-cpu/.libs\"
 bench_zoo_LDADD = libtvm.la -lm
+# bench/tune_model (tuner): the cost model's pairwise ranking accuracy on
+# held-out measured configs of a tuning log, and its prediction time;
+# bench/tune/curves.sh: the tuning-curve experiment (see bench/RESULTS.md)
+noinst_PROGRAMS += bench/tune_model
+bench_tune_model_SOURCES = bench/tune_model.c
+bench_tune_model_LDADD = libtvm.la -lm
+EXTRA_DIST += bench/tune/curves.sh bench/tune/curves.py

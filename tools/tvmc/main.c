@@ -15,6 +15,8 @@ const tvmc_command tvmc_commands[] = {
     {"run", tvmc_cmd_run, "run a package or model, time it, show its outputs"},
     {"tune", tvmc_cmd_tune,
      "auto-tune a model's kernels on a target into a tuning log"},
+    {"export", tvmc_cmd_export,
+     "write a model (zoo:NAME or ONNX) as an ONNX file, for other frameworks"},
     {"matmul", tvmc_cmd_matmul,
      "compile, check and time a matrix multiply on a target"},
     {"help", tvmc_cmd_help, "show this help"},

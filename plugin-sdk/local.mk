@@ -8,6 +8,15 @@ tvm_plugin_cts_SOURCES = \
 	plugin-sdk/cts/cts_programs.c
 tvm_plugin_cts_LDADD = libtvm.la
 
+# Every operator on every backend (TAP), installed with the SDK.
+bin_PROGRAMS += tvm-backend-ops
+tvm_backend_ops_SOURCES = \
+	plugin-sdk/tools/backend_ops.h \
+	plugin-sdk/tools/backend_ops.c \
+	plugin-sdk/tools/backend_ops_cases.c \
+	plugin-sdk/tools/backend_ops_run.c
+tvm_backend_ops_LDADD = libtvm.la -lm
+
 # The guide and the example are installed too, so that a plugin author
 # with only an installed tvm-c can copy the example and build it.
 sdkdocdir = $(pkgdatadir)/plugin-sdk

@@ -73,6 +73,9 @@ EXTRA_DIST += tests/abi/test_tvmc_targets.sh
 # The SDK end to end: install, build plugin-sdk/example with pkg-config,
 # run the conformance tests through it; and the CTS on llvm-cpu.
 TESTS += tests/abi/test_sdk_example.sh tests/abi/test_cts_llvm_cpu.sh
+# Every operator on every backend of the build (tvm-backend-ops).
+TESTS += tests/abi/test_backend_ops.sh
+EXTRA_DIST += tests/abi/test_backend_ops.sh
 # The SDK test runs `make install`, and libtool relinks every plugin in
 # place for it: a test loading plugins of this build tree at that moment
 # reads a truncated .so.  So it runs after every other test of the run

@@ -74,6 +74,10 @@ static uint8_t dt_of(cg *g, tvm_dtype t) {
                       "toyaccel: vector values (%u lanes) are not supported; "
                       "do not vectorize for this target",
                       (unsigned)t.lanes);
+  if (t.code == kDLFloat && t.bits != 32 && t.bits != 64 && !g->err)
+    g->err = toy_fail(TVM_ERR_UNSUPPORTED,
+                      "toyaccel: float%u is not supported (float32 and "
+                      "float64 only)", (unsigned)t.bits);
   if (t.code == kDLFloat) return t.bits == 64 ? TOY_F64 : TOY_F32;
   if (t.code == kDLUInt && t.bits == 1) return TOY_BOOL;
   if (t.code == kDLUInt && t.bits == 8) return TOY_U8;

@@ -122,7 +122,10 @@ static void store(void *base, int64_t i, uint8_t dt, double v) {
   case TOY_I8: ((int8_t *)base)[i] = (int8_t)v; break;
   case TOY_U8: case TOY_BOOL: ((uint8_t *)base)[i] = (uint8_t)v; break;
   case TOY_I16: ((int16_t *)base)[i] = (int16_t)v; break;
-  case TOY_I64: ((int64_t *)base)[i] = (int64_t)v; break;
+  case TOY_I64: /* the stack holds doubles: saturate what int64 cannot hold */
+    ((int64_t *)base)[i] = v >= 0x1p63 ? INT64_MAX
+                           : v < -0x1p63 ? INT64_MIN : (int64_t)v;
+    break;
   default: ((int32_t *)base)[i] = (int32_t)v; break;
   }
 }

@@ -117,7 +117,7 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     if ((st = tvm_compute_at(sc, so, owo))) goto out;
     tvm_iter_var *order[8];
     int no = 0;
-    for (int r = 0; r < sc->op->nreduce; r++)
+    for (int r = 0; r < tvm_stage_num_reduce_axes(sc); r++)
       order[no++] = tvm_stage_reduce_axis(sc, r);
     order[no++] = tvm_stage_axis(sc, 3);
     order[no++] = tvm_stage_axis(sc, 4);

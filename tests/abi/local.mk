@@ -64,6 +64,12 @@ tests_abi_test_abi_offsets_LDADD = $(TVM_TEST_LIBS)
 tests_abi_test_plugin_discovery_SOURCES = tests/abi/test_plugin_discovery.c
 tests_abi_test_plugin_discovery_CFLAGS = $(TVM_TEST_CF)
 tests_abi_test_plugin_discovery_LDADD = $(TVM_TEST_LIBS)
+# the accessors of the core structs plugins may not read directly
+check_PROGRAMS += tests/abi/test_plugin_view
+TESTS += tests/abi/test_plugin_view
+tests_abi_test_plugin_view_SOURCES = tests/abi/test_plugin_view.c
+tests_abi_test_plugin_view_CFLAGS = $(TVM_TEST_CF)
+tests_abi_test_plugin_view_LDADD = $(TVM_TEST_LIBS)
 endif
 
 # `tvmc targets` end to end (a shell script).

@@ -258,12 +258,9 @@ int32_t toy_run(const toy_func *f, const tvm_plugin_arg *args,
     }
   }
 done:
-  if (trace && rc == 0) {
-    char msg[256];
-    snprintf(msg, sizeof msg, "toyaccel: %s ran %llu instructions", f->name,
-             (unsigned long long)steps);
-    toy_host->log(TVM_LOG_INFO, msg);
-  }
+  if (trace && rc == 0)
+    tvm_sdk_log(toy_host, TVM_LOG_INFO, "toyaccel: %s ran %llu instructions",
+                f->name, (unsigned long long)steps);
   free(s);
   return rc;
 }

@@ -70,6 +70,12 @@ TESTS += tests/abi/test_plugin_view
 tests_abi_test_plugin_view_SOURCES = tests/abi/test_plugin_view.c
 tests_abi_test_plugin_view_CFLAGS = $(TVM_TEST_CF)
 tests_abi_test_plugin_view_LDADD = $(TVM_TEST_LIBS)
+# the SDK helper library
+check_PROGRAMS += tests/abi/test_plugin_sdk_lib
+TESTS += tests/abi/test_plugin_sdk_lib
+tests_abi_test_plugin_sdk_lib_SOURCES = tests/abi/test_plugin_sdk_lib.c
+tests_abi_test_plugin_sdk_lib_CFLAGS = $(TVM_TEST_CF)
+tests_abi_test_plugin_sdk_lib_LDADD = libtvm_plugin_sdk.la $(TVM_TEST_LIBS)
 endif
 
 # `tvmc targets` end to end (a shell script).

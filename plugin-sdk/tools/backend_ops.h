@@ -48,6 +48,36 @@ typedef enum bo_result {
   BO_UNSUPPORTED /* the operator rejects this dtype (shape inference) */
 } bo_result;
 
+#define BO_MAXIN 16
+#define BO_MAXOUT 8
+
+/* A case made concrete: the one-node graph (node's outputs marked as
+ * graph outputs), the input data (din[i] for input slot i; constants hold
+ * their values), the reference's outputs (dref) and room for the
+ * target's (dgot), with shapes copied out of the graph. */
+typedef struct bo_node {
+  tvm_graph *g;
+  tvm_gnode *node;
+  int nin, nout;
+  int ninputs, order[BO_MAXIN]; /* graph inputs: their input slots */
+  DLTensor din[BO_MAXIN], dref[BO_MAXOUT], dgot[BO_MAXOUT];
+  int64_t shin[BO_MAXIN][TVM_MAX_DIMS], shout[BO_MAXOUT][TVM_MAX_DIMS];
+} bo_node;
+
+/* Builds case c with dtype dt for its "D" inputs and runs the reference:
+ * BO_PASS with *bn filled (free with bo_node_free), or UNSUPPORTED (shape
+ * inference rejects the inputs), SKIP or FAIL with why. */
+bo_result bo_node_build(const bo_case *c, tvm_dtype dt, bo_node *bn,
+                        char *shape, size_t shape_cap, char *why,
+                        size_t why_cap);
+void bo_node_free(bo_node *bn);
+/* dgot against dref with the dtype's tolerance: PASS, or FAIL with the
+ * first differing element in why. */
+bo_result bo_node_compare(const bo_node *bn, const char *op, char *why,
+                          size_t why_cap);
+/* A status meaning "not supported here" rather than a failure. */
+int bo_is_unsupported(tvm_status st);
+
 /* Builds the one-node graph of case c with dtype dt for its "D" inputs,
  * compiles it for t (device d opened on it), runs it and compares every
  * output with the operator's reference.  shape receives the printed

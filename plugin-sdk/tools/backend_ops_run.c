@@ -15,8 +15,6 @@
 
 #include "backend_ops.h"
 
-#define MAXIN 16
-#define MAXOUT 8
 
 /* ---- element access ------------------------------------------------- */
 /* IEEE half <-> float (round to nearest even on the way in). */
@@ -309,27 +307,16 @@ static void print_shapes(const spec_in *in, int n, char *buf, size_t cap) {
   }
 }
 
-/* ---- the run --------------------------------------------------------- */
-/* Everything one run owns. */
-typedef struct run {
-  tvm_graph *g;
-  tvm_plan *plan;
-  tvm_executor *ex;
-  DLTensor din[MAXIN], dref[MAXOUT], dgot[MAXOUT];
-  /* shapes copied out of the graph, which the passes rewrite */
-  int64_t shin[MAXIN][TVM_MAX_DIMS], shout[MAXOUT][TVM_MAX_DIMS];
-} run;
-
-/* Frees what r holds. */
-static void run_free(run *r) {
-  for (int i = 0; i < MAXIN; i++) free(r->din[i].data);
-  for (int k = 0; k < MAXOUT; k++) {
-    free(r->dref[k].data);
-    free(r->dgot[k].data);
+/* ---- the node ---------------------------------------------------------- */
+/* See backend_ops.h. */
+void bo_node_free(bo_node *bn) {
+  for (int i = 0; i < BO_MAXIN; i++) free(bn->din[i].data);
+  for (int k = 0; k < BO_MAXOUT; k++) {
+    free(bn->dref[k].data);
+    free(bn->dgot[k].data);
   }
-  tvm_executor_free(r->ex);
-  tvm_plan_free(r->plan);
-  tvm_graph_free(r->g);
+  tvm_graph_free(bn->g);
+  memset(bn, 0, sizeof *bn);
 }
 
 /* A CPU DLTensor of v's shape (copied into shp), with zeroed data. */
@@ -347,25 +334,23 @@ static int dl_for(const tvm_gvalue *v, DLTensor *t, int64_t *shp) {
 
 /* Is st a status by which a target or the compiler says "I do not run
  * this" (as opposed to a failure)? */
-static int is_unsupported(tvm_status st) {
+int bo_is_unsupported(tvm_status st) {
   return st == TVM_ERR_UNSUPPORTED || st == TVM_ERR_UNAVAILABLE;
 }
 
 /* See backend_ops.h. */
-bo_result bo_run_case(const tvm_target *t, const bo_case *c, tvm_dtype dt,
-                      char *shape, size_t shape_cap, char *why,
-                      size_t why_cap, int *folded) {
-  run r;
-  memset(&r, 0, sizeof r);
-  spec_in in[MAXIN];
+bo_result bo_node_build(const bo_case *c, tvm_dtype dt, bo_node *bn,
+                        char *shape, size_t shape_cap, char *why,
+                        size_t why_cap) {
+  memset(bn, 0, sizeof *bn);
+  spec_in in[BO_MAXIN];
   int nin = 0;
   const char *p = c->inputs;
   shape[0] = why[0] = 0;
-  *folded = 0;
   while (*p) {
     while (*p == ' ') p++;
     if (!*p) break;
-    if (nin == MAXIN || parse_input(&p, dt, &in[nin]) != 0) {
+    if (nin == BO_MAXIN || parse_input(&p, dt, &in[nin]) != 0) {
       snprintf(why, why_cap, "bad input spec '%s' near '%s' "
                "(plugin-sdk/tools/backend_ops_cases.c)", c->inputs, p);
       return BO_FAIL;
@@ -373,7 +358,7 @@ bo_result bo_run_case(const tvm_target *t, const bo_case *c, tvm_dtype dt,
     nin++;
   }
   print_shapes(in, nin, shape, shape_cap);
-  if (tvm_graph_create(&r.g) != TVM_OK) {
+  if (tvm_graph_create(&bn->g) != TVM_OK) {
     snprintf(why, why_cap, "%s", tvm_diag_message());
     return BO_FAIL;
   }
@@ -383,116 +368,136 @@ bo_result bo_run_case(const tvm_target *t, const bo_case *c, tvm_dtype dt,
   for (p = c->attrs ? c->attrs : ""; *p;) {
     while (*p == ' ') p++;
     if (!*p) break;
-    if (nattrs == 16 || parse_attr(r.g->arena, &p, &attrs[nattrs]) != 0) {
+    if (nattrs == 16 || parse_attr(bn->g->arena, &p, &attrs[nattrs]) != 0) {
       snprintf(why, why_cap, "bad attribute spec '%s'", c->attrs);
-      run_free(&r);
+      bo_node_free(bn);
       return BO_FAIL;
     }
     nattrs++;
   }
   /* inputs: graph inputs with generated data, constants */
-  tvm_gvalue *gv[MAXIN] = {0};
-  int ninputs = 0, order[MAXIN];
+  tvm_gvalue *gv[BO_MAXIN] = {0};
   for (int i = 0; i < nin; i++) {
     char name[16];
     snprintf(name, sizeof name, "in%d", i);
     if (in[i].absent) continue;
     if (in[i].is_const) {
       unsigned char data[TVM_MAX_DIMS * 8];
-      for (int e = 0; e < in[i].nvals; e++) set(in[i].dt, data, e, in[i].vals[e]);
-      gv[i] = tvm_graph_const(r.g, name, in[i].dt, in[i].shape, in[i].ndim,
+      for (int e = 0; e < in[i].nvals; e++)
+        set(in[i].dt, data, e, in[i].vals[e]);
+      gv[i] = tvm_graph_const(bn->g, name, in[i].dt, in[i].shape, in[i].ndim,
                               data);
     } else {
-      gv[i] = tvm_graph_input(r.g, name, in[i].dt, in[i].shape, in[i].ndim);
-      order[ninputs++] = i;
+      gv[i] = tvm_graph_input(bn->g, name, in[i].dt, in[i].shape, in[i].ndim);
+      bn->order[bn->ninputs++] = i;
     }
-    if (!gv[i] || dl_for(gv[i], &r.din[i], r.shin[i]) != 0) {
+    if (!gv[i] || dl_for(gv[i], &bn->din[i], bn->shin[i]) != 0) {
       snprintf(why, why_cap, "%s", tvm_diag_message());
-      run_free(&r);
+      bo_node_free(bn);
       return BO_FAIL;
     }
     if (in[i].is_const)
-      memcpy(r.din[i].data, gv[i]->data,
+      memcpy(bn->din[i].data, gv[i]->data,
              (size_t)tvm_gvalue_numel(gv[i]) * elem_bytes(in[i].dt));
     else
       for (int64_t e = 0; e < tvm_gvalue_numel(gv[i]); e++)
-        set(in[i].dt, r.din[i].data, e,
+        set(in[i].dt, bn->din[i].data, e,
             gen(in[i].kind, in[i].range, i, in[i].dt, e));
   }
-  tvm_gnode *node = NULL;
+  bn->nin = nin;
   tvm_diag_clear();
-  tvm_graph_apply(r.g, c->op, "n", gv, nin, nattrs ? attrs : NULL, nattrs,
-                  c->noutputs, &node);
-  if (!node || tvm_graph_status(r.g) != TVM_OK) {
+  tvm_graph_apply(bn->g, c->op, "n", gv, nin, nattrs ? attrs : NULL, nattrs,
+                  c->noutputs, &bn->node);
+  if (!bn->node || tvm_graph_status(bn->g) != TVM_OK) {
     /* the operator's shape inference rejects these inputs */
     snprintf(why, why_cap, "%s", tvm_diag_message());
-    run_free(&r);
+    bo_node_free(bn);
     return BO_UNSUPPORTED;
   }
+  tvm_gnode *node = bn->node;
   if (!node->def->compute || !node->def->reference) {
     snprintf(why, why_cap, "%s has no %s (folded at compile time)", c->op,
              node->def->compute ? "reference" : "compute");
-    run_free(&r);
+    bo_node_free(bn);
     return BO_SKIP;
   }
   /* the reference, on the CPU */
-  const DLTensor *rin[MAXIN];
-  DLTensor *rout[MAXOUT];
-  for (int i = 0; i < nin; i++) rin[i] = gv[i] ? &r.din[i] : NULL;
+  const DLTensor *rin[BO_MAXIN];
+  DLTensor *rout[BO_MAXOUT];
+  for (int i = 0; i < nin; i++) rin[i] = gv[i] ? &bn->din[i] : NULL;
+  bn->nout = node->noutputs;
   for (int k = 0; k < node->noutputs; k++) {
-    if (dl_for(node->outputs[k], &r.dref[k], r.shout[k]) != 0 ||
-        dl_for(node->outputs[k], &r.dgot[k], r.shout[k]) != 0) {
+    if (dl_for(node->outputs[k], &bn->dref[k], bn->shout[k]) != 0 ||
+        dl_for(node->outputs[k], &bn->dgot[k], bn->shout[k]) != 0) {
       snprintf(why, why_cap, "out of memory");
-      run_free(&r);
+      bo_node_free(bn);
       return BO_FAIL;
     }
-    rout[k] = &r.dref[k];
-    tvm_graph_mark_output(r.g, node->outputs[k]);
+    rout[k] = &bn->dref[k];
+    tvm_graph_mark_output(bn->g, node->outputs[k]);
   }
   tvm_status st = node->def->reference(node, rin, rout);
   if (st != TVM_OK) {
     snprintf(why, why_cap, "reference: %s", tvm_diag_message());
-    run_free(&r);
-    return is_unsupported(st) ? BO_SKIP : BO_FAIL;
+    bo_node_free(bn);
+    return bo_is_unsupported(st) ? BO_SKIP : BO_FAIL;
   }
-  /* compile, run, read back (node is rewritten by the passes: keep what
-   * the comparison needs from the reference tensors) */
-  int nout = node->noutputs;
-  const char *opname = c->op;
-  tvm_compile_options o;
-  tvm_compile_options_init(&o);
-  o.alter_layout = !bo_model_layouts;
-  st = tvm_compile(r.g, t, &o, &r.plan);
-  if (st == TVM_OK) {
-    *folded = r.plan->nsteps == 0;
-    st = tvm_executor_create(r.plan, t, &r.ex);
-  }
-  for (int i = 0; st == TVM_OK && i < ninputs; i++)
-    st = tvm_executor_set_input(r.ex, (uint32_t)i, &r.din[order[i]]);
-  if (st == TVM_OK) st = tvm_executor_run(r.ex);
-  for (int k = 0; st == TVM_OK && k < nout; k++)
-    st = tvm_executor_get_output(r.ex, (uint32_t)k, &r.dgot[k]);
-  if (st != TVM_OK) {
-    snprintf(why, why_cap, "%s", tvm_diag_message());
-    run_free(&r);
-    return is_unsupported(st) ? BO_SKIP : BO_FAIL;
-  }
-  bo_result res = BO_PASS;
-  for (int k = 0; k < nout && res == BO_PASS; k++) {
+  return BO_PASS;
+}
+
+/* See backend_ops.h. */
+bo_result bo_node_compare(const bo_node *bn, const char *op, char *why,
+                          size_t why_cap) {
+  for (int k = 0; k < bn->nout; k++) {
     int64_t n = 1;
-    for (int d = 0; d < r.dref[k].ndim; d++) n *= r.dref[k].shape[d];
+    for (int d = 0; d < bn->dref[k].ndim; d++) n *= bn->dref[k].shape[d];
     for (int64_t e = 0; e < n; e++) {
-      double want = get(r.dref[k].dtype, r.dref[k].data, e);
-      double got = get(r.dgot[k].dtype, r.dgot[k].data, e);
-      if (!close_enough(r.dref[k].dtype, got, want)) {
+      double want = get(bn->dref[k].dtype, bn->dref[k].data, e);
+      double got = get(bn->dgot[k].dtype, bn->dgot[k].data, e);
+      if (!close_enough(bn->dref[k].dtype, got, want)) {
         snprintf(why, why_cap,
-                 "%s output %d element %lld: target %.7g, reference %.7g",
-                 opname, k, (long long)e, got, want);
-        res = BO_FAIL;
-        break;
+                 "%s output %d element %lld: target %.7g, reference %.7g", op,
+                 k, (long long)e, got, want);
+        return BO_FAIL;
       }
     }
   }
-  run_free(&r);
-  return res;
+  return BO_PASS;
+}
+
+/* See backend_ops.h. */
+bo_result bo_run_case(const tvm_target *t, const bo_case *c, tvm_dtype dt,
+                      char *shape, size_t shape_cap, char *why,
+                      size_t why_cap, int *folded) {
+  bo_node bn;
+  *folded = 0;
+  bo_result r = bo_node_build(c, dt, &bn, shape, shape_cap, why, why_cap);
+  if (r != BO_PASS) return r;
+  /* compile (the passes rewrite the graph: everything the comparison
+   * needs was copied out of it), run, read back */
+  tvm_plan *plan = NULL;
+  tvm_executor *ex = NULL;
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  o.alter_layout = !bo_model_layouts;
+  tvm_status st = tvm_compile(bn.g, t, &o, &plan);
+  if (st == TVM_OK) {
+    *folded = plan->nsteps == 0;
+    st = tvm_executor_create(plan, t, &ex);
+  }
+  for (int i = 0; st == TVM_OK && i < bn.ninputs; i++)
+    st = tvm_executor_set_input(ex, (uint32_t)i, &bn.din[bn.order[i]]);
+  if (st == TVM_OK) st = tvm_executor_run(ex);
+  for (int k = 0; st == TVM_OK && k < bn.nout; k++)
+    st = tvm_executor_get_output(ex, (uint32_t)k, &bn.dgot[k]);
+  if (st != TVM_OK) {
+    snprintf(why, why_cap, "%s", tvm_diag_message());
+    r = bo_is_unsupported(st) ? BO_SKIP : BO_FAIL;
+  } else {
+    r = bo_node_compare(&bn, c->op, why, why_cap);
+  }
+  tvm_executor_free(ex);
+  tvm_plan_free(plan);
+  bo_node_free(&bn);
+  return r;
 }

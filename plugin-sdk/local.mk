@@ -13,8 +13,13 @@ bin_PROGRAMS += tvm-plugin-cts
 tvm_plugin_cts_SOURCES = \
 	plugin-sdk/cts/cts.h \
 	plugin-sdk/cts/cts.c \
-	plugin-sdk/cts/cts_programs.c
-tvm_plugin_cts_LDADD = libtvm.la
+	plugin-sdk/cts/cts_programs.c \
+	plugin-sdk/cts/cts_strategies.c \
+	plugin-sdk/cts/cts_intrin.c \
+	plugin-sdk/tools/backend_ops.h \
+	plugin-sdk/tools/backend_ops_cases.c \
+	plugin-sdk/tools/backend_ops_run.c
+tvm_plugin_cts_LDADD = libtvm.la -lm
 
 # Every operator on every backend (TAP), installed with the SDK.
 bin_PROGRAMS += tvm-backend-ops

@@ -25,7 +25,6 @@
 #include "backend_ops.h"
 
 static int ntests, npass, nfail, nskip;
-int bo_model_layouts; /* --model-layouts */
 
 /* One TAP line; returns the result again. */
 static void report(bo_result r, const char *what, const char *why) {

@@ -103,6 +103,8 @@ static const bo_case table[] = {
     {"Gemm", "D[4,6] D[5,6] D[5]", "transB=1 alpha=0.5", 0},
     {"Gemm", "D[6,4] D[6,5]", "transA=1", 0},
     {"Gemm", "D[32,48] D[48,40] D[40]", "", 0},
+    {"Gemm", "D[8,16] D[12,16] D[12]", "transB=1", 0},
+    {"Gemm", "D[3,20] D[24,20]", "transB=1 alpha=2.0", 0},
     {"MatMul", "D[2,1,3,4] D[3,4,5]", "", 0},
     {"MatMul", "D[4] D[2,4,3]", "", 0},
     {"MatMul", "D[7] D[7]", "", 0},

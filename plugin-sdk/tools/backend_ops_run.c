@@ -16,6 +16,8 @@
 #include "backend_ops.h"
 
 
+int bo_model_layouts; /* see backend_ops.h */
+
 /* ---- element access ------------------------------------------------- */
 /* IEEE half <-> float (round to nearest even on the way in). */
 static float half_to_float(uint16_t h) {

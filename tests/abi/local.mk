@@ -78,6 +78,19 @@ tests_abi_test_plugin_sdk_lib_CFLAGS = $(TVM_TEST_CF)
 tests_abi_test_plugin_sdk_lib_LDADD = libtvm_plugin_sdk.la $(TVM_TEST_LIBS)
 endif
 
+# A plugin whose intrinsic path is broken, which tvm-plugin-cts must fail:
+# the mock accelerator built with a wrong GEMM emitter.  MOCK_ACCEL_SRC
+# names its source (override it if the mock moves).
+MOCK_ACCEL_SRC = tests/plugins/mock_accel/mock_accel.c
+check_LTLIBRARIES += tests/abi/broken/tvm-mock-accel-broken.la
+tests_abi_broken_tvm_mock_accel_broken_la_SOURCES = $(MOCK_ACCEL_SRC)
+tests_abi_broken_tvm_mock_accel_broken_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DMOCK_ACCEL_BROKEN_INTRIN
+tests_abi_broken_tvm_mock_accel_broken_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+tests_abi_broken_tvm_mock_accel_broken_la_LIBADD = libtvm.la
+TESTS += tests/abi/test_cts_broken_intrin.sh
+EXTRA_DIST += tests/abi/test_cts_broken_intrin.sh
+
 # `tvmc targets` end to end (a shell script).
 TESTS += tests/abi/test_tvmc_targets.sh
 EXTRA_DIST += tests/abi/test_tvmc_targets.sh

@@ -5,7 +5,7 @@
 # blobs, attribute lookup.  Installed; pkg-config --libs tvm-plugin-sdk.
 lib_LTLIBRARIES += libtvm_plugin_sdk.la
 libtvm_plugin_sdk_la_SOURCES = plugin-sdk/lib/plugin_sdk.c
-libtvm_plugin_sdk_la_LIBADD = libtvm.la
+libtvm_plugin_sdk_la_LIBADD = libtvm_runtime.la
 libtvm_plugin_sdk_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -no-undefined
 tvminclude_HEADERS += plugin-sdk/include/tvm/plugin_sdk.h
 
@@ -19,7 +19,7 @@ tvm_plugin_cts_SOURCES = \
 	plugin-sdk/tools/backend_ops.h \
 	plugin-sdk/tools/backend_ops_cases.c \
 	plugin-sdk/tools/backend_ops_run.c
-tvm_plugin_cts_LDADD = libtvm.la -lm
+tvm_plugin_cts_LDADD = $(TVM_LIBS) -lm
 
 # Every operator on every backend (TAP), installed with the SDK.
 bin_PROGRAMS += tvm-backend-ops
@@ -28,7 +28,7 @@ tvm_backend_ops_SOURCES = \
 	plugin-sdk/tools/backend_ops.c \
 	plugin-sdk/tools/backend_ops_cases.c \
 	plugin-sdk/tools/backend_ops_run.c
-tvm_backend_ops_LDADD = libtvm.la -lm
+tvm_backend_ops_LDADD = $(TVM_LIBS) -lm
 
 # The guide and the example are installed too, so that a plugin author
 # with only an installed tvm-c can copy the example and build it.

@@ -28,7 +28,7 @@ tests_abi_plugins_negotiate_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"negotiate
 tests_abi_plugins_negotiate_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_abi4_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
-tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=4
+tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=5
 tests_abi_bad_abi4_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_nullquery_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
@@ -87,7 +87,7 @@ tests_abi_broken_tvm_mock_accel_broken_la_SOURCES = $(MOCK_ACCEL_SRC)
 tests_abi_broken_tvm_mock_accel_broken_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DMOCK_ACCEL_BROKEN_INTRIN
 tests_abi_broken_tvm_mock_accel_broken_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
-tests_abi_broken_tvm_mock_accel_broken_la_LIBADD = libtvm.la
+tests_abi_broken_tvm_mock_accel_broken_la_LIBADD = $(TVM_LIBS)
 TESTS += tests/abi/test_cts_broken_intrin.sh
 EXTRA_DIST += tests/abi/test_cts_broken_intrin.sh
 

@@ -14,6 +14,7 @@
 
 #include "tvm/ir.h"
 #include "tvm/plugin.h"
+#include "tvm/plugin_sdk.h"
 
 /* Names of the module globals the loader fills in (see codegen_parallel.c
  * and jit.c).  They are defined in every generated module, so generated

@@ -436,6 +436,7 @@ tvm_status tvm_onnx_load_buffer_opts(const void *data, size_t size,
     st = import_model(&im, m);
   tvm_strmap_free(&im.values);
   tvm_strmap_free(&im.inits);
+  tvm_ptrmap_free(&im.why);
   onnx__model_proto__free_unpacked(m, &onnx_allocator);
   if (st) {
     if (im.opset > 0)

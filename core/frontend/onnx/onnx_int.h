@@ -47,8 +47,8 @@ tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
 void onnx_data_free(onnx_data *d);
 
 /* ---- the importer (import.c, node.c, shape.c) ---------------------------- */
-#define OPSET_MIN 9
-#define OPSET_MAX 17
+#define OPSET_MIN 1
+#define OPSET_MAX 21
 
 /* Writes "[1, 3, 224, 224]" into buf (for messages); returns buf. */
 const char *onnx_shape_str(char *buf, size_t cap, const int64_t *s, int n);
@@ -61,7 +61,13 @@ typedef struct importer {
   tvm_graph *g;
   tvm_strmap values; /* ONNX value name -> tvm_gvalue* */
   tvm_strmap inits;  /* initializer name -> Onnx__TensorProto* */
+  tvm_ptrmap why;    /* tvm_gnode* not folded at import -> reason (arena) */
 } importer;
+
+/* Nodes whose inputs are all constant are folded as they are imported
+ * when their outputs hold at most this many elements (shape
+ * computations); bigger ones are left to the fold_constants pass. */
+#define ONNX_IMPORT_FOLD_MAX 65536
 
 /* Records v as the ONNX value `name` (renaming v to it); a name defined
  * twice is an error naming `by` (the second definer). */

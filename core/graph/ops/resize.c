@@ -125,7 +125,14 @@ static tvm_status rs_info_of(const tvm_gnode *n, rs_info *ri) {
   if (sv) {
     if (sv->kind != TVM_GV_CONST || !sv->data || op_dt_bit(sv->dtype) != DT_F32)
       return op_fail(n, TVM_ERR_UNSUPPORTED,
-                     "scales must be a constant float32 tensor");
+                     "scales must be a constant float32 tensor, but input "
+                     "'%s' is %s",
+                     sv->name,
+                     sv->kind == TVM_GV_CONST ? "not float32"
+                     : sv->kind == TVM_GV_INPUT
+                         ? "a graph input (fed at run time)"
+                         : "a constant computed at run time (not a "
+                           "constant)");
     if (tvm_gvalue_numel(sv) != na)
       return op_fail(n, TVM_ERR_INVALID, "scales has %lld values; give %d",
                      (long long)tvm_gvalue_numel(sv), na);

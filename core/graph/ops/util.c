@@ -241,6 +241,20 @@ void op_set_out(tvm_gnode *n, int k, tvm_dtype t, int ndim,
     v->shape[d] = shape[d];
 }
 
+/* Where a value that should be constant comes from, for messages. */
+static const char *nonconst_source(const tvm_gvalue *v, char *buf,
+                                   size_t cap) {
+  if (v->kind == TVM_GV_INPUT)
+    snprintf(buf, cap, "it is graph input '%s', fed at run time (freeze it "
+             "to a constant, or make it an initializer)", v->name);
+  else if (v->producer)
+    snprintf(buf, cap, "it is computed at run time by node '%s' (%s)",
+             v->producer->name ? v->producer->name : "?", v->producer->op);
+  else
+    snprintf(buf, cap, "value '%s' has no data", v->name);
+  return buf;
+}
+
 /* Reads a constant int32/int64 vector input. */
 tvm_status op_const_ints(const tvm_gnode *n, int i, const char *what,
                          int64_t *buf, int max, int *cnt) {
@@ -248,12 +262,12 @@ tvm_status op_const_ints(const tvm_gnode *n, int i, const char *what,
   tvm_status st = op_input(n, i, what, &v);
   if (st)
     return st;
+  char src[400];
   if (v->kind != TVM_GV_CONST || !v->data)
     return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "input %d (%s) must be a constant (an initializer, or "
-                   "computed from shapes so that fold_constants can fold "
-                   "it); dynamic %s is not supported",
-                   i, what, what);
+                   "input %d (%s) must be a constant, but %s; a dynamic %s "
+                   "is not supported",
+                   i, what, nonconst_source(v, src, sizeof src), what);
   int bit = op_dt_bit(v->dtype);
   if (bit != DT_I32 && bit != DT_I64)
     return op_fail(n, TVM_ERR_INVALID, "input %d (%s) must be int64 (or int32)",
@@ -281,11 +295,12 @@ tvm_status op_const_scalar(const tvm_gnode *n, int i, const char *what,
   tvm_status st = op_input(n, i, what, &v);
   if (st)
     return st;
+  char src[400];
   if (v->kind != TVM_GV_CONST || !v->data)
     return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "input %d (%s) must be a constant; a %s computed at run "
-                   "time is not supported",
-                   i, what, what);
+                   "input %d (%s) must be a constant, but %s; a %s computed "
+                   "at run time is not supported",
+                   i, what, nonconst_source(v, src, sizeof src), what);
   if (tvm_gvalue_numel(v) != 1)
     return op_fail(n, TVM_ERR_INVALID,
                    "input %d (%s) must hold one value (a scalar)", i, what);

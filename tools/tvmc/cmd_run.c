@@ -3,9 +3,12 @@
  * on a target, times it and summarizes the outputs.
  *
  *   tvmc run MODEL|PACKAGE [--target T] [--input NAME=FILE.npy ...]
- *            [--output-dir DIR] [--repeat N] [--profile] [--json]
+ *            [--input-shape NAME=DIMS ...] [--output-dir DIR] [--repeat N]
+ *            [--profile] [--json]
  *
- * Inputs not given get deterministic pseudo-random data.  One untimed run,
+ * Inputs not given get deterministic pseudo-random data.  When MODEL is
+ * compiled, an input given as a file fixes that input's shape (symbolic
+ * dimensions) unless --input-shape states it.  One untimed run,
  * then N timed runs (median, min, max).  --profile adds per-kernel times
  * (tvm_executor_profile); --json prints everything as one JSON object on
  * stdout instead of the tables.
@@ -29,6 +32,7 @@ typedef struct run_opts {
   const char *in_names[MAX_INPUT_ARGS];
   const char *in_files[MAX_INPUT_ARGS];
   int nin;
+  tvmc_shapes shapes; /* --input-shape */
   const char *output_dir;
   int repeat;
   int profile;
@@ -38,11 +42,14 @@ typedef struct run_opts {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: tvmc run MODEL|PACKAGE [--target T] [--input NAME=FILE.npy]...\n"
+          "                [--input-shape NAME=1x3x224x224]...\n"
           "                [--output-dir DIR] [--repeat N] [--profile] [--json]\n"
           "  Runs a package from tvmc compile (or compiles MODEL: an ONNX\n"
           "  file or zoo:NAME) and prints latency and an output summary.\n"
           "  Defaults: the package's own target (llvm-cpu for a model),\n"
-          "  --repeat 10, random inputs.\n");
+          "  --repeat 10, random inputs.  A model input with symbolic\n"
+          "  dimensions takes its shape from --input-shape, else from its\n"
+          "  --input file.\n");
 }
 
 /* Is path a package (by its magic, else by its extension)? */
@@ -213,6 +220,11 @@ static int parse_args(int argc, char **argv, run_opts *o) {
       o->in_names[o->nin] = v;
       o->in_files[o->nin++] = eq + 1;
       i++;
+    } else if (!strcmp(a, "--input-shape") && v) {
+      if (tvmc_shapes_parse("run", &o->shapes, v)) return 2;
+      i++;
+    } else if (!strncmp(a, "--input-shape=", 14)) {
+      if (tvmc_shapes_parse("run", &o->shapes, a + 14)) return 2;
     } else if (!strcmp(a, "--output-dir") && v) {
       o->output_dir = v, i++;
     } else if (!strcmp(a, "--repeat") && v) {
@@ -271,7 +283,23 @@ static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
   ca.quiet = o->json;
   if (tvm_target_load(o->target ? o->target : "llvm-cpu", t) != TVM_OK)
     goto fail;
-  tvm_graph *g = tvmc_load_model("run", o->model);
+  /* inputs given as files fix their own shapes unless --input-shape did */
+  tvmc_shapes sh = o->shapes;
+  for (int k = 0; k < o->nin; k++) {
+    size_t nl = (size_t)(o->in_files[k] - 1 - o->in_names[k]);
+    if (tvmc_shapes_has(&sh, o->in_names[k], nl)) continue;
+    DLTensor *x = NULL;
+    if (tvm_npy_load(o->in_files[k], &x) != TVM_OK) {
+      fprintf(stderr, "tvmc run: input '%.*s': %s\n", (int)nl,
+              o->in_names[k], tvm_diag_message());
+      return 1;
+    }
+    int bad = tvmc_shapes_add("run", &sh, o->in_names[k], nl, x->shape,
+                              x->ndim);
+    tvm_npy_free(x);
+    if (bad) return 1;
+  }
+  tvm_graph *g = tvmc_load_model("run", o->model, &sh);
   if (g == NULL) return 1;
   *p = tvmc_compile_graph("run", g, *t, &ca, &secs);
   tvm_graph_free(g);

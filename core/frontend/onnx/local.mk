@@ -62,7 +62,8 @@ endif
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/frontend/test_onnx
 TESTS += tests/unit/frontend/test_onnx
-tests_unit_frontend_test_onnx_SOURCES = tests/unit/frontend/test_onnx.c
+tests_unit_frontend_test_onnx_SOURCES = tests/unit/frontend/test_onnx.c \
+	tests/unit/frontend/onnx_mb.h
 tests_unit_frontend_test_onnx_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(builddir)/$(ONNX_GEN_DIR) $(PROTOBUF_C_CFLAGS) \
 	-DTVM_ONNX_TESTDATA='"$(ONNX_TESTDATA)"'
@@ -70,4 +71,14 @@ tests_unit_frontend_test_onnx_CFLAGS = $(TVM_TEST_CF)
 tests_unit_frontend_test_onnx_LDADD = core/frontend/onnx/libtvm_onnx_pb.la \
 	$(PROTOBUF_C_LIBS) $(TVM_TEST_LIBS)
 $(tests_unit_frontend_test_onnx_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
+check_PROGRAMS += tests/unit/frontend/test_onnx_fold
+TESTS += tests/unit/frontend/test_onnx_fold
+tests_unit_frontend_test_onnx_fold_SOURCES = \
+	tests/unit/frontend/test_onnx_fold.c tests/unit/frontend/onnx_mb.h
+tests_unit_frontend_test_onnx_fold_CPPFLAGS = \
+	$(tests_unit_frontend_test_onnx_CPPFLAGS)
+tests_unit_frontend_test_onnx_fold_CFLAGS = $(TVM_TEST_CF)
+tests_unit_frontend_test_onnx_fold_LDADD = \
+	$(tests_unit_frontend_test_onnx_LDADD)
+$(tests_unit_frontend_test_onnx_fold_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
 endif

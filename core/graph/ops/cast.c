@@ -1,7 +1,7 @@
 /*
  * core/graph/ops/cast.c - Cast (attribute "to": an ONNX TensorProto data
- * type code; FLOAT = 1, INT32 = 6, INT64 = 7, BOOL = 9 and DOUBLE = 11
- * are supported, from those types; float to int truncates toward zero, to
+ * type code: every integer type, bool, float32 and float64 (float16 and
+ * bfloat16 are refused); float to int truncates toward zero, to
  * bool is x != 0) and ConstantOfShape (a constant shape input; the fill value
  * is the optional one-element CONST input 1, which the ONNX importer makes from
  * the `value` attribute; float32 0 when absent).
@@ -13,21 +13,19 @@
 /* The dtype of an ONNX TensorProto code, or 0 when unsupported. */
 static int onnx_dtype(int64_t code, tvm_dtype *t) {
   switch (code) {
-  case 1:
-    *t = TVM_F32;
-    return 1;
-  case 6:
-    *t = TVM_I32;
-    return 1;
-  case 7:
-    *t = TVM_I64;
-    return 1;
-  case 9:
-    *t = TVM_BOOL;
-    return 1;
-  case 11:
-    *t = TVM_F64;
-    return 1;
+  case 1: *t = TVM_F32; return 1;
+  case 2: *t = TVM_U8; return 1;
+  case 3: *t = TVM_I8; return 1;
+  case 4: *t = tvm_dt(kDLUInt, 16, 1); return 1;
+  case 5: *t = TVM_I16; return 1;
+  case 6: *t = TVM_I32; return 1;
+  case 7: *t = TVM_I64; return 1;
+  case 9: *t = TVM_BOOL; return 1;
+  case 10: *t = TVM_F16; return 1;
+  case 11: *t = TVM_F64; return 1;
+  case 12: *t = TVM_U32; return 1;
+  case 13: *t = tvm_dt(kDLUInt, 64, 1); return 1;
+  case 16: *t = tvm_dt(kDLBfloat, 16, 1); return 1;
   }
   return 0;
 }
@@ -43,8 +41,8 @@ static tvm_status cast_to(const tvm_gnode *n, tvm_dtype *t) {
                    "attribute 'to' (an ONNX data type code) is required");
   if (!onnx_dtype(to, t))
     return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "attribute 'to' = %lld: only FLOAT (1), INT32 (6), INT64 "
-                   "(7), BOOL (9) and DOUBLE (11) are supported",
+                   "attribute 'to' = %lld: strings, complex numbers and 8-bit "
+                   "floats are not supported (numbers and bool are)",
                    (long long)to);
   return TVM_OK;
 }
@@ -53,9 +51,13 @@ static tvm_status cast_to(const tvm_gnode *n, tvm_dtype *t) {
  * output dtype and shape. */
 static tvm_status cast_infer(tvm_graph *g, tvm_gnode *n) {
   tvm_dtype t;
-  tvm_status st = op_check_dtype(n, 0, "input", DT_ANY | DT_F64 | DT_BOOL);
+  tvm_status st = op_check_dtype(n, 0, "input", DT_ALL & ~(DT_F16 | DT_BF16));
   if (st || (st = cast_to(n, &t)))
     return st;
+  if (op_dt_bit(t) & (DT_F16 | DT_BF16))
+    return op_fail(n, TVM_ERR_UNSUPPORTED,
+                   "casting to float16 or bfloat16 is not supported: the "
+                   "llvm-cpu code generator does not convert them yet");
   op_set_out(n, 0, t, n->inputs[0]->ndim, n->inputs[0]->shape);
   return TVM_OK;
 }
@@ -93,6 +95,10 @@ static tvm_status cast_reference(const tvm_gnode *n, const DLTensor *const *in,
   for (int64_t e = 0; e < len; e++) {
     if (to_bool)
       op_dl_seti(out[0], e, op_dl_getf(in[0], e) != 0);
+    else if (!op_dl_is_float(in[0]) && op_dl_is_float(out[0]))
+      op_dl_setf(out[0], e, in[0]->dtype.code == kDLUInt
+                                ? (double)(uint64_t)op_dl_geti(in[0], e)
+                                : (double)op_dl_geti(in[0], e));
     else if (!op_dl_is_float(in[0]))
       op_dl_seti(out[0], e, op_dl_geti(in[0], e));
     else if (op_dl_is_float(out[0]))
@@ -116,7 +122,7 @@ static tvm_status cos_info(const tvm_gnode *n, int64_t *shape, int *nd,
   *t = TVM_F32;
   *value = 0;
   if (n->ninputs > 1 && n->inputs[1]) {
-    if ((st = op_check_dtype(n, 1, "value", DT_ANY | DT_F64)) ||
+    if ((st = op_check_dtype(n, 1, "value", DT_ALL)) ||
         (st = op_const_scalar(n, 1, "value", value)))
       return st;
     *t = n->inputs[1]->dtype;

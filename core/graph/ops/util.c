@@ -5,6 +5,7 @@
  * reads, padding) and DLTensor element access for the references.
  */
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ops_int.h"
@@ -133,16 +134,19 @@ tvm_status op_attr_ints(const tvm_gnode *n, const char *name, const int64_t **v,
 int op_dt_bit(tvm_dtype t) {
   if (t.lanes != 1)
     return 0;
-  if (t.code == kDLFloat && t.bits == 32)
-    return DT_F32;
-  if (t.code == kDLFloat && t.bits == 64)
-    return DT_F64;
-  if (t.code == kDLInt && t.bits == 32)
-    return DT_I32;
-  if (t.code == kDLInt && t.bits == 64)
-    return DT_I64;
-  if (t.code == kDLUInt && t.bits == 1)
-    return DT_BOOL;
+  switch (t.code) {
+  case kDLFloat:
+    return t.bits == 32 ? DT_F32 : t.bits == 64 ? DT_F64
+                                 : t.bits == 16 ? DT_F16 : 0;
+  case kDLBfloat:
+    return t.bits == 16 ? DT_BF16 : 0;
+  case kDLInt:
+    return t.bits == 8 ? DT_I8 : t.bits == 16 ? DT_I16 : t.bits == 32 ? DT_I32
+         : t.bits == 64 ? DT_I64 : 0;
+  case kDLUInt:
+    return t.bits == 1 ? DT_BOOL : t.bits == 8 ? DT_U8 : t.bits == 16 ? DT_U16
+         : t.bits == 32 ? DT_U32 : t.bits == 64 ? DT_U64 : 0;
+  }
   return 0;
 }
 
@@ -151,16 +155,19 @@ static void mask_str(char *buf, size_t cap, int mask) {
   static const struct {
     int bit;
     const char *name;
-  } names[] = {{DT_F32, "float32"},
-               {DT_I32, "int32"},
-               {DT_I64, "int64"},
-               {DT_F64, "float64"},
-               {DT_BOOL, "bool"}};
+  } names[] = {{DT_F32, "float32"},  {DT_I32, "int32"},
+               {DT_I64, "int64"},    {DT_F64, "float64"},
+               {DT_BOOL, "bool"},    {DT_I8, "int8"},
+               {DT_U8, "uint8"},     {DT_I16, "int16"},
+               {DT_U16, "uint16"},   {DT_U32, "uint32"},
+               {DT_U64, "uint64"},   {DT_F16, "float16"},
+               {DT_BF16, "bfloat16"}};
+  const size_t nn = sizeof names / sizeof names[0];
   int cnt = 0, total = 0;
-  for (size_t i = 0; i < 5; i++)
+  for (size_t i = 0; i < nn; i++)
     total += (mask & names[i].bit) != 0;
   buf[0] = 0;
-  for (size_t i = 0; i < 5; i++) {
+  for (size_t i = 0; i < nn; i++) {
     if (!(mask & names[i].bit))
       continue;
     size_t l = strlen(buf);
@@ -487,7 +494,9 @@ int64_t op_dl_numel(const DLTensor *t) {
   return k;
 }
 
-int op_dl_is_float(const DLTensor *t) { return t->dtype.code == kDLFloat; }
+int op_dl_is_float(const DLTensor *t) {
+  return t->dtype.code == kDLFloat || t->dtype.code == kDLBfloat;
+}
 
 int op_dl_elem_bytes(const DLTensor *t) {
   return (t->dtype.bits * t->dtype.lanes + 7) / 8;
@@ -498,26 +507,91 @@ static char *dl_ptr(const DLTensor *t) {
   return (char *)t->data + t->byte_offset;
 }
 
+/* IEEE half <-> float (round to nearest even), bfloat16 <-> float. */
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f,
+           m = h & 0x3ff, bits;
+  if (e == 0) {
+    if (m == 0) {
+      bits = sign;
+    } else { /* subnormal: normalize */
+      e = 127 - 15 + 1;
+      while (!(m & 0x400)) {
+        m <<= 1;
+        e--;
+      }
+      bits = sign | (e << 23) | ((m & 0x3ff) << 13);
+    }
+  } else if (e == 31) {
+    bits = sign | 0x7f800000u | (m << 13);
+  } else {
+    bits = sign | ((e + 127 - 15) << 23) | (m << 13);
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+static uint16_t float_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  int32_t e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+  uint32_t m = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff) /* inf, nan */
+    return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+  if (e >= 31)
+    return (uint16_t)(sign | 0x7c00);
+  if (e <= 0) {
+    if (e < -10)
+      return (uint16_t)sign;
+    m |= 0x800000;
+    int shift = 14 - e;
+    uint32_t hm = m >> shift, rem = m & ((1u << shift) - 1),
+             half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (hm & 1)))
+      hm++;
+    return (uint16_t)(sign | hm);
+  }
+  uint32_t hm = m >> 13, rem = m & 0x1fff;
+  uint32_t h = sign | ((uint32_t)e << 10) | hm;
+  if (rem > 0x1000 || (rem == 0x1000 && (hm & 1)))
+    h++; /* may carry into the exponent: still right */
+  return (uint16_t)h;
+}
+
+static float bf16_to_float(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+static uint16_t float_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return (uint16_t)((x >> 16) | 0x40); /* quiet NaN */
+  x += 0x7fff + ((x >> 16) & 1);
+  return (uint16_t)(x >> 16);
+}
+
 double op_dl_getf(const DLTensor *t, int64_t i) {
   char *p = dl_ptr(t);
   switch (t->dtype.code) {
   case kDLFloat:
+    if (t->dtype.bits == 16)
+      return half_to_float(((uint16_t *)p)[i]);
     return t->dtype.bits == 64 ? ((double *)p)[i] : ((float *)p)[i];
-  case kDLInt:
-    switch (t->dtype.bits) {
-    case 8:
-      return ((int8_t *)p)[i];
-    case 16:
-      return ((int16_t *)p)[i];
-    case 32:
-      return ((int32_t *)p)[i];
-    default:
-      return (double)((int64_t *)p)[i];
-    }
+  case kDLBfloat:
+    return bf16_to_float(((uint16_t *)p)[i]);
   case kDLUInt:
-    return t->dtype.bits <= 8 ? ((uint8_t *)p)[i] : ((uint32_t *)p)[i];
+    if (t->dtype.bits == 64)
+      return (double)((uint64_t *)p)[i];
+    return (double)op_dl_geti(t, i);
+  default:
+    return (double)op_dl_geti(t, i);
   }
-  return 0;
 }
 
 void op_dl_setf(const DLTensor *t, int64_t i, double v) {
@@ -526,10 +600,26 @@ void op_dl_setf(const DLTensor *t, int64_t i, double v) {
   case kDLFloat:
     if (t->dtype.bits == 64)
       ((double *)p)[i] = v;
+    else if (t->dtype.bits == 16)
+      ((uint16_t *)p)[i] = float_to_half((float)v);
     else
       ((float *)p)[i] = (float)v;
     return;
+  case kDLBfloat:
+    ((uint16_t *)p)[i] = float_to_bf16((float)v);
+    return;
   default:
+    /* out-of-range conversions are undefined in C: saturate first */
+    if (v != v)
+      v = 0;
+    if (t->dtype.code == kDLUInt && t->dtype.bits == 64 && v >= 9.2e18) {
+      ((uint64_t *)p)[i] = v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+      return;
+    }
+    if (v >= 9.2e18)
+      v = 9.2e18;
+    if (v <= -9.2e18)
+      v = -9.2e18;
     op_dl_seti(t, i, (int64_t)v);
   }
 }
@@ -548,30 +638,49 @@ int64_t op_dl_geti(const DLTensor *t, int64_t i) {
       return ((int64_t *)p)[i];
     }
   }
-  if (t->dtype.code == kDLUInt)
-    return t->dtype.bits <= 8 ? ((uint8_t *)p)[i] : ((uint32_t *)p)[i];
-  return (int64_t)op_dl_getf(t, i);
+  if (t->dtype.code == kDLUInt) {
+    switch (t->dtype.bits) {
+    case 1:
+    case 8:
+      return ((uint8_t *)p)[i];
+    case 16:
+      return ((uint16_t *)p)[i];
+    case 32:
+      return ((uint32_t *)p)[i];
+    default:
+      return (int64_t)((uint64_t *)p)[i]; /* wraps above 2^63 */
+    }
+  }
+  double v = op_dl_getf(t, i);
+  if (v != v)
+    return 0;
+  return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
 }
 
 void op_dl_seti(const DLTensor *t, int64_t i, int64_t v) {
   char *p = dl_ptr(t);
-  if (t->dtype.code == kDLFloat) {
-    op_dl_setf(t, i, (double)v);
+  if (t->dtype.code == kDLFloat || t->dtype.code == kDLBfloat) {
+    if (t->dtype.code == kDLFloat && t->dtype.bits == 64)
+      ((double *)p)[i] = (double)v;
+    else
+      op_dl_setf(t, i, (double)v);
     return;
   }
   switch (t->dtype.bits) {
   case 1:
+    ((uint8_t *)p)[i] = v != 0;
+    return;
   case 8:
-    ((int8_t *)p)[i] = (int8_t)v;
+    ((uint8_t *)p)[i] = (uint8_t)v;
     return;
   case 16:
-    ((int16_t *)p)[i] = (int16_t)v;
+    ((uint16_t *)p)[i] = (uint16_t)v;
     return;
   case 32:
-    ((int32_t *)p)[i] = (int32_t)v;
+    ((uint32_t *)p)[i] = (uint32_t)v;
     return;
   default:
-    ((int64_t *)p)[i] = v;
+    ((uint64_t *)p)[i] = (uint64_t)v;
     return;
   }
 }

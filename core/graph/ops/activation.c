@@ -191,20 +191,20 @@ static tvm_expr *t_clip(tvm_ctx *c, tvm_expr *x, const double *p) {
 }
 
 const unary_desc ops_activation_unary[] = {
-    {"Relu", DT_F32, NULL, r_relu, NULL, t_relu},
-    {"LeakyRelu", DT_F32, leaky_params, r_leaky, NULL, t_leaky},
-    {"Elu", DT_F32, elu_params, r_elu, NULL, t_elu},
-    {"Selu", DT_F32, selu_params, r_selu, NULL, t_selu},
-    {"Sigmoid", DT_F32, NULL, r_sigmoid, NULL, t_sigmoid},
-    {"HardSigmoid", DT_F32, hsig_params, r_hsig, NULL, t_hsig},
-    {"HardSwish", DT_F32, NULL, r_hswish, NULL, t_hswish},
-    {"Tanh", DT_F32, NULL, r_tanh, NULL, t_tanh},
-    {"Softplus", DT_F32, NULL, r_softplus, NULL, t_softplus},
-    {"Clip", DT_F32, clip_params, r_clip, NULL, t_clip},
-    {"Softsign", DT_F32, NULL, r_softsign, NULL, t_softsign},
-    {"Celu", DT_F32, celu_params, r_celu, NULL, t_celu},
-    {"ThresholdedRelu", DT_F32, trelu_params, r_trelu, NULL, t_trelu},
-    {"Shrink", DT_F32, shrink_params, r_shrink, NULL, t_shrink},
+    {"Relu", DT_F32 | DT_F64, NULL, r_relu, NULL, t_relu},
+    {"LeakyRelu", DT_F32 | DT_F64, leaky_params, r_leaky, NULL, t_leaky},
+    {"Elu", DT_F32 | DT_F64, elu_params, r_elu, NULL, t_elu},
+    {"Selu", DT_F32 | DT_F64, selu_params, r_selu, NULL, t_selu},
+    {"Sigmoid", DT_F32 | DT_F64, NULL, r_sigmoid, NULL, t_sigmoid},
+    {"HardSigmoid", DT_F32 | DT_F64, hsig_params, r_hsig, NULL, t_hsig},
+    {"HardSwish", DT_F32 | DT_F64, NULL, r_hswish, NULL, t_hswish},
+    {"Tanh", DT_F32 | DT_F64, NULL, r_tanh, NULL, t_tanh},
+    {"Softplus", DT_F32 | DT_F64, NULL, r_softplus, NULL, t_softplus},
+    {"Clip", DT_F32 | DT_F64, clip_params, r_clip, NULL, t_clip},
+    {"Softsign", DT_F32 | DT_F64, NULL, r_softsign, NULL, t_softsign},
+    {"Celu", DT_F32 | DT_F64, celu_params, r_celu, NULL, t_celu},
+    {"ThresholdedRelu", DT_F32 | DT_F64, trelu_params, r_trelu, NULL, t_trelu},
+    {"Shrink", DT_F32 | DT_F64, shrink_params, r_shrink, NULL, t_shrink},
 };
 const int ops_activation_nunary =
     (int)(sizeof ops_activation_unary / sizeof ops_activation_unary[0]);

@@ -40,8 +40,7 @@ static bkind kind_of(const tvm_gnode *n) {
 
 /* The dtypes kind k accepts (DT_* mask). */
 static int dtmask_of(bkind k) {
-  return k <= B_POW || k == B_MAX || k == B_MIN ? DT_F32 | DT_I32 | DT_I64
-                                                : DT_F32;
+  return k <= B_POW || k == B_MAX || k == B_MIN ? DT_NUM : DT_F32 | DT_F64;
 }
 
 /* Output = broadcast of every input's shape; dtype of input 0. */
@@ -54,7 +53,7 @@ static tvm_status bcast_infer(tvm_graph *g, tvm_gnode *n) {
   int64_t shape[TVM_MAX_DIMS];
   int nd = 0;
   for (int i = 0; i < n->ninputs; i++) {
-    int m = k == B_POW && i == 1 ? DT_F32 | DT_I32 | DT_I64 : mask;
+    int m = k == B_POW && i == 1 ? DT_NUM : mask;
     if ((st = op_check_dtype(n, i, i == 0 ? "A" : "B", m)))
       return st;
     const tvm_gvalue *v = n->inputs[i];

@@ -50,7 +50,9 @@ static tvm_status logic_check(const tvm_gnode *n, int64_t *fmod, int64_t *shape,
   tvm_status st;
   *fmod = 0;
   for (int i = 0; i < n->ninputs; i++) {
-    int mask = is_logic(k) || (k == L_WHERE && i == 0) ? DT_BOOL : DT_ANY;
+    int mask = is_logic(k) || (k == L_WHERE && i == 0) ? DT_BOOL
+               : k == L_WHERE || k == L_EQ            ? DT_NUM | DT_BOOL
+                                                      : DT_NUM;
     if ((st = op_check_dtype(
              n, i, k == L_WHERE && i == 0 ? "condition" : "input", mask)))
       return st;

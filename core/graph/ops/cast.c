@@ -2,7 +2,7 @@
  * core/graph/ops/cast.c - Cast (attribute "to": an ONNX TensorProto data
  * type code: every integer type, bool, float32 and float64 (float16 and
  * bfloat16 are refused); float to int truncates toward zero, to
- * bool is x != 0) and ConstantOfShape (a constant shape input; the fill value
+ * bool is x != 0), CastLike (to input 1's dtype) and ConstantOfShape (a constant shape input; the fill value
  * is the optional one-element CONST input 1, which the ONNX importer makes from
  * the `value` attribute; float32 0 when absent).
  */
@@ -32,6 +32,14 @@ static int onnx_dtype(int64_t code, tvm_dtype *t) {
 
 /* The dtype of attribute "to", or a failure naming the code. */
 static tvm_status cast_to(const tvm_gnode *n, tvm_dtype *t) {
+  if (strcmp(n->op, "CastLike") == 0) {
+    tvm_status st = op_check_dtype(n, 1, "target_type",
+                                   DT_ALL & ~(DT_F16 | DT_BF16));
+    if (st)
+      return st;
+    *t = n->inputs[1]->dtype;
+    return TVM_OK;
+  }
   int64_t to;
   tvm_status st = op_attr_int(n, "to", -1, &to);
   if (st)
@@ -188,6 +196,8 @@ static const tvm_gop_def defs[] = {
     {"Cast", 1, 1, 1, 1, TVM_PAT_ELEMWISE, cast_infer, cast_compute,
      cast_reference,
      "converts to the ONNX data type 'to' (float to int truncates)"},
+    {"CastLike", 2, 2, 1, 1, TVM_PAT_ELEMWISE, cast_infer, cast_compute,
+     cast_reference, "converts to the dtype of input 1 (target_type)"},
     {"ConstantOfShape", 1, 2, 1, 1, TVM_PAT_INJECTIVE, cos_infer, cos_compute,
      cos_reference,
      "a tensor of a constant shape filled with the value (float32 0)"},

@@ -28,7 +28,8 @@ libtvm_la_SOURCES += \
 	core/graph/ops/layout.c \
 	core/graph/ops/conv_nchwc.c \
 	core/graph/ops/pool_nchwc.c \
-	core/graph/ops/loss.c
+	core/graph/ops/loss.c \
+	core/graph/ops/matrix.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/graph/ops/test_ops_basic

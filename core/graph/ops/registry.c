@@ -11,6 +11,7 @@ extern const ops_family ops_layout_family;      /* layout.c */
 extern const ops_family ops_conv_nchwc_family;  /* conv_nchwc.c */
 extern const ops_family ops_pool_nchwc_family;   /* pool_nchwc.c */
 extern const ops_family ops_loss_family;         /* loss.c */
+extern const ops_family ops_matrix_family;       /* matrix.c */
 
 static const ops_family *const families[] = {
     &ops_elementwise_family, &ops_activation_family,     &ops_broadcast_family,
@@ -21,6 +22,7 @@ static const ops_family *const families[] = {
     &ops_rearrange_family,   &ops_resize_family,         &ops_logic_family,
     &ops_rnn_family,         &ops_layout_family,         &ops_conv_nchwc_family,
     &ops_pool_nchwc_family,  &ops_loss_family,
+    &ops_matrix_family,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 

@@ -12,6 +12,7 @@ extern const ops_family ops_conv_nchwc_family;  /* conv_nchwc.c */
 extern const ops_family ops_pool_nchwc_family;   /* pool_nchwc.c */
 extern const ops_family ops_loss_family;         /* loss.c */
 extern const ops_family ops_matrix_family;       /* matrix.c */
+extern const ops_family ops_index_family;        /* index.c */
 
 static const ops_family *const families[] = {
     &ops_elementwise_family, &ops_activation_family,     &ops_broadcast_family,
@@ -22,7 +23,7 @@ static const ops_family *const families[] = {
     &ops_rearrange_family,   &ops_resize_family,         &ops_logic_family,
     &ops_rnn_family,         &ops_layout_family,         &ops_conv_nchwc_family,
     &ops_pool_nchwc_family,  &ops_loss_family,
-    &ops_matrix_family,
+    &ops_matrix_family,      &ops_index_family,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 

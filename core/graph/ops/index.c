@@ -1,0 +1,891 @@
+/*
+ * core/graph/ops/index.c - operators driven by index tensors: OneHot,
+ * GatherND, ScatterElements (and its deprecated name Scatter), ScatterND,
+ * TopK and Compress.  Negative indices count from the end of their axis;
+ * indices out of range read a clamped position in the computes (the
+ * references refuse them).
+ *
+ * Computes without data-dependent writes: a scatter output element is
+ * the data element unless some update targets it, found by a reduction
+ * over the updates ("last" update for reduction none, the sum/product/
+ * max/min of the matching ones otherwise); TopK ranks every element
+ * (".rank": how many elements come before it) and output p takes the
+ * element of rank p; Compress (its condition is constant, so the output
+ * shape is known) counts the selected positions (".cnt") and output p
+ * takes the one whose count is p + 1.  These are quadratic in the
+ * scanned axis: fine for the sizes exported models give these operators.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ops_int.h"
+
+/* k < 0 ? k + n : k, as int32, clamped into [0, n). */
+static tvm_expr *wrap_idx(tvm_ctx *c, tvm_expr *k, int64_t n) {
+  if (!k)
+    return NULL;
+  if (!tvm_dtype_is_int(k->dtype) || k->dtype.bits != 64)
+    k = tvm_cast(c, TVM_I64, k);
+  k = tvm_select(c, tvm_lt(c, k, tvm_const(c, TVM_I64, 0)),
+                 tvm_add(c, k, tvm_const(c, TVM_I64, n)), k);
+  k = tvm_cast(c, TVM_I32, k);
+  return tvm_max(c, tvm_int(c, 0), tvm_min(c, k, tvm_int(c, n - 1)));
+}
+
+/* Same for the references; -1 when out of range. */
+static int64_t wrap_ref(int64_t k, int64_t n) {
+  if (k < 0)
+    k += n;
+  return k < 0 || k >= n ? -1 : k;
+}
+
+/* Row-major strides of shape. */
+static void strides_of(const int64_t *s, int nd, int64_t *st) {
+  int64_t m = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    st[d] = m;
+    m *= s[d];
+  }
+}
+
+/* ---- OneHot ----------------------------------------------------------------- */
+static tvm_status onehot_info(const tvm_gnode *n, int64_t *depth, int *axis) {
+  double dv;
+  int64_t a;
+  tvm_status st;
+  if ((st = op_check_dtype(n, 0, "indices", DT_NUM)) ||
+      (st = op_check_dtype(n, 1, "depth", DT_NUM)) ||
+      (st = op_const_scalar(n, 1, "depth", &dv)) ||
+      (st = op_check_dtype(n, 2, "values", DT_ALL & ~(DT_F16 | DT_BF16))) ||
+      (st = op_attr_int(n, "axis", -1, &a)))
+    return st;
+  if (tvm_gvalue_numel(n->inputs[2]) != 2)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "values must hold two elements [off, on]");
+  *depth = (int64_t)dv;
+  if (*depth < 1)
+    return op_fail(n, TVM_ERR_INVALID, "depth = %lld must be positive",
+                   (long long)*depth);
+  return op_axis(n, "attribute 'axis'", a, n->inputs[0]->ndim + 1, axis);
+}
+
+static tvm_status onehot_infer(tvm_graph *g, tvm_gnode *n) {
+  (void)g;
+  int64_t depth, s[TVM_MAX_DIMS];
+  int axis;
+  tvm_status st = onehot_info(n, &depth, &axis);
+  if (st)
+    return st;
+  const tvm_gvalue *x = n->inputs[0];
+  if (x->ndim + 1 > TVM_MAX_DIMS)
+    return op_fail(n, TVM_ERR_UNSUPPORTED, "too many dimensions");
+  for (int d = 0, k = 0; d <= x->ndim; d++)
+    s[d] = d == axis ? depth : x->shape[k++];
+  op_set_out(n, 0, n->inputs[2]->dtype, x->ndim + 1, s);
+  return TVM_OK;
+}
+
+typedef struct oh_ud {
+  tvm_tensor *idx, *val;
+  int64_t depth;
+  int axis;
+} oh_ud;
+
+static tvm_expr *onehot_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  oh_ud *u = ud;
+  tvm_expr *xi[TVM_MAX_DIMS];
+  for (int d = 0, k = 0; d <= u->idx->ndim; d++)
+    if (d != u->axis)
+      xi[k++] = i[d];
+  tvm_expr *k = tvm_tread(c, u->idx, xi, u->idx->ndim);
+  if (!k)
+    return NULL;
+  if (!tvm_dtype_is_int(k->dtype))
+    k = tvm_cast(c, TVM_I64, k);
+  k = tvm_cast(c, TVM_I64, k);
+  k = tvm_select(c, tvm_lt(c, k, tvm_const(c, TVM_I64, 0)),
+                 tvm_add(c, k, tvm_const(c, TVM_I64, u->depth)), k);
+  tvm_expr *on = tvm_eq(c, k, tvm_cast(c, TVM_I64, i[u->axis]));
+  tvm_expr *one = tvm_int(c, 1), *zero = tvm_int(c, 0);
+  return tvm_select(c, on, tvm_tread(c, u->val, &one, 1),
+                    tvm_tread(c, u->val, &zero, 1));
+}
+
+static tvm_status onehot_compute(tvm_ctx *c, const tvm_gnode *n,
+                                 tvm_tensor **in, tvm_tensor **out) {
+  oh_ud u = {in[0], in[2], 0, 0};
+  tvm_status st = onehot_info(n, &u.depth, &u.axis);
+  if (st)
+    return st;
+  if (u.val->ndim != 1) /* a [2] view is what the body reads */
+    return op_fail(n, TVM_ERR_UNSUPPORTED, "values must be 1-D [off, on]");
+  out[0] = op_te_compute_out(c, n, 0, "injective", onehot_body, &u);
+  return op_te_status(c, n, out[0]);
+}
+
+static tvm_status onehot_reference(const tvm_gnode *n,
+                                   const DLTensor *const *in,
+                                   DLTensor *const *out) {
+  int64_t depth;
+  int axis;
+  tvm_status st = onehot_info(n, &depth, &axis);
+  if (st)
+    return st;
+  const DLTensor *x = in[0];
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < x->ndim; d++)
+    *(d < axis ? &outer : &inner) *= x->shape[d];
+  double off = op_dl_getf(in[2], 0), on = op_dl_getf(in[2], 1);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t a = 0; a < depth; a++)
+      for (int64_t q = 0; q < inner; q++) {
+        int64_t k = (int64_t)op_dl_getf(x, o * inner + q);
+        if (k < 0)
+          k += depth;
+        op_dl_setf(out[0], (o * depth + a) * inner + q, k == a ? on : off);
+      }
+  return TVM_OK;
+}
+
+/* ---- GatherND --------------------------------------------------------------- */
+static tvm_status gnd_info(const tvm_gnode *n, int *b, int *m) {
+  int64_t bd;
+  tvm_status st;
+  if ((st = op_check_dtype(n, 0, "data", DT_ALL)) ||
+      (st = op_check_dtype(n, 1, "indices", DT_I64 | DT_I32)) ||
+      (st = op_attr_int(n, "batch_dims", 0, &bd)))
+    return st;
+  const tvm_gvalue *x = n->inputs[0], *ix = n->inputs[1];
+  *b = (int)bd;
+  if (ix->ndim < 1 || bd < 0 || bd >= ix->ndim || bd >= x->ndim)
+    return op_fail(n, TVM_ERR_INVALID, "batch_dims = %lld does not fit the "
+                   "ranks of data (%d) and indices (%d)",
+                   (long long)bd, x->ndim, ix->ndim);
+  *m = (int)ix->shape[ix->ndim - 1];
+  if (*m < 1 || *b + *m > x->ndim)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "indices' last dimension (%d) plus batch_dims exceeds the "
+                   "rank of data (%d)",
+                   *m, x->ndim);
+  for (int d = 0; d < *b; d++)
+    if (x->shape[d] != ix->shape[d])
+      return op_fail(n, TVM_ERR_INVALID,
+                     "batch dimension %d differs between data and indices",
+                     d);
+  return TVM_OK;
+}
+
+static tvm_status gnd_infer(tvm_graph *g, tvm_gnode *n) {
+  (void)g;
+  int b, m;
+  tvm_status st = gnd_info(n, &b, &m);
+  if (st)
+    return st;
+  const tvm_gvalue *x = n->inputs[0], *ix = n->inputs[1];
+  int64_t s[TVM_MAX_DIMS];
+  int nd = 0;
+  for (int d = 0; d < ix->ndim - 1; d++)
+    s[nd++] = ix->shape[d];
+  for (int d = b + m; d < x->ndim; d++) {
+    if (nd == TVM_MAX_DIMS)
+      return op_fail(n, TVM_ERR_UNSUPPORTED, "too many dimensions");
+    s[nd++] = x->shape[d];
+  }
+  op_set_out(n, 0, x->dtype, nd, s);
+  return TVM_OK;
+}
+
+typedef struct gnd_ud {
+  tvm_tensor *x, *ix;
+  int b, m;
+} gnd_ud;
+
+static tvm_expr *gnd_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  gnd_ud *u = ud;
+  int q = u->ix->ndim;
+  tvm_expr *xi[TVM_MAX_DIMS], *ii[TVM_MAX_DIMS];
+  for (int d = 0; d < u->b; d++)
+    xi[d] = i[d];
+  for (int j = 0; j < u->m; j++) {
+    for (int d = 0; d < q - 1; d++)
+      ii[d] = i[d];
+    ii[q - 1] = tvm_int(c, j);
+    xi[u->b + j] = wrap_idx(c, tvm_tread(c, u->ix, ii, q),
+                            u->x->shape_c[u->b + j]);
+  }
+  for (int d = u->b + u->m; d < u->x->ndim; d++)
+    xi[d] = i[q - 1 + d - u->b - u->m];
+  return tvm_tread(c, u->x, xi, u->x->ndim);
+}
+
+static tvm_status gnd_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                              tvm_tensor **out) {
+  gnd_ud u = {in[0], in[1], 0, 0};
+  tvm_status st = gnd_info(n, &u.b, &u.m);
+  if (st)
+    return st;
+  out[0] = op_te_compute_out(c, n, 0, "injective", gnd_body, &u);
+  return op_te_status(c, n, out[0]);
+}
+
+static tvm_status gnd_reference(const tvm_gnode *n, const DLTensor *const *in,
+                                DLTensor *const *out) {
+  int b, m;
+  tvm_status st = gnd_info(n, &b, &m);
+  if (st)
+    return st;
+  const DLTensor *x = in[0], *ix = in[1];
+  int q = ix->ndim;
+  int64_t xs[TVM_MAX_DIMS], is[TVM_MAX_DIMS], oi[TVM_MAX_DIMS];
+  strides_of(x->shape, x->ndim, xs);
+  strides_of(ix->shape, q, is);
+  int64_t len = op_dl_numel(out[0]), eb = op_dl_elem_bytes(x);
+  for (int64_t e = 0; e < len; e++) {
+    op_dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
+    int64_t src = 0, ibase = 0;
+    for (int d = 0; d < q - 1; d++)
+      ibase += oi[d] * is[d];
+    for (int d = 0; d < b; d++)
+      src += oi[d] * xs[d];
+    for (int j = 0; j < m; j++) {
+      int64_t k = wrap_ref(op_dl_geti(ix, ibase + j), x->shape[b + j]);
+      if (k < 0)
+        return op_fail(n, TVM_ERR_INVALID, "index out of range");
+      src += k * xs[b + j];
+    }
+    for (int d = b + m; d < x->ndim; d++)
+      src += oi[q - 1 + d - b - m] * xs[d];
+    memcpy((char *)out[0]->data + e * eb, (const char *)x->data + src * eb,
+           (size_t)eb);
+  }
+  return TVM_OK;
+}
+
+/* ---- ScatterElements, Scatter, ScatterND ------------------------------------- */
+enum { SR_NONE, SR_ADD, SR_MUL, SR_MAX, SR_MIN };
+
+static tvm_status scatter_red(const tvm_gnode *n, int *red) {
+  const char *r;
+  tvm_status st = op_attr_str(n, "reduction", "none", &r);
+  if (st)
+    return st;
+  static const char *const names[] = {"none", "add", "mul", "max", "min"};
+  for (int k = 0; k < 5; k++)
+    if (!strcmp(r, names[k])) {
+      *red = k;
+      return TVM_OK;
+    }
+  return op_fail(n, TVM_ERR_INVALID,
+                 "attribute 'reduction' = \"%s\"; use none, add, mul, max or "
+                 "min",
+                 r);
+}
+
+static int is_nd(const tvm_gnode *n) { return !strcmp(n->op, "ScatterND"); }
+
+static tvm_status scatter_info(const tvm_gnode *n, int *axis, int *red) {
+  tvm_status st;
+  int64_t a;
+  if ((st = op_check_dtype(n, 0, "data", DT_NUM | DT_BOOL)) ||
+      (st = op_check_dtype(n, 1, "indices", DT_I64 | DT_I32)) ||
+      (st = op_check_dtype(n, 2, "updates", DT_NUM | DT_BOOL)) ||
+      (st = scatter_red(n, red)) || (st = op_attr_int(n, "axis", 0, &a)))
+    return st;
+  const tvm_gvalue *x = n->inputs[0], *ix = n->inputs[1], *up = n->inputs[2];
+  if (!tvm_dtype_eq(x->dtype, up->dtype))
+    return op_fail(n, TVM_ERR_INVALID, "data and updates differ in dtype");
+  if (is_nd(n)) {
+    *axis = 0;
+    int m = ix->ndim ? (int)ix->shape[ix->ndim - 1] : 0;
+    if (ix->ndim < 1 || m < 1 || m > x->ndim ||
+        up->ndim != ix->ndim - 1 + x->ndim - m)
+      return op_fail(n, TVM_ERR_INVALID,
+                     "indices [.., m] with m <= rank(data) and updates of "
+                     "rank q - 1 + r - m are required");
+    for (int d = 0; d < up->ndim; d++)
+      if (up->shape[d] != (d < ix->ndim - 1 ? ix->shape[d]
+                                            : x->shape[m + d - ix->ndim + 1]))
+        return op_fail(n, TVM_ERR_INVALID, "updates dimension %d is %lld, "
+                       "the indices and data make it %lld",
+                       d, (long long)up->shape[d],
+                       (long long)(d < ix->ndim - 1
+                                       ? ix->shape[d]
+                                       : x->shape[m + d - ix->ndim + 1]));
+    return TVM_OK;
+  }
+  if ((st = op_axis(n, "attribute 'axis'", a, x->ndim, axis)))
+    return st;
+  if (ix->ndim != x->ndim || up->ndim != x->ndim)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "data, indices and updates must have one rank");
+  for (int d = 0; d < x->ndim; d++)
+    if (ix->shape[d] != up->shape[d] || ix->shape[d] > x->shape[d])
+      return op_fail(n, TVM_ERR_INVALID,
+                     "indices and updates must have one shape within data's");
+  return TVM_OK;
+}
+
+static tvm_status scatter_infer(tvm_graph *g, tvm_gnode *n) {
+  (void)g;
+  int axis, red;
+  tvm_status st = scatter_info(n, &axis, &red);
+  if (st)
+    return st;
+  const tvm_gvalue *x = n->inputs[0];
+  op_set_out(n, 0, x->dtype, x->ndim, x->shape);
+  return TVM_OK;
+}
+
+typedef struct sc_ud {
+  tvm_tensor *x, *ix, *up;
+  int axis, red;
+} sc_ud;
+
+/* Whether update position (reduce vars rv) targets output element i, and
+ * the update's index (written into ui). */
+static tvm_expr *sc_match(tvm_ctx *c, sc_ud *u, tvm_expr **i, tvm_expr **rv,
+                          tvm_expr **ui) {
+  int r = u->x->ndim;
+  if (u->axis >= 0) {
+    /* ScatterElements: rv[0] runs along axis; the other coordinates are
+     * i's, which must lie inside the updates' shape */
+    tvm_expr *ok = NULL, *ii[TVM_MAX_DIMS];
+    for (int d = 0; d < r; d++) {
+      if (d == u->axis) {
+        ii[d] = rv[0];
+        continue;
+      }
+      int64_t ext = u->ix->shape_c[d];
+      tvm_expr *in = tvm_lt(c, i[d], tvm_int(c, ext));
+      ok = ok ? tvm_and(c, ok, in) : in;
+      ii[d] = tvm_min(c, i[d], tvm_int(c, ext - 1));
+    }
+    for (int d = 0; d < r; d++)
+      ui[d] = ii[d];
+    tvm_expr *k = wrap_idx(c, tvm_tread(c, u->ix, ii, r),
+                           u->x->shape_c[u->axis]);
+    tvm_expr *hit = tvm_eq(c, k, i[u->axis]);
+    return ok ? tvm_and(c, ok, hit) : hit;
+  }
+  /* ScatterND: rv runs over indices' leading dims */
+  int q = u->ix->ndim, m = (int)u->ix->shape_c[q - 1];
+  tvm_expr *hit = NULL, *ii[TVM_MAX_DIMS];
+  for (int d = 0; d < q - 1; d++)
+    ii[d] = rv[d];
+  for (int j = 0; j < m; j++) {
+    ii[q - 1] = tvm_int(c, j);
+    tvm_expr *k = wrap_idx(c, tvm_tread(c, u->ix, ii, q), u->x->shape_c[j]);
+    tvm_expr *e = tvm_eq(c, k, i[j]);
+    hit = hit ? tvm_and(c, hit, e) : e;
+  }
+  for (int d = 0; d < q - 1; d++)
+    ui[d] = rv[d];
+  for (int d = m; d < r; d++)
+    ui[q - 1 + d - m] = i[d];
+  return hit;
+}
+
+/* The reduce axes over the update positions; their flat index. */
+static int sc_axes(tvm_ctx *c, sc_ud *u, tvm_iter_var **r, tvm_expr **rv,
+                   int *nr, tvm_expr **flat) {
+  memset(rv, 0, sizeof(tvm_expr *) * TVM_MAX_DIMS);
+  if (u->axis >= 0) {
+    if (!(r[0] = tvm_reduce_axis(c, "r", 0, u->ix->shape_c[u->axis])))
+      return 0;
+    rv[0] = r[0]->var;
+    *nr = 1;
+    *flat = rv[0];
+    return 1;
+  }
+  *nr = u->ix->ndim - 1;
+  *flat = tvm_int(c, 0);
+  for (int d = 0; d < *nr; d++) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "r%d", d);
+    if (!(r[d] = tvm_reduce_axis(c, nm, 0, u->ix->shape_c[d])))
+      return 0;
+    rv[d] = r[d]->var;
+    *flat = tvm_add(c, tvm_mul(c, *flat, tvm_int(c, u->ix->shape_c[d])),
+                    rv[d]);
+  }
+  return 1;
+}
+
+/* ".last": the flat index of the last update hitting i, -1 when none. */
+static tvm_expr *sc_last_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  sc_ud *u = ud;
+  tvm_iter_var *r[TVM_MAX_DIMS];
+  tvm_expr *rv[TVM_MAX_DIMS], *ui[TVM_MAX_DIMS], *flat;
+  int nr;
+  if (!sc_axes(c, u, r, rv, &nr, &flat))
+    return NULL;
+  tvm_expr *hit = sc_match(c, u, i, rv, ui);
+  return tvm_rmax(c, tvm_select(c, hit, flat, tvm_int(c, -1)), r, nr);
+}
+
+/* ".acc": the sum/product/max/min of the updates hitting i. */
+static tvm_expr *sc_acc_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  sc_ud *u = ud;
+  tvm_iter_var *r[TVM_MAX_DIMS];
+  tvm_expr *rv[TVM_MAX_DIMS], *ui[TVM_MAX_DIMS], *flat;
+  int nr;
+  if (!sc_axes(c, u, r, rv, &nr, &flat))
+    return NULL;
+  tvm_expr *hit = sc_match(c, u, i, rv, ui);
+  tvm_expr *v = tvm_tread(c, u->up, ui, u->up->ndim);
+  tvm_reduce_op op = u->red == SR_ADD   ? TVM_REDUCE_SUM
+                     : u->red == SR_MUL ? TVM_REDUCE_PROD
+                     : u->red == SR_MAX ? TVM_REDUCE_MAX
+                                        : TVM_REDUCE_MIN;
+  return tvm_reduce(c, op, v, r, nr, hit);
+}
+
+typedef struct sc_out_ud {
+  sc_ud *u;
+  tvm_tensor *last, *acc;
+} sc_out_ud;
+
+static tvm_expr *sc_out_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  sc_out_ud *o = ud;
+  sc_ud *u = o->u;
+  int r = u->x->ndim;
+  tvm_expr *x = tvm_tread(c, u->x, i, r);
+  tvm_expr *last = tvm_tread(c, o->last, i, r);
+  tvm_expr *any = tvm_ge(c, last, tvm_int(c, 0));
+  if (u->red == SR_NONE) {
+    /* read the update at the last hit (clamped to 0 when none) */
+    tvm_expr *ui[TVM_MAX_DIMS], *f = tvm_max(c, last, tvm_int(c, 0));
+    if (u->axis >= 0) {
+      for (int d = 0; d < r; d++)
+        ui[d] = d == u->axis
+                    ? f
+                    : tvm_min(c, i[d], tvm_int(c, u->ix->shape_c[d] - 1));
+    } else {
+      int q = u->ix->ndim, m = (int)u->ix->shape_c[q - 1];
+      for (int d = q - 2; d >= 0; d--) {
+        tvm_expr *ext = tvm_int(c, u->ix->shape_c[d]);
+        ui[d] = tvm_floormod(c, f, ext);
+        f = tvm_floordiv(c, f, ext);
+      }
+      for (int d = m; d < r; d++)
+        ui[q - 1 + d - m] = i[d];
+    }
+    return tvm_select(c, any, tvm_tread(c, u->up, ui, u->up->ndim), x);
+  }
+  tvm_expr *a = tvm_tread(c, o->acc, i, r);
+  tvm_expr *comb = u->red == SR_ADD   ? tvm_add(c, x, a)
+                   : u->red == SR_MUL ? tvm_mul(c, x, a)
+                   : u->red == SR_MAX ? tvm_max(c, x, a)
+                                      : tvm_min(c, x, a);
+  return tvm_select(c, any, comb, x);
+}
+
+static tvm_status scatter_compute(tvm_ctx *c, const tvm_gnode *n,
+                                  tvm_tensor **in, tvm_tensor **out) {
+  sc_ud u = {in[0], in[1], in[2], 0, 0};
+  tvm_status st = scatter_info(n, &u.axis, &u.red);
+  if (st)
+    return st;
+  if (is_nd(n))
+    u.axis = -1; /* marks ScatterND for the bodies */
+  sc_out_ud o = {&u, NULL, NULL};
+  o.last = tvm_compute(c, op_te_name(c, n, "last"), u.x->shape_c, u.x->ndim,
+                       sc_last_body, &u);
+  if ((st = op_te_status(c, n, o.last)))
+    return st;
+  if (u.red != SR_NONE) {
+    o.acc = tvm_compute(c, op_te_name(c, n, "acc"), u.x->shape_c, u.x->ndim,
+                        sc_acc_body, &u);
+    if ((st = op_te_status(c, n, o.acc)))
+      return st;
+  }
+  out[0] = op_te_compute_out(c, n, 0, "scatter", sc_out_body, &o);
+  return op_te_status(c, n, out[0]);
+}
+
+/* Combines v into the output element e (reduction red). */
+static void sc_apply(const DLTensor *o, int64_t e, const DLTensor *up,
+                     int64_t ue, int red) {
+  if (red == SR_NONE || !op_dl_is_float(o)) {
+    int64_t a = op_dl_geti(o, e), b = op_dl_geti(up, ue);
+    op_dl_seti(o, e, red == SR_NONE  ? b
+                     : red == SR_ADD ? a + b
+                     : red == SR_MUL ? a * b
+                     : red == SR_MAX ? (a > b ? a : b)
+                                     : (a < b ? a : b));
+    if (red == SR_NONE && op_dl_is_float(o))
+      op_dl_setf(o, e, op_dl_getf(up, ue));
+    return;
+  }
+  double a = op_dl_getf(o, e), b = op_dl_getf(up, ue);
+  op_dl_setf(o, e, red == SR_ADD   ? a + b
+                   : red == SR_MUL ? a * b
+                   : red == SR_MAX ? fmax(a, b)
+                                   : fmin(a, b));
+}
+
+static tvm_status scatter_reference(const tvm_gnode *n,
+                                    const DLTensor *const *in,
+                                    DLTensor *const *out) {
+  int axis, red;
+  tvm_status st = scatter_info(n, &axis, &red);
+  if (st)
+    return st;
+  const DLTensor *x = in[0], *ix = in[1], *up = in[2];
+  int r = x->ndim;
+  int64_t eb = op_dl_elem_bytes(x), xs[TVM_MAX_DIMS], idx[TVM_MAX_DIMS];
+  memcpy(out[0]->data, x->data, (size_t)(op_dl_numel(x) * eb));
+  strides_of(x->shape, r, xs);
+  if (!is_nd(n)) {
+    int64_t len = op_dl_numel(up);
+    for (int64_t e = 0; e < len; e++) {
+      op_dl_unravel(e, up->shape, r, idx);
+      int64_t k = wrap_ref(op_dl_geti(ix, e), x->shape[axis]);
+      if (k < 0)
+        return op_fail(n, TVM_ERR_INVALID, "index out of range");
+      idx[axis] = k;
+      int64_t dst = 0;
+      for (int d = 0; d < r; d++)
+        dst += idx[d] * xs[d];
+      sc_apply(out[0], dst, up, e, red);
+    }
+    return TVM_OK;
+  }
+  int q = ix->ndim, m = (int)ix->shape[q - 1];
+  int64_t nupd = 1, slice = 1;
+  for (int d = 0; d < q - 1; d++)
+    nupd *= ix->shape[d];
+  for (int d = m; d < r; d++)
+    slice *= x->shape[d];
+  for (int64_t p = 0; p < nupd; p++) {
+    int64_t base = 0;
+    for (int j = 0; j < m; j++) {
+      int64_t k = wrap_ref(op_dl_geti(ix, p * m + j), x->shape[j]);
+      if (k < 0)
+        return op_fail(n, TVM_ERR_INVALID, "index out of range");
+      base += k * xs[j];
+    }
+    for (int64_t s = 0; s < slice; s++)
+      sc_apply(out[0], base + s, up, p * slice + s, red);
+  }
+  return TVM_OK;
+}
+
+/* ---- TopK ------------------------------------------------------------------- */
+static tvm_status topk_info(const tvm_gnode *n, int *axis, int64_t *k,
+                            int64_t *largest) {
+  int64_t a, sorted, kk[1];
+  int cnt;
+  tvm_status st;
+  if ((st = op_check_dtype(n, 0, "X", DT_NUM)) ||
+      (st = op_attr_int(n, "axis", -1, &a)) ||
+      (st = op_attr_int(n, "largest", 1, largest)) ||
+      (st = op_attr_int(n, "sorted", 1, &sorted)))
+    return st;
+  if (n->ninputs > 1 && n->inputs[1]) {
+    if ((st = op_const_ints(n, 1, "K", kk, 1, &cnt)))
+      return st;
+    *k = kk[0];
+  } else if ((st = op_attr_int(n, "k", -1, k))) { /* opset < 10 */
+    return st;
+  }
+  if ((st = op_axis(n, "attribute 'axis'", a, n->inputs[0]->ndim, axis)))
+    return st;
+  if (*k < 0 || *k > n->inputs[0]->shape[*axis])
+    return op_fail(n, TVM_ERR_INVALID, "K = %lld is outside [0, %lld]",
+                   (long long)*k, (long long)n->inputs[0]->shape[*axis]);
+  return TVM_OK;
+}
+
+static tvm_status topk_infer(tvm_graph *g, tvm_gnode *n) {
+  (void)g;
+  int axis;
+  int64_t k, lg;
+  tvm_status st = topk_info(n, &axis, &k, &lg);
+  if (st)
+    return st;
+  const tvm_gvalue *x = n->inputs[0];
+  int64_t s[TVM_MAX_DIMS];
+  memcpy(s, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+  s[axis] = k;
+  op_set_out(n, 0, x->dtype, x->ndim, s);
+  op_set_out(n, 1, TVM_I64, x->ndim, s);
+  return TVM_OK;
+}
+
+typedef struct tk_ud {
+  tvm_tensor *x, *rank;
+  int axis;
+  int64_t largest;
+} tk_ud;
+
+/* how many elements of the axis come before element i */
+static tvm_expr *tk_rank_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tk_ud *u = ud;
+  tvm_iter_var *r = tvm_reduce_axis(c, "r", 0, u->x->shape_c[u->axis]);
+  if (!r)
+    return NULL;
+  tvm_expr *xi[TVM_MAX_DIMS];
+  for (int d = 0; d < u->x->ndim; d++)
+    xi[d] = d == u->axis ? r->var : i[d];
+  tvm_expr *a = tvm_tread(c, u->x, xi, u->x->ndim);
+  tvm_expr *b = tvm_tread(c, u->x, i, u->x->ndim);
+  tvm_expr *better = u->largest ? tvm_gt(c, a, b) : tvm_lt(c, a, b);
+  tvm_expr *before = tvm_or(
+      c, better, tvm_and(c, tvm_eq(c, a, b), tvm_lt(c, r->var, i[u->axis])));
+  return tvm_sum(c, tvm_select(c, before, tvm_int(c, 1), tvm_int(c, 0)), &r,
+                 1);
+}
+
+/* output p: the element (or its index) of rank p */
+static tvm_expr *tk_pick(tvm_ctx *c, tk_ud *u, tvm_expr **i, int index) {
+  tvm_iter_var *r = tvm_reduce_axis(c, "r", 0, u->x->shape_c[u->axis]);
+  if (!r)
+    return NULL;
+  tvm_expr *xi[TVM_MAX_DIMS];
+  for (int d = 0; d < u->x->ndim; d++)
+    xi[d] = d == u->axis ? r->var : i[d];
+  tvm_expr *hit = tvm_eq(c, tvm_tread(c, u->rank, xi, u->x->ndim), i[u->axis]);
+  tvm_expr *v = index ? tvm_cast(c, TVM_I64, r->var)
+                      : tvm_tread(c, u->x, xi, u->x->ndim);
+  return tvm_sum(c, tvm_select(c, hit, v, op_te_const(c, v->dtype, 0)), &r,
+                 1);
+}
+
+static tvm_expr *tk_val_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  return tk_pick(c, ud, i, 0);
+}
+
+static tvm_expr *tk_idx_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  return tk_pick(c, ud, i, 1);
+}
+
+static tvm_status topk_compute(tvm_ctx *c, const tvm_gnode *n,
+                               tvm_tensor **in, tvm_tensor **out) {
+  tk_ud u = {in[0], NULL, 0, 1};
+  int64_t k;
+  tvm_status st = topk_info(n, &u.axis, &k, &u.largest);
+  if (st)
+    return st;
+  u.rank = tvm_compute(c, op_te_name(c, n, "rank"), u.x->shape_c, u.x->ndim,
+                       tk_rank_body, &u);
+  if ((st = op_te_status(c, n, u.rank)))
+    return st;
+  out[0] = op_te_compute_out(c, n, 0, "topk", tk_val_body, &u);
+  if ((st = op_te_status(c, n, out[0])))
+    return st;
+  if (n->noutputs > 1 && n->outputs[1]) {
+    out[1] = op_te_compute_out(c, n, 1, "topk", tk_idx_body, &u);
+    return op_te_status(c, n, out[1]);
+  }
+  return TVM_OK;
+}
+
+static tvm_status topk_reference(const tvm_gnode *n, const DLTensor *const *in,
+                                 DLTensor *const *out) {
+  int axis;
+  int64_t k, lg;
+  tvm_status st = topk_info(n, &axis, &k, &lg);
+  if (st)
+    return st;
+  const DLTensor *x = in[0];
+  int64_t outer = 1, len = x->shape[axis], inner = 1;
+  for (int d = 0; d < x->ndim; d++)
+    if (d < axis)
+      outer *= x->shape[d];
+    else if (d > axis)
+      inner *= x->shape[d];
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t q = 0; q < inner; q++)
+      for (int64_t j = 0; j < len; j++) {
+        double b = op_dl_getf(x, (o * len + j) * inner + q);
+        int64_t rank = 0;
+        for (int64_t r = 0; r < len; r++) {
+          double a = op_dl_getf(x, (o * len + r) * inner + q);
+          rank += (lg ? a > b : a < b) || (a == b && r < j);
+        }
+        if (rank >= k)
+          continue;
+        int64_t e = (o * k + rank) * inner + q;
+        if (op_dl_is_float(x))
+          op_dl_setf(out[0], e, b);
+        else
+          op_dl_seti(out[0], e, op_dl_geti(x, (o * len + j) * inner + q));
+        if (n->noutputs > 1 && out[1])
+          op_dl_seti(out[1], e, j);
+      }
+  return TVM_OK;
+}
+
+/* ---- Compress --------------------------------------------------------------- */
+/* axis (-1: flattened), the count of selected positions. */
+static tvm_status compress_info(const tvm_gnode *n, int *axis, int64_t *cnt) {
+  tvm_status st;
+  if ((st = op_check_dtype(n, 0, "input", DT_ALL)) ||
+      (st = op_check_dtype(n, 1, "condition", DT_BOOL)))
+    return st;
+  const tvm_gvalue *x = n->inputs[0], *cv = n->inputs[1];
+  if (cv->kind != TVM_GV_CONST || !cv->data)
+    return op_fail(n, TVM_ERR_UNSUPPORTED,
+                   "input 1 (condition) must be a constant: the output "
+                   "shape depends on it");
+  int64_t a = INT64_MIN;
+  if ((st = op_attr_int(n, "axis", INT64_MIN, &a)))
+    return st;
+  int64_t ext = tvm_gvalue_numel(x);
+  *axis = -1;
+  if (a != INT64_MIN) {
+    if ((st = op_axis(n, "attribute 'axis'", a, x->ndim, axis)))
+      return st;
+    ext = x->shape[*axis];
+  }
+  int64_t len = tvm_gvalue_numel(cv);
+  if (cv->ndim != 1 || len > ext)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "condition must be 1-D and at most %lld long",
+                   (long long)ext);
+  *cnt = 0;
+  for (int64_t k = 0; k < len; k++)
+    *cnt += ((const uint8_t *)cv->data)[k] != 0;
+  return TVM_OK;
+}
+
+static tvm_status compress_infer(tvm_graph *g, tvm_gnode *n) {
+  (void)g;
+  int axis;
+  int64_t cnt;
+  tvm_status st = compress_info(n, &axis, &cnt);
+  if (st)
+    return st;
+  const tvm_gvalue *x = n->inputs[0];
+  if (axis < 0) {
+    op_set_out(n, 0, x->dtype, 1, &cnt);
+    return TVM_OK;
+  }
+  int64_t s[TVM_MAX_DIMS];
+  memcpy(s, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+  s[axis] = cnt;
+  op_set_out(n, 0, x->dtype, x->ndim, s);
+  return TVM_OK;
+}
+
+typedef struct cp_ud {
+  tvm_tensor *x, *cond, *cnt, *pos;
+  int axis;
+} cp_ud;
+
+/* ".cnt": selected positions up to and including j */
+static tvm_expr *cp_cnt_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  cp_ud *u = ud;
+  tvm_iter_var *r = tvm_reduce_axis(c, "r", 0, u->cond->shape_c[0]);
+  if (!r)
+    return NULL;
+  tvm_expr *on = tvm_and(c, tvm_le(c, r->var, i[0]),
+                         tvm_tread(c, u->cond, &r->var, 1));
+  return tvm_sum(c, tvm_select(c, on, tvm_int(c, 1), tvm_int(c, 0)), &r, 1);
+}
+
+/* ".pos": the position whose count is p + 1 */
+static tvm_expr *cp_pos_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  cp_ud *u = ud;
+  tvm_iter_var *r = tvm_reduce_axis(c, "r", 0, u->cond->shape_c[0]);
+  if (!r)
+    return NULL;
+  tvm_expr *on = tvm_and(
+      c, tvm_tread(c, u->cond, &r->var, 1),
+      tvm_eq(c, tvm_tread(c, u->cnt, &r->var, 1),
+             tvm_add(c, i[0], tvm_int(c, 1))));
+  return tvm_sum(c, tvm_select(c, on, r->var, tvm_int(c, 0)), &r, 1);
+}
+
+static tvm_expr *cp_out_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  cp_ud *u = ud;
+  tvm_expr *xi[TVM_MAX_DIMS];
+  if (u->axis < 0) { /* flattened: unravel the position */
+    tvm_expr *f = tvm_tread(c, u->pos, i, 1);
+    for (int d = u->x->ndim - 1; d >= 0; d--) {
+      tvm_expr *ext = tvm_int(c, u->x->shape_c[d]);
+      xi[d] = tvm_floormod(c, f, ext);
+      f = tvm_floordiv(c, f, ext);
+    }
+  } else {
+    for (int d = 0; d < u->x->ndim; d++)
+      xi[d] = d == u->axis ? tvm_tread(c, u->pos, &i[d], 1) : i[d];
+  }
+  return tvm_tread(c, u->x, xi, u->x->ndim);
+}
+
+static tvm_status compress_compute(tvm_ctx *c, const tvm_gnode *n,
+                                   tvm_tensor **in, tvm_tensor **out) {
+  cp_ud u = {in[0], in[1], NULL, NULL, 0};
+  int64_t cnt;
+  tvm_status st = compress_info(n, &u.axis, &cnt);
+  if (st)
+    return st;
+  u.cnt = tvm_compute(c, op_te_name(c, n, "cnt"), u.cond->shape_c, 1,
+                      cp_cnt_body, &u);
+  if ((st = op_te_status(c, n, u.cnt)))
+    return st;
+  u.pos = tvm_compute(c, op_te_name(c, n, "pos"), &cnt, 1, cp_pos_body, &u);
+  if ((st = op_te_status(c, n, u.pos)))
+    return st;
+  out[0] = op_te_compute_out(c, n, 0, "injective", cp_out_body, &u);
+  return op_te_status(c, n, out[0]);
+}
+
+static tvm_status compress_reference(const tvm_gnode *n,
+                                     const DLTensor *const *in,
+                                     DLTensor *const *out) {
+  int axis;
+  int64_t cnt;
+  tvm_status st = compress_info(n, &axis, &cnt);
+  if (st)
+    return st;
+  const DLTensor *x = in[0], *cv = in[1];
+  int64_t eb = op_dl_elem_bytes(x), len = cv->shape[0];
+  int64_t outer = 1, ext = op_dl_numel(x), inner = 1;
+  if (axis >= 0) {
+    ext = x->shape[axis];
+    for (int d = 0; d < x->ndim; d++)
+      if (d < axis)
+        outer *= x->shape[d];
+      else if (d > axis)
+        inner *= x->shape[d];
+  }
+  char *dst = out[0]->data;
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t k = 0; k < len; k++) {
+      if (!op_dl_geti(cv, k))
+        continue;
+      size_t bytes = (size_t)(inner * eb);
+      memcpy(dst, (const char *)x->data + ((o * ext + k) * inner) * eb, bytes);
+      dst += bytes;
+    }
+  return TVM_OK;
+}
+
+static const tvm_gop_def defs[] = {
+    {"OneHot", 3, 3, 1, 1, TVM_PAT_INJECTIVE, onehot_infer, onehot_compute,
+     onehot_reference, "values[1] where the index equals the position along "
+     "axis, values[0] elsewhere"},
+    {"GatherND", 2, 2, 1, 1, TVM_PAT_INJECTIVE, gnd_infer, gnd_compute,
+     gnd_reference, "data slices at the index tuples (batch_dims)"},
+    {"ScatterElements", 3, 3, 1, 1, TVM_PAT_OPAQUE, scatter_infer,
+     scatter_compute, scatter_reference,
+     "data with updates written at indices along axis (reduction)"},
+    {"Scatter", 3, 3, 1, 1, TVM_PAT_OPAQUE, scatter_infer, scatter_compute,
+     scatter_reference, "ScatterElements (its name before opset 11)"},
+    {"ScatterND", 3, 3, 1, 1, TVM_PAT_OPAQUE, scatter_infer, scatter_compute,
+     scatter_reference,
+     "data with update slices written at index tuples (reduction)"},
+    {"TopK", 1, 2, 1, 2, TVM_PAT_OPAQUE, topk_infer, topk_compute,
+     topk_reference, "the K largest (smallest) along axis, sorted, and their "
+     "indices"},
+    {"Compress", 2, 2, 1, 1, TVM_PAT_OPAQUE, compress_infer, compress_compute,
+     compress_reference,
+     "the slices along axis (flattened without) where the constant "
+     "condition is true"},
+};
+
+const ops_family ops_index_family = {defs, (int)(sizeof defs / sizeof defs[0])};

@@ -219,6 +219,9 @@ tvm_tensor *op_te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
                            const char *tag, tvm_compute_fn fn, void *ud);
 /* A constant of dtype t. */
 tvm_expr *op_te_const(tvm_ctx *c, tvm_dtype t, double v);
+/* x (float) rounded to the nearest integer, halves to even (ONNX Round,
+ * QuantizeLinear), from floor only. */
+tvm_expr *op_te_round_even(tvm_ctx *c, tvm_expr *x);
 /* Zero-padded view of x: pads[0..nsp) before and after the trailing nsp
  * spatial dims (layout: begin pads, then end pads, ONNX order); reads
  * outside x are clamped so no out-of-range access happens when select

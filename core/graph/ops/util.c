@@ -413,6 +413,26 @@ tvm_tensor *op_te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
   return t;
 }
 
+/* Round half to even from floor only: r = floor(x), d = x - r;
+ * d > 0.5 or (d == 0.5 and r odd) -> r + 1, else r. */
+tvm_expr *op_te_round_even(tvm_ctx *c, tvm_expr *x) {
+  if (!x)
+    return NULL;
+  tvm_dtype t = x->dtype;
+  tvm_expr *r = tvm_math(c, TVM_INTRIN_FLOOR, x);
+  tvm_expr *d = tvm_sub(c, x, r);
+  tvm_expr *half = op_te_const(c, t, 0.5);
+  tvm_expr *odd = tvm_ne(
+      c,
+      tvm_sub(c, r,
+              tvm_mul(c, op_te_const(c, t, 2),
+                      tvm_math(c, TVM_INTRIN_FLOOR, tvm_mul(c, r, half)))),
+      op_te_const(c, t, 0));
+  tvm_expr *up =
+      tvm_or(c, tvm_gt(c, d, half), tvm_and(c, tvm_eq(c, d, half), odd));
+  return tvm_select(c, up, tvm_add(c, r, op_te_const(c, t, 1)), r);
+}
+
 tvm_expr *op_te_const(tvm_ctx *c, tvm_dtype t, double v) {
   if (tvm_dtype_is_float(t))
     return tvm_fconst(c, t, v);

@@ -1,11 +1,13 @@
 /*
  * core/graph/ops/cast.c - Cast (attribute "to": an ONNX TensorProto data
- * type code: every integer type, bool, float32 and float64 (float16 and
- * bfloat16 are refused); float to int truncates toward zero, to
+ * type code: every integer type, bool, float16, bfloat16, float32 and
+ * float64 (to bfloat16: truncating the bits before opset 19, rounding to
+ * nearest even from 19); float to int truncates toward zero, to
  * bool is x != 0), CastLike (to input 1's dtype) and ConstantOfShape (a constant shape input; the fill value
  * is the optional one-element CONST input 1, which the ONNX importer makes from
  * the `value` attribute; float32 0 when absent).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "ops_int.h"
@@ -33,8 +35,7 @@ static int onnx_dtype(int64_t code, tvm_dtype *t) {
 /* The dtype of attribute "to", or a failure naming the code. */
 static tvm_status cast_to(const tvm_gnode *n, tvm_dtype *t) {
   if (strcmp(n->op, "CastLike") == 0) {
-    tvm_status st = op_check_dtype(n, 1, "target_type",
-                                   DT_ALL & ~(DT_F16 | DT_BF16));
+    tvm_status st = op_check_dtype(n, 1, "target_type", DT_ALL);
     if (st)
       return st;
     *t = n->inputs[1]->dtype;
@@ -59,13 +60,9 @@ static tvm_status cast_to(const tvm_gnode *n, tvm_dtype *t) {
  * output dtype and shape. */
 static tvm_status cast_infer(tvm_graph *g, tvm_gnode *n) {
   tvm_dtype t;
-  tvm_status st = op_check_dtype(n, 0, "input", DT_ALL & ~(DT_F16 | DT_BF16));
+  tvm_status st = op_check_dtype(n, 0, "input", DT_ALL);
   if (st || (st = cast_to(n, &t)))
     return st;
-  if (op_dt_bit(t) & (DT_F16 | DT_BF16))
-    return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "casting to float16 or bfloat16 is not supported: the "
-                   "llvm-cpu code generator does not convert them yet");
   op_set_out(n, 0, t, n->inputs[0]->ndim, n->inputs[0]->shape);
   return TVM_OK;
 }
@@ -73,7 +70,15 @@ static tvm_status cast_infer(tvm_graph *g, tvm_gnode *n) {
 typedef struct cast_ud {
   tvm_tensor *x;
   tvm_dtype t;
+  int trunc_bf16;
 } cast_ud;
+
+/* Before opset 19, Cast to bfloat16 truncates the float32 bits (as the
+ * ONNX reference of those versions does, and their conformance data
+ * expects); from 19 it rounds to nearest even. */
+static int bf16_truncates(const tvm_gnode *n, tvm_dtype t) {
+  return t.code == kDLBfloat && op_opset(n) < 19;
+}
 
 /* Converts one element (to bool: x != 0). */
 static tvm_expr *cast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
@@ -81,16 +86,26 @@ static tvm_expr *cast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_expr *v = tvm_tread(c, u->x, i, u->x->ndim);
   if (v && tvm_dtype_is_bool(u->t)) /* to bool: x != 0 */
     return tvm_ne(c, v, op_te_const(c, v->dtype, 0));
+  if (v && u->trunc_bf16) {
+    if (!tvm_dtype_eq(v->dtype, TVM_F32))
+      v = tvm_cast(c, TVM_F32, v);
+    tvm_expr *bits = tvm_call(c, TVM_U32, TVM_INTRIN_REINTERPRET, &v, 1);
+    tvm_expr *a[2] = {bits, tvm_const(c, TVM_U32, 16)};
+    tvm_expr *hi = tvm_cast(c, tvm_dt(kDLUInt, 16, 1),
+                            tvm_call(c, TVM_U32, TVM_INTRIN_SHR, a, 2));
+    return tvm_call(c, u->t, TVM_INTRIN_REINTERPRET, &hi, 1);
+  }
   return tvm_cast(c, u->t, v);
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
 static tvm_status cast_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
                                tvm_tensor **out) {
-  cast_ud u = {in[0], TVM_F32};
+  cast_ud u = {in[0], TVM_F32, 0};
   tvm_status st = cast_to(n, &u.t);
   if (st)
     return st;
+  u.trunc_bf16 = bf16_truncates(n, u.t);
   out[0] = op_te_compute_out(c, n, 0, "elemwise", cast_body, &u);
   return op_te_status(c, n, out[0]);
 }
@@ -100,8 +115,14 @@ static tvm_status cast_reference(const tvm_gnode *n, const DLTensor *const *in,
                                  DLTensor *const *out) {
   int64_t len = op_dl_numel(in[0]);
   int to_bool = out[0]->dtype.code == kDLUInt && out[0]->dtype.bits == 1;
+  int trunc = bf16_truncates(n, out[0]->dtype);
   for (int64_t e = 0; e < len; e++) {
-    if (to_bool)
+    if (trunc) {
+      float f = (float)op_dl_getf(in[0], e);
+      uint32_t bits;
+      memcpy(&bits, &f, 4);
+      ((uint16_t *)out[0]->data)[e] = (uint16_t)(bits >> 16);
+    } else if (to_bool)
       op_dl_seti(out[0], e, op_dl_getf(in[0], e) != 0);
     else if (!op_dl_is_float(in[0]) && op_dl_is_float(out[0]))
       op_dl_setf(out[0], e, in[0]->dtype.code == kDLUInt

@@ -31,7 +31,8 @@ libtvm_la_SOURCES += \
 	core/graph/ops/loss.c \
 	core/graph/ops/matrix.c \
 	core/graph/ops/index.c \
-	core/graph/ops/quant.c
+	core/graph/ops/quant.c \
+	core/graph/ops/signal.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/graph/ops/test_ops_basic

@@ -14,6 +14,7 @@ extern const ops_family ops_loss_family;         /* loss.c */
 extern const ops_family ops_matrix_family;       /* matrix.c */
 extern const ops_family ops_index_family;        /* index.c */
 extern const ops_family ops_quant_family;        /* quant.c */
+extern const ops_family ops_signal_family;       /* signal.c */
 
 static const ops_family *const families[] = {
     &ops_elementwise_family, &ops_activation_family,     &ops_broadcast_family,
@@ -25,7 +26,7 @@ static const ops_family *const families[] = {
     &ops_rnn_family,         &ops_layout_family,         &ops_conv_nchwc_family,
     &ops_pool_nchwc_family,  &ops_loss_family,
     &ops_matrix_family,      &ops_index_family,
-    &ops_quant_family,
+    &ops_quant_family,       &ops_signal_family,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 

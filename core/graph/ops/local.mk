@@ -32,7 +32,8 @@ libtvm_la_SOURCES += \
 	core/graph/ops/matrix.c \
 	core/graph/ops/index.c \
 	core/graph/ops/quant.c \
-	core/graph/ops/signal.c
+	core/graph/ops/signal.c \
+	core/graph/ops/einsum.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/graph/ops/test_ops_basic

@@ -5,7 +5,8 @@
  * an operator that needs a constant input refuses one that depends on
  * run-time data naming the node that could not be computed and why;
  * --input-shape style bindings (tvm_onnx_options.shapes) fix symbolic
- * dimensions; opsets up to 21 and uint8 initializers load.
+ * dimensions, and `tvmc` offers them (--input-shape, or the shape of an
+ * --input file); opsets up to 21 and uint8 initializers load.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,9 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "onnx.pb-c.h"
 #include "tvm/graph_passes.h"
+#include "tvm/npy.h"
 #include "tvm/onnx.h"
 
 #include "onnx_mb.h"
@@ -234,6 +238,86 @@ static void test_opset18_uint8(void **state) {
   }
 }
 
+/* Runs cmd (sh), capturing stdout and stderr into out; returns the exit
+ * status. */
+static int run_cmd(const char *cmd, char *out, size_t cap) {
+  char full[4096];
+  snprintf(full, sizeof full, "%s 2>&1", cmd);
+  FILE *p = popen(full, "r");
+  if (!p)
+    return -1;
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = 0;
+  int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* tvmc: a model whose input has a symbolic batch is refused naming the
+ * --input-shape fix, compiles with --input-shape, and `tvmc run` takes
+ * the shape from the --input file. */
+static void test_tvmc_input_shape(void **state) {
+  (void)state;
+  const char *bd = getenv("TVM_BUILDDIR");
+  if (!bd || !bd[0])
+    skip(); /* only under make check, which builds tvmc */
+  char dir[] = "/tmp/tvm_onnx_fold_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  mb b;
+  mb_init(&b, 17);
+  int64_t d[2] = {-1, 3};
+  mb_input(&b, "x", F, 2, d);
+  mb_node(&b, "Relu", "n1", NAMES("x"), NAMES("y"));
+  mb_output(&b, "y", F, 2, d);
+  size_t len;
+  uint8_t *buf = mb_pack(&b, &len);
+  char model[256], npy[256], pkg[256], cmd[2048], out[8192];
+  snprintf(model, sizeof model, "%s/m.onnx", dir);
+  snprintf(npy, sizeof npy, "%s/x.npy", dir);
+  snprintf(pkg, sizeof pkg, "%s/m.tvmpkg", dir);
+  FILE *f = fopen(model, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(buf, 1, len, f), len);
+  fclose(f);
+  free(buf);
+  DLTensor *x = NULL;
+  int64_t xs[2] = {4, 3};
+  assert_int_equal(tvm_npy_alloc(TVM_F32, xs, 2, &x), TVM_OK);
+  for (int i = 0; i < 12; i++)
+    ((float *)x->data)[i] = (float)i - 6;
+  assert_int_equal(tvm_npy_save(npy, x), TVM_OK);
+  tvm_npy_free(x);
+
+  snprintf(cmd, sizeof cmd, "'%s/tvmc' compile '%s' -o '%s'", bd, model, pkg);
+  assert_int_not_equal(run_cmd(cmd, out, sizeof out), 0);
+  if (!strstr(out, "--input-shape x=Nx3"))
+    fail_msg("no --input-shape hint: %s", out);
+  snprintf(cmd, sizeof cmd,
+           "'%s/tvmc' compile '%s' -o '%s' --input-shape x=2x3", bd, model,
+           pkg);
+  if (run_cmd(cmd, out, sizeof out) != 0)
+    fail_msg("compile --input-shape: %s", out);
+  snprintf(cmd, sizeof cmd,
+           "'%s/tvmc' compile '%s' -o '%s' --input-shape x=2x4", bd, model,
+           pkg);
+  assert_int_not_equal(run_cmd(cmd, out, sizeof out), 0);
+  if (!strstr(out, "the model declares 3"))
+    fail_msg("a contradicting shape was not refused: %s", out);
+  snprintf(cmd, sizeof cmd,
+           "'%s/tvmc' compile '%s' --input-shape x=2y3", bd, model);
+  assert_int_equal(run_cmd(cmd, out, sizeof out), 2);
+  snprintf(cmd, sizeof cmd,
+           "'%s/tvmc' run '%s' --input x='%s' --repeat 1 --json", bd, model,
+           npy);
+  if (run_cmd(cmd, out, sizeof out) != 0)
+    fail_msg("run with --input file: %s", out);
+  if (!strstr(out, "[4, 3]"))
+    fail_msg("run did not take the file's shape [4, 3]: %s", out);
+  unlink(model);
+  unlink(npy);
+  unlink(pkg);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fold_reshape_chain),
@@ -241,6 +325,7 @@ int main(void) {
       cmocka_unit_test(test_refusal_names_node),
       cmocka_unit_test(test_input_shape),
       cmocka_unit_test(test_opset18_uint8),
+      cmocka_unit_test(test_tvmc_input_shape),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

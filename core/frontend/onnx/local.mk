@@ -38,6 +38,7 @@ core_frontend_onnx_libtvm_onnx_la_SOURCES = \
 	core/frontend/onnx/tensor.c \
 	core/frontend/onnx/shape.c \
 	core/frontend/onnx/node.c \
+	core/frontend/onnx/versions.c \
 	core/frontend/onnx/import.c
 core_frontend_onnx_libtvm_onnx_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(builddir)/$(ONNX_GEN_DIR) $(PROTOBUF_C_CFLAGS)
@@ -81,4 +82,14 @@ tests_unit_frontend_test_onnx_fold_CFLAGS = $(TVM_TEST_CF)
 tests_unit_frontend_test_onnx_fold_LDADD = \
 	$(tests_unit_frontend_test_onnx_LDADD)
 $(tests_unit_frontend_test_onnx_fold_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
+check_PROGRAMS += tests/unit/frontend/test_onnx_versions
+TESTS += tests/unit/frontend/test_onnx_versions
+tests_unit_frontend_test_onnx_versions_SOURCES = \
+	tests/unit/frontend/test_onnx_versions.c tests/unit/frontend/onnx_mb.h
+tests_unit_frontend_test_onnx_versions_CPPFLAGS = \
+	$(tests_unit_frontend_test_onnx_CPPFLAGS)
+tests_unit_frontend_test_onnx_versions_CFLAGS = $(TVM_TEST_CF)
+tests_unit_frontend_test_onnx_versions_LDADD = \
+	$(tests_unit_frontend_test_onnx_LDADD)
+$(tests_unit_frontend_test_onnx_versions_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
 endif

@@ -363,6 +363,9 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
                         "attributes",
                         node, op);
   int is_cos = strcmp(op, "ConstantOfShape") == 0;
+  tvm_status st = onnx_check_version(np, op, node, im->opset);
+  if (st)
+    return st;
 
   /* Inputs: "" is an absent optional input; trailing ones are dropped. */
   tvm_gvalue *in[66];
@@ -382,9 +385,8 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
   }
 
   /* Attributes, then "_opset". */
-  tvm_gattr attrs[258];
+  tvm_gattr attrs[259];
   int na = 0;
-  tvm_status st = TVM_OK;
   for (size_t i = 0; i < np->n_attribute; i++) {
     const Onnx__AttributeProto *a = np->attribute[i];
     if (is_cos && strcmp(onnx_str(a->name), "value") == 0 &&
@@ -411,10 +413,12 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
       nin = 2;
       continue;
     }
-    if ((st = convert_attr(im, a, op, node, &attrs[na])))
+    if ((st = convert_attr(im, a, op, node, &attrs[na])) ||
+        (st = onnx_upgrade_attr(op, node, im->opset, &attrs[na])))
       return st;
     na++;
   }
+  onnx_default_attrs(np, op, im->opset, attrs, &na);
   attrs[na++] = tvm_gattr_int("_opset", im->opset);
 
   /* Outputs: trailing absent ones are dropped. */

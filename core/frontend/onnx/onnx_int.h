@@ -78,6 +78,18 @@ tvm_status onnx_define_value(importer *im, const char *name, tvm_gvalue *v,
 tvm_status onnx_add_const(importer *im, const char *name,
                           const Onnx__TensorProto *t, const char *what,
                           tvm_gvalue **out);
+/* ---- versions.c: operator versions (see the file) ------------------------ */
+/* Refuses the old forms the operators do not implement, naming the node,
+ * the operator, the version and what would work. */
+tvm_status onnx_check_version(const Onnx__NodeProto *np, const char *op,
+                              const char *node, int64_t opset);
+/* Rewrites a converted attribute of an old form onto the current one. */
+tvm_status onnx_upgrade_attr(const char *op, const char *node, int64_t opset,
+                             tvm_gattr *a);
+/* Appends the attributes an old form leaves implicit (room for one). */
+void onnx_default_attrs(const Onnx__NodeProto *np, const char *op,
+                        int64_t opset, tvm_gattr *attrs, int *na);
+
 /* Imports node np (the idx-th of the graph) into im->g (node.c). */
 tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
                             size_t idx);

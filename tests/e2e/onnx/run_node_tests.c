@@ -31,6 +31,8 @@
  * missing.  The directory is $TVM_ONNX_NODE_TESTS, else the configured
  * one.  Arguments (or $TVM_ONNX_TEST_FILTER) are substrings selecting
  * tests; TVM_ONNX_VERBOSE=1 also prints passes and unsupported reasons.
+ * TVM_ONNX_REPORT=FILE writes the unsupported tests and their reasons as
+ * a Markdown table (docs/onnx-node-tests.md is made that way).
  */
 #include <dirent.h>
 #include <math.h>
@@ -494,6 +496,33 @@ static int run_test(const char *dir, const char *name, int *frozen,
   return result;
 }
 
+/* Appends one unsupported test to the Markdown report: the reason without
+ * the model path prefix and the list of supported operators, '|' escaped,
+ * at most 300 characters. */
+static void report_row(FILE *f, const char *test, const char *why) {
+  const char *p = strstr(why, "model.onnx'");
+  if (p) {
+    p += strlen("model.onnx'");
+    while (*p == ' ' || *p == ':')
+      p++;
+  } else {
+    p = why;
+  }
+  fprintf(f, "| %s | ", test);
+  int n = 0;
+  for (; *p && n < 300; p++, n++) {
+    if (!strncmp(p, "; supported: ", 13))
+      break;
+    if (*p == '|')
+      fputs("\\|", f);
+    else if (*p == '\n')
+      fputc(' ', f);
+    else
+      fputc(*p, f);
+  }
+  fputs(n >= 300 && *p ? "... |\n" : " |\n", f);
+}
+
 /* 1 when name matches one of the filters (or there are none). */
 static int selected(const char *name, int nfilt, char **filt) {
   if (nfilt == 0)
@@ -537,6 +566,14 @@ int main(int argc, char **argv) {
            "runs: %s\n", tvm_diag_message());
     return 1;
   }
+  const char *rp = getenv("TVM_ONNX_REPORT");
+  FILE *report = rp && rp[0] ? fopen(rp, "w") : NULL;
+  if (rp && rp[0] && !report) {
+    printf("onnx node tests: cannot write %s\n", rp);
+    return 1;
+  }
+  if (report)
+    fprintf(report, "| test | why it is unsupported |\n|---|---|\n");
   int n;
   char **tests = list_dir(dir, "test_", &n);
   int pass = 0, fail = 0, unsup = 0, total = 0, nfrozen = 0;
@@ -559,6 +596,8 @@ int main(int argc, char **argv) {
       break;
     case R_UNSUPPORTED:
       unsup++;
+      if (report)
+        report_row(report, tests[i], err);
       if (verbose)
         printf("unsupported %s: %.300s\n", tests[i], err);
       break;
@@ -581,6 +620,11 @@ int main(int argc, char **argv) {
                                  : "reference operators and compiled for "
                                    "llvm-cpu",
          pass, fail, unsup, total);
+  if (report) {
+    fprintf(report, "\n%d passed, %d failed, %d unsupported (of %d).\n",
+            pass, fail, unsup, total);
+    fclose(report);
+  }
   tvm_target_free(cpu);
   return fail ? 1 : 0;
 }

@@ -374,9 +374,13 @@ tvm_status op_unary_reference(const tvm_gnode *n, const DLTensor *const *in,
   } else if (op_dl_is_float(in[0])) {
     for (int64_t k = 0; k < len; k++)
       op_dl_setf(out[0], k, d->ref(op_dl_getf(in[0], k), p));
-  } else {
+  } else if (d->iref) {
     for (int64_t k = 0; k < len; k++)
       op_dl_seti(out[0], k, d->iref(op_dl_geti(in[0], k)));
+  } else { /* integers through the float reference (exact below 2^53) */
+    for (int64_t k = 0; k < len; k++)
+      op_dl_seti(out[0], k,
+                 (int64_t)d->ref((double)op_dl_geti(in[0], k), p));
   }
   if (n->noutputs > 1 && out[1])
     for (int64_t k = 0; k < len; k++)
@@ -395,8 +399,8 @@ static const tvm_gop_def defs[] = {
     UNARY("Log", "y = log(x)"),
     UNARY("Erf", "y = erf(x)"),
     UNARY("Sqrt", "y = sqrt(x)"),
-    UNARY("Neg", "y = -x (float32, int32, int64)"),
-    UNARY("Abs", "y = |x| (float32, int32, int64)"),
+    UNARY("Neg", "y = -x (floats, signed integers)"),
+    UNARY("Abs", "y = |x|"),
     UNARY("Reciprocal", "y = 1 / x"),
     UNARY("Floor", "y = floor(x)"),
     UNARY("Ceil", "y = ceil(x)"),

@@ -55,7 +55,9 @@ static tvm_status logic_check(const tvm_gnode *n, int64_t *fmod, int64_t *shape,
   *fmod = 0;
   for (int i = 0; i < n->ninputs; i++) {
     int mask = is_logic(k) || (k == L_WHERE && i == 0) ? DT_BOOL
-               : k == L_WHERE || k == L_EQ            ? DT_NUM | DT_BOOL
+               : k == L_WHERE  ? DT_NUM | DT_BOOL | DT_F16 | DT_BF16
+               : k == L_MOD    ? DT_NUM | DT_F16 | DT_BF16
+               : k == L_EQ            ? DT_NUM | DT_BOOL
                : k == L_SHIFT ? DT_U8 | DT_U16 | DT_U32 | DT_U64
                : k == L_ISNAN || k == L_ISINF ? DT_F32 | DT_F64
                                                       : DT_NUM;
@@ -155,6 +157,15 @@ static tvm_expr *logic_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   case L_WHERE:
     return tvm_select(c, v[0], v[1], v[2]);
   case L_MOD:
+    if (op_dt_bit(v[0]->dtype) & (DT_F16 | DT_BF16)) { /* in float32 */
+      tvm_dtype t = v[0]->dtype;
+      tvm_expr *a = tvm_cast(c, TVM_F32, v[0]), *b = tvm_cast(c, TVM_F32, v[1]);
+      return tvm_cast(
+          c, t,
+          tvm_sub(c, a,
+                  tvm_mul(c, tvm_math(c, TVM_INTRIN_TRUNC, tvm_div(c, a, b)),
+                          b)));
+    }
     if (tvm_dtype_is_float(v[0]->dtype)) /* a - trunc(a / b) * b */
       return tvm_sub(
           c, v[0],

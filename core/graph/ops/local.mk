@@ -33,7 +33,8 @@ libtvm_la_SOURCES += \
 	core/graph/ops/index.c \
 	core/graph/ops/quant.c \
 	core/graph/ops/signal.c \
-	core/graph/ops/einsum.c
+	core/graph/ops/einsum.c \
+	core/graph/ops/groupnorm.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/graph/ops/test_ops_basic

@@ -16,6 +16,7 @@ extern const ops_family ops_index_family;        /* index.c */
 extern const ops_family ops_quant_family;        /* quant.c */
 extern const ops_family ops_signal_family;       /* signal.c */
 extern const ops_family ops_einsum_family;       /* einsum.c */
+extern const ops_family ops_groupnorm_family;    /* groupnorm.c */
 
 static const ops_family *const families[] = {
     &ops_elementwise_family, &ops_activation_family,     &ops_broadcast_family,
@@ -28,7 +29,7 @@ static const ops_family *const families[] = {
     &ops_pool_nchwc_family,  &ops_loss_family,
     &ops_matrix_family,      &ops_index_family,
     &ops_quant_family,       &ops_signal_family,
-    &ops_einsum_family,
+    &ops_einsum_family,      &ops_groupnorm_family,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 

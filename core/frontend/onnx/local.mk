@@ -92,4 +92,14 @@ tests_unit_frontend_test_onnx_versions_CFLAGS = $(TVM_TEST_CF)
 tests_unit_frontend_test_onnx_versions_LDADD = \
 	$(tests_unit_frontend_test_onnx_LDADD)
 $(tests_unit_frontend_test_onnx_versions_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
+check_PROGRAMS += tests/unit/frontend/test_onnx_ops
+TESTS += tests/unit/frontend/test_onnx_ops
+tests_unit_frontend_test_onnx_ops_SOURCES = \
+	tests/unit/frontend/test_onnx_ops.c tests/unit/frontend/onnx_mb.h
+tests_unit_frontend_test_onnx_ops_CPPFLAGS = \
+	$(tests_unit_frontend_test_onnx_CPPFLAGS)
+tests_unit_frontend_test_onnx_ops_CFLAGS = $(TVM_TEST_CF)
+tests_unit_frontend_test_onnx_ops_LDADD = \
+	$(tests_unit_frontend_test_onnx_LDADD) -lm
+$(tests_unit_frontend_test_onnx_ops_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
 endif

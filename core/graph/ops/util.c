@@ -629,17 +629,17 @@ void op_dl_setf(const DLTensor *t, int64_t i, double v) {
     ((uint16_t *)p)[i] = float_to_bf16((float)v);
     return;
   default:
-    /* out-of-range conversions are undefined in C: saturate first */
-    if (v != v)
-      v = 0;
-    if (t->dtype.code == kDLUInt && t->dtype.bits == 64 && v >= 9.2e18) {
-      ((uint64_t *)p)[i] = v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+    /* out-of-range conversions are undefined in C: give what x86's
+     * cvttsd2si (and so the generated code) gives, INT64_MIN */
+    if (t->dtype.code == kDLUInt && t->dtype.bits == 64 && v >= 0x1p63 &&
+        v < 0x1p64) {
+      ((uint64_t *)p)[i] = (uint64_t)v;
       return;
     }
-    if (v >= 9.2e18)
-      v = 9.2e18;
-    if (v <= -9.2e18)
-      v = -9.2e18;
+    if (!(v >= -0x1p63 && v < 0x1p63)) {
+      op_dl_seti(t, i, INT64_MIN);
+      return;
+    }
     op_dl_seti(t, i, (int64_t)v);
   }
 }
@@ -672,9 +672,7 @@ int64_t op_dl_geti(const DLTensor *t, int64_t i) {
     }
   }
   double v = op_dl_getf(t, i);
-  if (v != v)
-    return 0;
-  return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)v;
+  return v >= -0x1p63 && v < 0x1p63 ? (int64_t)v : INT64_MIN;
 }
 
 void op_dl_seti(const DLTensor *t, int64_t i, int64_t v) {

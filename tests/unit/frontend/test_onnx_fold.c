@@ -264,9 +264,11 @@ static void test_tvmc_input_shape(void **state) {
   assert_non_null(mkdtemp(dir));
   mb b;
   mb_init(&b, 17);
-  int64_t d[2] = {-1, 3};
+  int64_t d[2] = {-1, 3}, d3[1] = {3};
+  static float w[3] = {1, 2, 3};
   mb_input(&b, "x", F, 2, d);
-  mb_node(&b, "Relu", "n1", NAMES("x"), NAMES("y"));
+  mb_init_f32(&b, "w", 1, d3, w, 3);
+  mb_node(&b, "Add", "n1", NAMES("x", "w"), NAMES("y"));
   mb_output(&b, "y", F, 2, d);
   size_t len;
   uint8_t *buf = mb_pack(&b, &len);

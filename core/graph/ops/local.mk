@@ -34,7 +34,8 @@ libtvm_la_SOURCES += \
 	core/graph/ops/quant.c \
 	core/graph/ops/signal.c \
 	core/graph/ops/einsum.c \
-	core/graph/ops/groupnorm.c
+	core/graph/ops/groupnorm.c \
+	core/graph/ops/scatter.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/graph/ops/test_ops_basic

@@ -413,6 +413,34 @@ tvm_tensor *op_te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
   return t;
 }
 
+/* k < 0 ? k + n : k, as int32, clamped into [0, n) (index operators). */
+tvm_expr *op_te_wrap_index(tvm_ctx *c, tvm_expr *k, int64_t n) {
+  if (!k)
+    return NULL;
+  if (!tvm_dtype_is_int(k->dtype) || k->dtype.bits != 64)
+    k = tvm_cast(c, TVM_I64, k);
+  k = tvm_select(c, tvm_lt(c, k, tvm_const(c, TVM_I64, 0)),
+                 tvm_add(c, k, tvm_const(c, TVM_I64, n)), k);
+  k = tvm_cast(c, TVM_I32, k);
+  return tvm_max(c, tvm_int(c, 0), tvm_min(c, k, tvm_int(c, n - 1)));
+}
+
+/* Same for the references; -1 when out of range. */
+int64_t op_wrap_index(int64_t k, int64_t n) {
+  if (k < 0)
+    k += n;
+  return k < 0 || k >= n ? -1 : k;
+}
+
+/* Row-major strides of shape. */
+void op_strides(const int64_t *s, int nd, int64_t *st) {
+  int64_t m = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    st[d] = m;
+    m *= s[d];
+  }
+}
+
 /* Round half to even from floor only: r = floor(x), d = x - r;
  * d > 0.5 or (d == 0.5 and r odd) -> r + 1, else r. */
 tvm_expr *op_te_round_even(tvm_ctx *c, tvm_expr *x) {

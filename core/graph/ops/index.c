@@ -1,6 +1,7 @@
 /*
  * core/graph/ops/index.c - operators driven by index tensors or that
- * produce positions: OneHot, GatherND, TopK, Compress and NonZero (the
+ * produce positions: OneHot, GatherND, TopK, Compress and NonZero (a
+ * constant input only: its output shape depends on the values) (the
  * scatters are in scatter.c).  Negative indices count from the end of
  * their axis; indices out of range read a clamped position in the
  * computes (the references refuse them).
@@ -524,6 +525,131 @@ static tvm_status compress_reference(const tvm_gnode *n,
   return TVM_OK;
 }
 
+/* ---- NonZero ---------------------------------------------------------------- */
+/* The count of nonzero elements of the (constant) input. */
+static tvm_status nz_info(const tvm_gnode *n, int64_t *cnt) {
+  tvm_status st = op_check_dtype(n, 0, "X", DT_NUM | DT_BOOL);
+  if (st)
+    return st;
+  const tvm_gvalue *x = n->inputs[0];
+  if (x->kind != TVM_GV_CONST || !x->data)
+    return op_fail(n, TVM_ERR_UNSUPPORTED,
+                   "the output shape of NonZero depends on its input's "
+                   "values, so the input must be a constant (here it is %s)",
+                   x->kind == TVM_GV_INPUT ? "a graph input"
+                                           : "computed at run time");
+  DLTensor v;
+  memset(&v, 0, sizeof v);
+  v.data = x->data;
+  v.ndim = x->ndim;
+  v.dtype = x->dtype;
+  v.shape = (int64_t *)x->shape;
+  *cnt = 0;
+  for (int64_t e = 0; e < tvm_gvalue_numel(x); e++)
+    *cnt += op_dl_getf(&v, e) != 0;
+  return TVM_OK;
+}
+
+static tvm_status nz_infer(tvm_graph *g, tvm_gnode *n) {
+  (void)g;
+  int64_t cnt;
+  tvm_status st = nz_info(n, &cnt);
+  if (st)
+    return st;
+  int64_t s[2] = {n->inputs[0]->ndim, cnt};
+  op_set_out(n, 0, TVM_I64, 2, s);
+  return TVM_OK;
+}
+
+typedef struct nz_ud {
+  tvm_tensor *x, *cnt, *pos;
+  int64_t len;
+} nz_ud;
+
+/* x at flat position f, compared with 0 */
+static tvm_expr *nz_at(tvm_ctx *c, nz_ud *u, tvm_expr *f) {
+  tvm_expr *xi[TVM_MAX_DIMS];
+  for (int d = u->x->ndim - 1; d >= 0; d--) {
+    tvm_expr *ext = tvm_int(c, u->x->shape_c[d]);
+    xi[d] = tvm_floormod(c, f, ext);
+    f = tvm_floordiv(c, f, ext);
+  }
+  tvm_expr *v = tvm_tread(c, u->x, xi, u->x->ndim);
+  return tvm_ne(c, v, op_te_const(c, v->dtype, 0));
+}
+
+/* ".cnt": nonzero elements at flat positions up to and including j */
+static tvm_expr *nz_cnt_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  nz_ud *u = ud;
+  tvm_iter_var *r = tvm_reduce_axis(c, "r", 0, u->len);
+  if (!r)
+    return NULL;
+  tvm_expr *on = tvm_and(c, tvm_le(c, r->var, i[0]), nz_at(c, u, r->var));
+  return tvm_sum(c, tvm_select(c, on, tvm_int(c, 1), tvm_int(c, 0)), &r, 1);
+}
+
+/* ".pos": the flat position of the p-th nonzero element */
+static tvm_expr *nz_pos_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  nz_ud *u = ud;
+  tvm_iter_var *r = tvm_reduce_axis(c, "r", 0, u->len);
+  if (!r)
+    return NULL;
+  tvm_expr *on = tvm_and(
+      c, nz_at(c, u, r->var),
+      tvm_eq(c, tvm_tread(c, u->cnt, &r->var, 1),
+             tvm_add(c, i[0], tvm_int(c, 1))));
+  return tvm_sum(c, tvm_select(c, on, r->var, tvm_int(c, 0)), &r, 1);
+}
+
+/* out[d, p]: coordinate d of the p-th nonzero element */
+static tvm_expr *nz_out_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  nz_ud *u = ud;
+  tvm_expr *f = tvm_tread(c, u->pos, &i[1], 1), *coord = tvm_int(c, 0);
+  for (int d = u->x->ndim - 1; d >= 0; d--) {
+    tvm_expr *ext = tvm_int(c, u->x->shape_c[d]);
+    coord = tvm_select(c, tvm_eq(c, i[0], tvm_int(c, d)),
+                       tvm_floormod(c, f, ext), coord);
+    f = tvm_floordiv(c, f, ext);
+  }
+  return tvm_cast(c, TVM_I64, coord);
+}
+
+static tvm_status nz_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                             tvm_tensor **out) {
+  int64_t cnt;
+  tvm_status st = nz_info(n, &cnt);
+  if (st)
+    return st;
+  nz_ud u = {in[0], NULL, NULL, tvm_gvalue_numel(n->inputs[0])};
+  u.cnt = tvm_compute(c, op_te_name(c, n, "cnt"), &u.len, 1, nz_cnt_body, &u);
+  if ((st = op_te_status(c, n, u.cnt)))
+    return st;
+  u.pos = tvm_compute(c, op_te_name(c, n, "pos"), &cnt, 1, nz_pos_body, &u);
+  if ((st = op_te_status(c, n, u.pos)))
+    return st;
+  out[0] = op_te_compute_out(c, n, 0, "injective", nz_out_body, &u);
+  return op_te_status(c, n, out[0]);
+}
+
+static tvm_status nz_reference(const tvm_gnode *n, const DLTensor *const *in,
+                               DLTensor *const *out) {
+  int64_t cnt;
+  tvm_status st = nz_info(n, &cnt);
+  if (st)
+    return st;
+  const DLTensor *x = in[0];
+  int64_t len = op_dl_numel(x), p = 0, idx[TVM_MAX_DIMS];
+  for (int64_t e = 0; e < len; e++) {
+    if (op_dl_getf(x, e) == 0)
+      continue;
+    op_dl_unravel(e, x->shape, x->ndim, idx);
+    for (int d = 0; d < x->ndim; d++)
+      op_dl_seti(out[0], d * cnt + p, idx[d]);
+    p++;
+  }
+  return TVM_OK;
+}
+
 static const tvm_gop_def defs[] = {
     {"OneHot", 3, 3, 1, 1, TVM_PAT_INJECTIVE, onehot_infer, onehot_compute,
      onehot_reference, "values[1] where the index equals the position along "
@@ -537,6 +663,9 @@ static const tvm_gop_def defs[] = {
      compress_reference,
      "the slices along axis (flattened without) where the constant "
      "condition is true"},
+    {"NonZero", 1, 1, 1, 1, TVM_PAT_OPAQUE, nz_infer, nz_compute,
+     nz_reference, "the coordinates of the nonzero elements of a constant "
+     "input, [rank, count]"},
 };
 
 const ops_family ops_index_family = {defs, (int)(sizeof defs / sizeof defs[0])};

@@ -52,6 +52,12 @@ tests_unit_graph_ops_test_ops_nn_SOURCES = \
 tests_unit_graph_ops_test_ops_nn_CFLAGS = $(TVM_TEST_CF)
 tests_unit_graph_ops_test_ops_nn_LDADD = $(TVM_TEST_LIBS)
 
+check_PROGRAMS += tests/unit/graph/ops/test_ops_index
+TESTS += tests/unit/graph/ops/test_ops_index
+tests_unit_graph_ops_test_ops_index_SOURCES = \
+	tests/unit/graph/ops/test_ops_index.c tests/unit/graph/ops/ops_test.h
+tests_unit_graph_ops_test_ops_index_CFLAGS = $(TVM_TEST_CF)
+tests_unit_graph_ops_test_ops_index_LDADD = $(TVM_TEST_LIBS)
 check_PROGRAMS += tests/unit/graph/ops/test_ops_shape
 TESTS += tests/unit/graph/ops/test_ops_shape
 tests_unit_graph_ops_test_ops_shape_SOURCES = \

@@ -757,7 +757,7 @@ static const tvm_gop_def defs[] = {
      ql_reference, "saturate(round(x / scale) + zero_point) (per axis)"},
     {"DequantizeLinear", 2, 3, 1, 1, TVM_PAT_BROADCAST, ql_infer, ql_compute,
      ql_reference, "(x - zero_point) * scale (per axis)"},
-    {"DynamicQuantizeLinear", 1, 1, 1, 3, TVM_PAT_OPAQUE, dql_infer,
+    {"DynamicQuantizeLinear", 1, 1, 3, 3, TVM_PAT_OPAQUE, dql_infer,
      dql_compute, dql_reference,
      "uint8 quantization with the scale and zero point of x's range"},
     {"MatMulInteger", 2, 4, 1, 1, TVM_PAT_OPAQUE, mm_infer, mm_compute,

@@ -220,6 +220,8 @@ static tvm_expr *t_clip(tvm_ctx *c, tvm_expr *x, const double *p) {
     int b = x->dtype.bits, u = tvm_dtype_is_uint(x->dtype);
     double tmin = u ? 0 : -ldexp(1, b - 1),
            tmax = u ? ldexp(1, b) - 1 : ldexp(1, b - 1) - 1;
+    if (b == 64) /* 2^63 - 1 is no double: the largest one below it */
+      tmax = 9223372036854774784.0;
     lo = fmax2(fmin2(lo, tmax), tmin);
     hi = fmax2(fmin2(hi, tmax), tmin);
   }

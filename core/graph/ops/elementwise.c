@@ -127,7 +127,8 @@ static double r_asinh(double x, const double *p) { return asinh(x); }
 static double r_acosh(double x, const double *p) { return acosh(x); }
 static double r_atanh(double x, const double *p) { return atanh(x); }
 
-/* atan from arithmetic only (no libm call in generated code): a = |x|;
+/* atan from arithmetic only (no libm call in generated code; float32
+ * accuracy, so Asin, Acos and Atan take float32 only): a = |x|;
  * a > 1 -> pi/2 - atan(1/a); then a > tan(pi/8) -> pi/4 + atan((a-1)/
  * (a+1)); the reduced |w| <= 0.4143 takes the odd Taylor series to w^15
  * (error below 2e-7); the sign is restored last. */
@@ -229,9 +230,9 @@ static const unary_desc math_unary[] = {
     {"Sinh", DT_F32 | DT_F64, NULL, r_sinh, NULL, t_sinh},
     {"Cosh", DT_F32 | DT_F64, NULL, r_cosh, NULL, t_cosh},
     {"Sign", DT_NUM, NULL, r_sign, i_sign, t_sign},
-    {"Asin", DT_F32 | DT_F64, NULL, r_asin, NULL, t_asin},
-    {"Acos", DT_F32 | DT_F64, NULL, r_acos, NULL, t_acos},
-    {"Atan", DT_F32 | DT_F64, NULL, r_atan, NULL, t_atan},
+    {"Asin", DT_F32, NULL, r_asin, NULL, t_asin},
+    {"Acos", DT_F32, NULL, r_acos, NULL, t_acos},
+    {"Atan", DT_F32, NULL, r_atan, NULL, t_atan},
     {"Asinh", DT_F32 | DT_F64, NULL, r_asinh, NULL, t_asinh},
     {"Acosh", DT_F32 | DT_F64, NULL, r_acosh, NULL, t_acosh},
     {"Atanh", DT_F32 | DT_F64, NULL, r_atanh, NULL, t_atanh},

@@ -3,8 +3,8 @@
  * produce positions: OneHot, GatherND, TopK, Compress and NonZero (a
  * constant input only: its output shape depends on the values) (the
  * scatters are in scatter.c).  Negative indices count from the end of
- * their axis; indices out of range read a clamped position in the
- * computes (the references refuse them).
+ * their axis; indices out of range are clamped into it (in the computes
+ * and the references alike; ONNX leaves them undefined).
  *
  * Computes without data-dependent writes: TopK ranks every element
  * (".rank": how many elements come before it) and output p takes the
@@ -220,8 +220,6 @@ static tvm_status gnd_reference(const tvm_gnode *n, const DLTensor *const *in,
       src += oi[d] * xs[d];
     for (int j = 0; j < m; j++) {
       int64_t k = op_wrap_index(op_dl_geti(ix, ibase + j), x->shape[b + j]);
-      if (k < 0)
-        return op_fail(n, TVM_ERR_INVALID, "index out of range");
       src += k * xs[b + j];
     }
     for (int d = b + m; d < x->ndim; d++)

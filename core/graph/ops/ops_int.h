@@ -222,7 +222,7 @@ tvm_expr *op_te_const(tvm_ctx *c, tvm_dtype t, double v);
 /* An index k of an axis of n elements: k + n when negative, as int32,
  * clamped into [0, n) so that no read leaves the tensor. */
 tvm_expr *op_te_wrap_index(tvm_ctx *c, tvm_expr *k, int64_t n);
-/* The same for references: -1 when out of range. */
+/* The same for references (clamped the same way). */
 int64_t op_wrap_index(int64_t k, int64_t n);
 /* Row-major strides of shape s (nd dims) into st. */
 void op_strides(const int64_t *s, int nd, int64_t *st);

@@ -42,7 +42,7 @@ static void q_range(tvm_dtype t, double *lo, double *hi) {
  * length len (the extent of the axis it runs along). */
 static tvm_status q_param(const tvm_gnode *n, int i, const char *what,
                           int64_t len) {
-  const tvm_gvalue *v = n->inputs[i];
+  const tvm_gvalue *v = i < n->ninputs ? n->inputs[i] : NULL;
   if (!v || tvm_gvalue_numel(v) == 1)
     return TVM_OK;
   if (v->ndim != 1 || v->shape[0] != len)

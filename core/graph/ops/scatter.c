@@ -2,7 +2,7 @@
  * core/graph/ops/scatter.c - ScatterElements (and its name before opset
  * 11, Scatter) and ScatterND, with reduction none, add, mul, max, min.
  * Negative indices count from the end of their axis; out of range ones
- * read a clamped position in the computes (the references refuse them).
+ * are clamped into it (computes and references alike).
  *
  * Compute without data-dependent writes: an output element is the data
  * element unless some update targets it, found by a reduction over the
@@ -296,8 +296,6 @@ static tvm_status scatter_reference(const tvm_gnode *n,
     for (int64_t e = 0; e < len; e++) {
       op_dl_unravel(e, up->shape, r, idx);
       int64_t k = op_wrap_index(op_dl_geti(ix, e), x->shape[axis]);
-      if (k < 0)
-        return op_fail(n, TVM_ERR_INVALID, "index out of range");
       idx[axis] = k;
       int64_t dst = 0;
       for (int d = 0; d < r; d++)
@@ -316,8 +314,6 @@ static tvm_status scatter_reference(const tvm_gnode *n,
     int64_t base = 0;
     for (int j = 0; j < m; j++) {
       int64_t k = op_wrap_index(op_dl_geti(ix, p * m + j), x->shape[j]);
-      if (k < 0)
-        return op_fail(n, TVM_ERR_INVALID, "index out of range");
       base += k * xs[j];
     }
     for (int64_t s = 0; s < slice; s++)

@@ -425,11 +425,12 @@ tvm_expr *op_te_wrap_index(tvm_ctx *c, tvm_expr *k, int64_t n) {
   return tvm_max(c, tvm_int(c, 0), tvm_min(c, k, tvm_int(c, n - 1)));
 }
 
-/* Same for the references; -1 when out of range. */
+/* Same for the references: clamped into [0, n) like the computes (ONNX
+ * leaves out-of-range indices undefined; Gather does the same). */
 int64_t op_wrap_index(int64_t k, int64_t n) {
   if (k < 0)
     k += n;
-  return k < 0 || k >= n ? -1 : k;
+  return k < 0 ? 0 : k >= n ? n - 1 : k;
 }
 
 /* Row-major strides of shape. */

@@ -39,7 +39,12 @@ static const char *descr_of(DLDataType t) {
   if (t.code == kDLInt && t.bits == 8) return "|i1";
   if (t.code == kDLUInt && t.bits == 8) return "|u1";
   if (t.code == kDLUInt && t.bits == 1) return "|b1";
-  return NULL;
+  if (t.code == kDLInt && t.bits == 16) return "<i2";
+  if (t.code == kDLUInt && t.bits == 16) return "<u2";
+  if (t.code == kDLUInt && t.bits == 32) return "<u4";
+  if (t.code == kDLUInt && t.bits == 64) return "<u8";
+  if (t.code == kDLFloat && t.bits == 16) return "<f2";
+  return NULL; /* bfloat16: numpy has no such dtype */
 }
 
 /* Parses a descr string into a dtype: 0, or -1 (big-endian or unknown),
@@ -55,7 +60,9 @@ static int parse_descr(const char *d, DLDataType *out, const char **why) {
       {"f4", {kDLFloat, 32, 1}, 4}, {"f8", {kDLFloat, 64, 1}, 8},
       {"i4", {kDLInt, 32, 1}, 4},   {"i8", {kDLInt, 64, 1}, 8},
       {"i1", {kDLInt, 8, 1}, 1},    {"u1", {kDLUInt, 8, 1}, 1},
-      {"b1", {kDLUInt, 1, 1}, 1},
+      {"b1", {kDLUInt, 1, 1}, 1},   {"i2", {kDLInt, 16, 1}, 2},
+      {"u2", {kDLUInt, 16, 1}, 2},  {"u4", {kDLUInt, 32, 1}, 4},
+      {"u8", {kDLUInt, 64, 1}, 8},  {"f2", {kDLFloat, 16, 1}, 2},
   };
   for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
     if (strcmp(rest, tab[i].code) != 0) continue;
@@ -66,8 +73,9 @@ static int parse_descr(const char *d, DLDataType *out, const char **why) {
     *out = tab[i].t;
     return 0;
   }
-  *why = "unsupported dtype (supported: float32, float64, int32, int64, "
-         "int8, uint8, bool)";
+  *why = "unsupported dtype (supported: bool, int8/16/32/64, "
+         "uint8/16/32/64, float16, float32, float64; numpy has no bfloat16: "
+         "save such data as float32)";
   return -1;
 }
 
@@ -313,8 +321,9 @@ tvm_status tvm_npy_save(const char *path, const DLTensor *t) {
   if (descr == NULL) {
     char b[32];
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "%s: cannot save dtype %s (supported: float32, "
-                        "float64, int32, int64, int8, uint8, bool)",
+                        "%s: cannot save dtype %s (supported: bool, "
+                        "int8/16/32/64, uint8/16/32/64, float16, float32, "
+                        "float64; numpy has no bfloat16)",
                         path, tvm_dtype_str(t->dtype, b));
   }
   if (t->strides) { /* must be compact row-major */

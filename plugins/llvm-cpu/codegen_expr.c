@@ -307,6 +307,25 @@ static LLVMValueRef compare(lc_cg *cg, const tvm_expr *e) {
 static LLVMValueRef convert(lc_cg *cg, LLVMValueRef v, tvm_dtype from,
                             tvm_dtype to) {
   if (to.lanes > 1 && lanes_of(v) == 1) v = lc_broadcast(cg, v, to.lanes);
+  /* 16-bit floats go through float32 by integer operations
+   * (codegen_half.c) */
+  int fh = (from.code == kDLFloat && from.bits == 16) ||
+           from.code == kDLBfloat;
+  int th = (to.code == kDLFloat && to.bits == 16) || to.code == kDLBfloat;
+  if (fh && th && from.code == to.code) return v;
+  tvm_dtype f32 = tvm_dtype_with_lanes(TVM_F32, lanes_of(v));
+  if (fh) {
+    v = lc_half_to_f32(cg, v, from.code == kDLBfloat, lanes_of(v));
+    return tvm_dtype_eq(tvm_dtype_element(to), TVM_F32)
+               ? v
+               : convert(cg, v, f32, to);
+  }
+  if (th) {
+    if (!tvm_dtype_eq(tvm_dtype_element(from), TVM_F32))
+      v = convert(cg, v, from, tvm_dtype_with_lanes(TVM_F32, to.lanes));
+    return v ? lc_f32_to_half(cg, v, to.code == kDLBfloat, lanes_of(v))
+             : NULL;
+  }
   LLVMTypeRef ty = lc_type(cg, tvm_dtype_with_lanes(to, lanes_of(v)));
   int ffl = tvm_dtype_is_float(from) || from.code == kDLBfloat;
   int tfl = tvm_dtype_is_float(to) || to.code == kDLBfloat;

@@ -119,6 +119,10 @@ LLVMTypeRef lc_type(lc_cg *cg, tvm_dtype t);
 LLVMTypeRef lc_mem_type(lc_cg *cg, tvm_dtype t); /* bool stored as i8 */
 LLVMValueRef lc_expr(lc_cg *cg, const tvm_expr *e);
 LLVMValueRef lc_broadcast(lc_cg *cg, LLVMValueRef v, int lanes);
+/* codegen_half.c: float16 (bf16 = 0) or bfloat16 (bf16 = 1) values of
+ * lanes lanes to float32 and back, from integer operations only. */
+LLVMValueRef lc_half_to_f32(lc_cg *cg, LLVMValueRef v, int bf16, int lanes);
+LLVMValueRef lc_f32_to_half(lc_cg *cg, LLVMValueRef v, int bf16, int lanes);
 int lc_is_nonneg(lc_cg *cg, const tvm_expr *e);
 /* Calls an LLVM intrinsic overloaded on the given types. */
 LLVMValueRef lc_intrinsic(lc_cg *cg, const char *name, LLVMTypeRef *tys,

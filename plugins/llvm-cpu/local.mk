@@ -8,6 +8,7 @@ plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = \
 	plugins/llvm-cpu/host_cpu.c \
 	plugins/llvm-cpu/codegen.c \
 	plugins/llvm-cpu/codegen_expr.c \
+	plugins/llvm-cpu/codegen_half.c \
 	plugins/llvm-cpu/codegen_memory.c \
 	plugins/llvm-cpu/codegen_call.c \
 	plugins/llvm-cpu/codegen_vmath.c \

@@ -4,10 +4,12 @@
  *
  *   tvmc compile MODEL --target T [-o model.tvmpkg] [--tuning-log LOG]
  *                [--dump-ir PASS|all] [--no-fuse] [--no-plan-memory]
+ *                [--input-shape NAME=1x3x224x224]...
  *
  * Also the model loading and compiling that `tvmc run` shares
  * (model_load.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +41,85 @@ const char *tvmc_bytes(uint64_t n, char buf[32]) {
 }
 
 /* Loads zoo:NAME or an ONNX file. */
-tvm_graph *tvmc_load_model(const char *cmd, const char *model) {
+int tvmc_shapes_has(const tvmc_shapes *sh, const char *name,
+                    size_t namelen) {
+  for (int i = 0; i < sh->n; i++)
+    if (strlen(sh->names[i]) == namelen &&
+        !strncmp(sh->names[i], name, namelen))
+      return 1;
+  return 0;
+}
+
+int tvmc_shapes_add(const char *cmd, tvmc_shapes *sh, const char *name,
+                    size_t namelen, const int64_t *dims, int ndim) {
+  if (tvmc_shapes_has(sh, name, namelen)) return 0;
+  if (sh->n == TVMC_MAX_SHAPES || namelen >= sizeof sh->names[0] ||
+      ndim > TVM_MAX_DIMS) {
+    fprintf(stderr, "tvmc %s: too many input shapes, or a name or rank too "
+            "large (at most %d shapes of %d dimensions)\n", cmd,
+            TVMC_MAX_SHAPES, TVM_MAX_DIMS);
+    return -1;
+  }
+  memcpy(sh->names[sh->n], name, namelen);
+  sh->names[sh->n][namelen] = 0;
+  for (int d = 0; d < ndim; d++) sh->dims[sh->n][d] = dims[d];
+  sh->s[sh->n].name = sh->names[sh->n];
+  sh->s[sh->n].dims = sh->dims[sh->n];
+  sh->s[sh->n].ndim = ndim;
+  sh->n++;
+  return 0;
+}
+
+int tvmc_shapes_parse(const char *cmd, tvmc_shapes *sh, const char *arg) {
+  const char *eq = strchr(arg, '=');
+  int64_t dims[TVM_MAX_DIMS];
+  int nd = 0;
+  if (eq == NULL || eq == arg) goto bad;
+  for (const char *p = eq + 1; *p;) {
+    char *end;
+    errno = 0;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || v < 0 || errno || nd == TVM_MAX_DIMS) goto bad;
+    dims[nd++] = v;
+    p = end;
+    if (*p == 'x' || *p == 'X' || *p == ',') {
+      p++;
+      if (!*p) goto bad;
+    } else if (*p) {
+      goto bad;
+    }
+  }
+  if (tvmc_shapes_has(sh, arg, (size_t)(eq - arg))) {
+    fprintf(stderr, "tvmc %s: --input-shape given twice for '%.*s'\n", cmd,
+            (int)(eq - arg), arg);
+    return -1;
+  }
+  return tvmc_shapes_add(cmd, sh, arg, (size_t)(eq - arg), dims, nd);
+bad:
+  fprintf(stderr, "tvmc %s: --input-shape wants NAME=DIMS with DIMS like "
+          "1x3x224x224 (at most %d non-negative sizes; NAME= for a scalar), "
+          "got '%s'\n", cmd, TVM_MAX_DIMS, arg);
+  return -1;
+}
+
+tvm_graph *tvmc_load_model(const char *cmd, const char *model,
+                           const tvmc_shapes *sh) {
   tvm_graph *g = NULL;
   tvm_status st;
   if (!strncmp(model, "zoo:", 4)) {
+    if (sh && sh->n) {
+      fprintf(stderr, "tvmc %s: --input-shape applies to ONNX models; the "
+              "zoo's models have static shapes\n", cmd);
+      return NULL;
+    }
     st = tvm_zoo_build(model + 4, &g);
   } else {
-    st = tvm_onnx_load(model, &g);
+    tvm_onnx_options o = {0};
+    if (sh) {
+      o.shapes = sh->s;
+      o.nshapes = sh->n;
+    }
+    st = tvm_onnx_load_opts(model, &o, &g);
   }
   if (st != TVM_OK) {
     fprintf(stderr, "tvmc %s: %s\n", cmd, tvm_diag_message());
@@ -103,9 +177,12 @@ static void usage(FILE *f) {
           "usage: tvmc compile MODEL [--target T] [-o FILE.tvmpkg]\n"
           "                    [--tuning-log LOG] [--dump-ir PASS|all]\n"
           "                    [--no-fuse] [--no-plan-memory]\n"
+          "                    [--input-shape NAME=1x3x224x224]...\n"
           "  MODEL is an ONNX file or zoo:NAME (zoo models: tvmc compile\n"
           "  --list-zoo).  Writes a package for `tvmc run`.  Defaults:\n"
-          "  --target llvm-cpu, -o MODEL's base name with .tvmpkg.\n");
+          "  --target llvm-cpu, -o MODEL's base name with .tvmpkg.\n"
+          "  --input-shape fixes the shape of a graph input whose\n"
+          "  dimensions are symbolic (repeat it for several inputs).\n");
   /* the pass names come from the pipeline tables that run them */
   const char *const *gp = tvm_compile_pass_names();
   const char *const *lp = tvm_lower_pass_names();
@@ -134,6 +211,7 @@ static char *default_output(const char *model) {
 int tvmc_cmd_compile(int argc, char **argv) {
   const char *target_name = "llvm-cpu", *model = NULL, *out = NULL;
   tvmc_compile_args ca = {0};
+  static tvmc_shapes shapes;
   tvm_target *t = NULL;
   tvm_graph *g = NULL;
   tvm_plan *p = NULL;
@@ -164,6 +242,11 @@ int tvmc_cmd_compile(int argc, char **argv) {
       ca.no_fuse = 1;
     } else if (!strcmp(a, "--no-plan-memory")) {
       ca.no_plan_memory = 1;
+    } else if (!strcmp(a, "--input-shape") && v) {
+      if (tvmc_shapes_parse("compile", &shapes, v)) return 2;
+      i++;
+    } else if (!strncmp(a, "--input-shape=", 14)) {
+      if (tvmc_shapes_parse("compile", &shapes, a + 14)) return 2;
     } else if (a[0] != '-' && model == NULL) {
       model = a;
     } else {
@@ -188,7 +271,7 @@ int tvmc_cmd_compile(int argc, char **argv) {
     fprintf(stderr, "tvmc compile: %s\n", tvm_diag_message());
     goto done;
   }
-  if ((g = tvmc_load_model("compile", model)) == NULL) goto done;
+  if ((g = tvmc_load_model("compile", model, &shapes)) == NULL) goto done;
   size_t nodes = g->nodes.len, values = g->values.len;
   double secs;
   if ((p = tvmc_compile_graph("compile", g, t, &ca, &secs)) == NULL)

@@ -50,7 +50,7 @@ int tvmc_cmd_export(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  tvm_graph *g = tvmc_load_model("export", model);
+  tvm_graph *g = tvmc_load_model("export", model, NULL);
   if (!g) return 1;
   tvm_status st = tvm_onnx_save(g, out, opset);
   tvm_graph_free(g);

@@ -3,9 +3,12 @@
  * on a target, times it and summarizes the outputs.
  *
  *   tvmc run MODEL|PACKAGE [--target T] [--input NAME=FILE.npy ...]
- *            [--output-dir DIR] [--repeat N] [--profile] [--json]
+ *            [--input-shape NAME=DIMS ...] [--output-dir DIR] [--repeat N]
+ *            [--profile] [--json]
  *
- * Inputs not given get deterministic pseudo-random data.  One untimed run,
+ * Inputs not given get deterministic pseudo-random data.  When MODEL is
+ * compiled, an input given as a file fixes that input's shape (symbolic
+ * dimensions) unless --input-shape states it.  One untimed run,
  * then N timed runs (median, min, max).  --profile adds per-kernel times
  * (tvm_executor_profile); --json prints everything as one JSON object on
  * stdout instead of the tables.
@@ -29,6 +32,7 @@ typedef struct run_opts {
   const char *in_names[MAX_INPUT_ARGS];
   const char *in_files[MAX_INPUT_ARGS];
   int nin;
+  tvmc_shapes shapes; /* --input-shape */
   const char *output_dir;
   int repeat;
   int profile;
@@ -38,11 +42,14 @@ typedef struct run_opts {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: tvmc run MODEL|PACKAGE [--target T] [--input NAME=FILE.npy]...\n"
+          "                [--input-shape NAME=1x3x224x224]...\n"
           "                [--output-dir DIR] [--repeat N] [--profile] [--json]\n"
           "  Runs a package from tvmc compile (or compiles MODEL: an ONNX\n"
           "  file or zoo:NAME) and prints latency and an output summary.\n"
           "  Defaults: the package's own target (llvm-cpu for a model),\n"
-          "  --repeat 10, random inputs.\n");
+          "  --repeat 10, random inputs.  A model input with symbolic\n"
+          "  dimensions takes its shape from --input-shape, else from its\n"
+          "  --input file.\n");
 }
 
 /* Is path a package (by its magic, else by its extension)? */
@@ -58,21 +65,41 @@ static int is_package(const char *path) {
   return l > 7 && !strcmp(path + l - 7, ".tvmpkg");
 }
 
+/* A float16 / bfloat16 bit pattern as a double. */
+static double half_bits(uint16_t h, int bf16) {
+  if (bf16) {
+    uint32_t b = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+  }
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY)
+                                              : ldexp(m + 1024, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
 /* Element i of a CPU tensor as a double. */
 static double elem(const DLTensor *t, int64_t i) {
   const void *d = t->data;
+  int b = t->dtype.bits;
   switch (t->dtype.code) {
   case kDLFloat:
-    return t->dtype.bits == 64 ? ((const double *)d)[i]
-                               : (double)((const float *)d)[i];
+    return b == 64 ? ((const double *)d)[i]
+           : b == 16 ? half_bits(((const uint16_t *)d)[i], 0)
+                     : (double)((const float *)d)[i];
+  case kDLBfloat:
+    return half_bits(((const uint16_t *)d)[i], 1);
   case kDLInt:
-    switch (t->dtype.bits) {
-    case 8: return ((const int8_t *)d)[i];
-    case 32: return ((const int32_t *)d)[i];
-    default: return (double)((const int64_t *)d)[i];
-    }
-  default: /* uint8, bool */
-    return ((const uint8_t *)d)[i];
+    return b == 8    ? ((const int8_t *)d)[i]
+           : b == 16 ? ((const int16_t *)d)[i]
+           : b == 32 ? ((const int32_t *)d)[i]
+                     : (double)((const int64_t *)d)[i];
+  default: /* unsigned, bool */
+    return b <= 8    ? ((const uint8_t *)d)[i]
+           : b == 16 ? ((const uint16_t *)d)[i]
+           : b == 32 ? ((const uint32_t *)d)[i]
+                     : (double)((const uint64_t *)d)[i];
   }
 }
 
@@ -80,25 +107,37 @@ static double elem(const DLTensor *t, int64_t i) {
  * floats uniform in [-1, 1), integers in [0, 10), bools 0/1. */
 static void fill_random(DLTensor *t, int64_t n, uint64_t seed) {
   uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+  int b = t->dtype.bits;
   for (int64_t i = 0; i < n; i++) {
     s = s * 6364136223846793005ull + 1442695040888963407ull;
     double u = (double)(s >> 11) / 9007199254740992.0; /* [0, 1) */
     void *d = t->data;
-    switch (t->dtype.code) {
-    case kDLFloat:
-      if (t->dtype.bits == 64)
+    if (t->dtype.code == kDLFloat || t->dtype.code == kDLBfloat) {
+      float f = (float)(2 * u - 1);
+      uint32_t bits;
+      memcpy(&bits, &f, 4);
+      if (b == 64)
         ((double *)d)[i] = 2 * u - 1;
-      else
-        ((float *)d)[i] = (float)(2 * u - 1);
-      break;
-    case kDLInt:
-      if (t->dtype.bits == 8) ((int8_t *)d)[i] = (int8_t)(u * 10);
-      else if (t->dtype.bits == 32) ((int32_t *)d)[i] = (int32_t)(u * 10);
-      else ((int64_t *)d)[i] = (int64_t)(u * 10);
-      break;
-    default:
-      ((uint8_t *)d)[i] = t->dtype.bits == 1 ? (uint8_t)(u < 0.5)
-                                             : (uint8_t)(u * 10);
+      else if (b == 32)
+        ((float *)d)[i] = f;
+      else if (t->dtype.code == kDLBfloat)
+        ((uint16_t *)d)[i] = (uint16_t)(bits >> 16);
+      else /* float16 with 10 mantissa bits: |f| < 1, normal or 0 */
+        ((uint16_t *)d)[i] =
+            (uint16_t)(((bits >> 16) & 0x8000) |
+                       (fabsf(f) < 6.2e-5f ? 0
+                                           : ((((bits >> 23) & 0xff) - 112)
+                                              << 10) |
+                                                 ((bits >> 13) & 0x3ff)));
+      continue;
+    }
+    int64_t v = t->dtype.bits == 1 ? (u < 0.5) : (int64_t)(u * 10);
+    switch (b) {
+    case 1:
+    case 8: ((uint8_t *)d)[i] = (uint8_t)v; break;
+    case 16: ((uint16_t *)d)[i] = (uint16_t)v; break;
+    case 32: ((uint32_t *)d)[i] = (uint32_t)v; break;
+    default: ((uint64_t *)d)[i] = (uint64_t)v; break;
     }
   }
 }
@@ -213,6 +252,11 @@ static int parse_args(int argc, char **argv, run_opts *o) {
       o->in_names[o->nin] = v;
       o->in_files[o->nin++] = eq + 1;
       i++;
+    } else if (!strcmp(a, "--input-shape") && v) {
+      if (tvmc_shapes_parse("run", &o->shapes, v)) return 2;
+      i++;
+    } else if (!strncmp(a, "--input-shape=", 14)) {
+      if (tvmc_shapes_parse("run", &o->shapes, a + 14)) return 2;
     } else if (!strcmp(a, "--output-dir") && v) {
       o->output_dir = v, i++;
     } else if (!strcmp(a, "--repeat") && v) {
@@ -271,7 +315,23 @@ static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
   ca.quiet = o->json;
   if (tvm_target_load(o->target ? o->target : "llvm-cpu", t) != TVM_OK)
     goto fail;
-  tvm_graph *g = tvmc_load_model("run", o->model);
+  /* inputs given as files fix their own shapes unless --input-shape did */
+  tvmc_shapes sh = o->shapes;
+  for (int k = 0; k < o->nin; k++) {
+    size_t nl = (size_t)(o->in_files[k] - 1 - o->in_names[k]);
+    if (tvmc_shapes_has(&sh, o->in_names[k], nl)) continue;
+    DLTensor *x = NULL;
+    if (tvm_npy_load(o->in_files[k], &x) != TVM_OK) {
+      fprintf(stderr, "tvmc run: input '%.*s': %s\n", (int)nl,
+              o->in_names[k], tvm_diag_message());
+      return 1;
+    }
+    int bad = tvmc_shapes_add("run", &sh, o->in_names[k], nl, x->shape,
+                              x->ndim);
+    tvm_npy_free(x);
+    if (bad) return 1;
+  }
+  tvm_graph *g = tvmc_load_model("run", o->model, &sh);
   if (g == NULL) return 1;
   *p = tvmc_compile_graph("run", g, *t, &ca, &secs);
   tvm_graph_free(g);

@@ -413,7 +413,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
     goto out;
   }
   /* 1. extraction */
-  if (!(g = tvmc_load_model("tune", r->model)))
+  if (!(g = tvmc_load_model("tune", r->model, NULL)))
     goto out;
   tvm_tune_hooks hx = {extract_hook, r};
   tvm_compile_options co;
@@ -463,7 +463,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
     r->total_trials = r->left_budget;
     r->done_trials = 0;
     r->pass_start = tvmc_now();
-    if (!(g = tvmc_load_model("tune", r->model)))
+    if (!(g = tvmc_load_model("tune", r->model, NULL)))
       goto out;
     tvm_tune_hooks ht = {tune_hook, r};
     tvm_compile_options_init(&co);

@@ -10,9 +10,35 @@
 
 #include "tvm/compiler.h"
 
-/* Loads MODEL: "zoo:NAME" from the model zoo, else an ONNX file.  Prints
- * the error (prefixed by cmd) and returns NULL on failure. */
-tvm_graph *tvmc_load_model(const char *cmd, const char *model);
+#include "tvm/onnx.h"
+
+/* Graph input shapes from --input-shape NAME=1x3x224x224 (or taken from
+ * an --input file by `tvmc run`). */
+#define TVMC_MAX_SHAPES 64
+typedef struct tvmc_shapes {
+  char names[TVMC_MAX_SHAPES][256];
+  int64_t dims[TVMC_MAX_SHAPES][TVM_MAX_DIMS];
+  tvm_onnx_shape s[TVMC_MAX_SHAPES];
+  int n;
+} tvmc_shapes;
+
+/* Adds the shape of input name (dims[0..ndim)) to sh; a name given twice
+ * keeps the first.  Prints the error (prefixed by cmd) and returns -1
+ * when sh is full. */
+int tvmc_shapes_add(const char *cmd, tvmc_shapes *sh, const char *name,
+                    size_t namelen, const int64_t *dims, int ndim);
+/* Parses "NAME=1x3x224x224" (a scalar input: "NAME=") into sh.  Prints
+ * the error (prefixed by cmd) and returns -1 when it is malformed. */
+int tvmc_shapes_parse(const char *cmd, tvmc_shapes *sh, const char *arg);
+/* 1 when sh has a shape for input name. */
+int tvmc_shapes_has(const tvmc_shapes *sh, const char *name, size_t namelen);
+
+/* Loads MODEL: "zoo:NAME" from the model zoo, else an ONNX file (with the
+ * input shapes sh, which may be NULL; the zoo's models have static
+ * shapes and refuse them).  Prints the error (prefixed by cmd) and
+ * returns NULL on failure. */
+tvm_graph *tvmc_load_model(const char *cmd, const char *model,
+                           const tvmc_shapes *sh);
 
 /* Compile options a command line gave. */
 typedef struct tvmc_compile_args {

@@ -41,7 +41,7 @@ tvm_status onnx_add_const(importer *im, const char *name,
                           const Onnx__TensorProto *t, const char *what,
                           tvm_gvalue **out) {
   onnx_data d;
-  tvm_status st = onnx_decode_tensor(t, 0, what, &d);
+  tvm_status st = onnx_decode_tensor(t, 1, what, &d);
   if (st)
     return st;
   if (d.ndim > TVM_MAX_DIMS) {
@@ -120,6 +120,55 @@ static int64_t bound_dim(const importer *im, const char *param) {
   return -1;
 }
 
+/* The user's shape for graph input name (tvm_onnx_options.shapes), or
+ * NULL. */
+static const tvm_onnx_shape *given_shape(const importer *im,
+                                         const char *name) {
+  if (!im->opts || !im->opts->shapes)
+    return NULL;
+  for (int i = 0; i < im->opts->nshapes; i++)
+    if (im->opts->shapes[i].name &&
+        strcmp(im->opts->shapes[i].name, name) == 0)
+      return &im->opts->shapes[i];
+  return NULL;
+}
+
+/* The refusal of an unbound symbolic (or unknown) dimension k of graph
+ * input name: names the input, the dimension and the --input-shape fix
+ * (the declared dims, "N" standing for the unknown ones). */
+static tvm_status unbound_dim(const char *kind, const char *name,
+                              const Onnx__TensorShapeProto *sp, size_t k,
+                              const char *param) {
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  for (size_t j = 0; j < sp->n_dim; j++) {
+    const Onnx__TensorShapeProto__Dimension *d = sp->dim[j];
+    if (j)
+      tvm_strbuf_append(&b, "x");
+    if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+      tvm_strbuf_printf(&b, "%lld", (long long)d->dim_value);
+    else
+      tvm_strbuf_append(&b, "N");
+  }
+  tvm_status st;
+  if (param[0])
+    st = tvm_diag_set(
+        TVM_ERR_UNSUPPORTED,
+        "graph %s '%s': dimension %zu is the symbolic '%s'; shapes must be "
+        "static: fix it with `tvmc compile --input-shape %s=%s` (N: the size "
+        "you want), or bind '%s' with tvm_onnx_options.dims",
+        kind, name, k, param, name, b.data ? b.data : "", param);
+  else
+    st = tvm_diag_set(
+        TVM_ERR_UNSUPPORTED,
+        "graph %s '%s': dimension %zu is unknown (neither a value nor a "
+        "name); shapes must be static: fix it with `tvmc compile "
+        "--input-shape %s=%s` (N: the size you want)",
+        kind, name, k, name, b.data ? b.data : "");
+  tvm_strbuf_free(&b);
+  return st;
+}
+
 /* Reads the tensor type of a graph input or output: dtype (refused
  * outside float32/int32/int64) and, when shape is non-NULL, the static
  * shape (symbolic dimensions resolved through the options). */
@@ -149,6 +198,13 @@ static tvm_status value_type(const importer *im, const Onnx__ValueInfoProto *vi,
                         "the model static input shapes",
                         kind, name);
   const Onnx__TensorShapeProto *sp = tt->shape;
+  const tvm_onnx_shape *given =
+      strcmp(kind, "input") == 0 ? given_shape(im, name) : NULL;
+  if (given && (size_t)given->ndim != sp->n_dim)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "the shape given for graph input '%s' has %d "
+                        "dimensions, the model declares %zu",
+                        name, given->ndim, sp->n_dim);
   if (sp->n_dim > TVM_MAX_DIMS)
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
                         "graph %s '%s' has %zu dimensions; at most %d are "
@@ -163,6 +219,21 @@ static tvm_status value_type(const importer *im, const Onnx__ValueInfoProto *vi,
                             "graph %s '%s': dimension %zu is negative (%lld)",
                             kind, name, k, (long long)d->dim_value);
       shape[k] = d->dim_value;
+      if (given && given->dims[k] != d->dim_value)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "the shape given for graph input '%s' has %lld "
+                            "in dimension %zu, the model declares %lld",
+                            name, (long long)given->dims[k], k,
+                            (long long)d->dim_value);
+      continue;
+    }
+    if (given) {
+      if (given->dims[k] < 0)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "the shape given for graph input '%s' has a "
+                            "negative dimension %zu",
+                            name, k);
+      shape[k] = given->dims[k];
       continue;
     }
     const char *param =
@@ -170,18 +241,8 @@ static tvm_status value_type(const importer *im, const Onnx__ValueInfoProto *vi,
             ? onnx_str(d->dim_param)
             : "";
     int64_t v = param[0] ? bound_dim(im, param) : -1;
-    if (v < 0) {
-      if (param[0])
-        return tvm_diag_set(
-            TVM_ERR_UNSUPPORTED,
-            "graph %s '%s': dimension %zu is the symbolic '%s'; shapes must "
-            "be static: bind '%s' to a value (tvm_onnx_options.dims)",
-            kind, name, k, param, param);
-      return tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                          "graph %s '%s': dimension %zu is unknown (neither a "
-                          "value nor a name); shapes must be static",
-                          kind, name, k);
-    }
+    if (v < 0)
+      return unbound_dim(kind, name, sp, k, param);
     shape[k] = v;
   }
   /* Sizes the rest of the compiler can count in int64 without overflow. */
@@ -409,10 +470,11 @@ tvm_status tvm_onnx_load_buffer_opts(const void *data, size_t size,
     return tvm_diag_set(TVM_ERR_INVALID, "ONNX model '%s': data is NULL",
                         src);
   if (opts && ((opts->ndims > 0 && !opts->dims) ||
-               (opts->nconsts > 0 && !opts->consts)))
+               (opts->nconsts > 0 && !opts->consts) ||
+               (opts->nshapes > 0 && !opts->shapes)))
     return tvm_diag_set(TVM_ERR_INVALID,
                         "ONNX model '%s': the options give a count but no "
-                        "array (dims or consts)",
+                        "array (dims, consts or shapes)",
                         src);
   for (int i = 0; opts && opts->consts && i < opts->nconsts; i++)
     if (!opts->consts[i].value)
@@ -420,6 +482,15 @@ tvm_status tvm_onnx_load_buffer_opts(const void *data, size_t size,
                           "ONNX model '%s': constant %d of the options "
                           "('%s') has no tensor",
                           src, i, onnx_str(opts->consts[i].name));
+  for (int i = 0; opts && opts->shapes && i < opts->nshapes; i++)
+    if ((opts->shapes[i].ndim > 0 && !opts->shapes[i].dims) ||
+        opts->shapes[i].ndim < 0 || opts->shapes[i].ndim > TVM_MAX_DIMS)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "ONNX model '%s': shape %d of the options ('%s') "
+                          "has %d dimensions and %s",
+                          src, i, onnx_str(opts->shapes[i].name),
+                          opts->shapes[i].ndim,
+                          opts->shapes[i].dims ? "dims" : "no dims");
   Onnx__ModelProto *m = onnx__model_proto__unpack(
       &onnx_allocator, size, (const uint8_t *)(data ? data : ""));
   if (!m)
@@ -436,6 +507,7 @@ tvm_status tvm_onnx_load_buffer_opts(const void *data, size_t size,
     st = import_model(&im, m);
   tvm_strmap_free(&im.values);
   tvm_strmap_free(&im.inits);
+  tvm_ptrmap_free(&im.why);
   onnx__model_proto__free_unpacked(m, &onnx_allocator);
   if (st) {
     if (im.opset > 0)

@@ -38,6 +38,7 @@ core_frontend_onnx_libtvm_onnx_la_SOURCES = \
 	core/frontend/onnx/tensor.c \
 	core/frontend/onnx/shape.c \
 	core/frontend/onnx/node.c \
+	core/frontend/onnx/versions.c \
 	core/frontend/onnx/import.c \
 	core/frontend/onnx/export.c
 core_frontend_onnx_libtvm_onnx_la_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -63,7 +64,8 @@ endif
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/frontend/test_onnx
 TESTS += tests/unit/frontend/test_onnx
-tests_unit_frontend_test_onnx_SOURCES = tests/unit/frontend/test_onnx.c
+tests_unit_frontend_test_onnx_SOURCES = tests/unit/frontend/test_onnx.c \
+	tests/unit/frontend/onnx_mb.h
 tests_unit_frontend_test_onnx_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(builddir)/$(ONNX_GEN_DIR) $(PROTOBUF_C_CFLAGS) \
 	-DTVM_ONNX_TESTDATA='"$(ONNX_TESTDATA)"'
@@ -71,6 +73,36 @@ tests_unit_frontend_test_onnx_CFLAGS = $(TVM_TEST_CF)
 tests_unit_frontend_test_onnx_LDADD = core/frontend/onnx/libtvm_onnx_pb.la \
 	$(PROTOBUF_C_LIBS) $(TVM_TEST_LIBS)
 $(tests_unit_frontend_test_onnx_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
+check_PROGRAMS += tests/unit/frontend/test_onnx_fold
+TESTS += tests/unit/frontend/test_onnx_fold
+tests_unit_frontend_test_onnx_fold_SOURCES = \
+	tests/unit/frontend/test_onnx_fold.c tests/unit/frontend/onnx_mb.h
+tests_unit_frontend_test_onnx_fold_CPPFLAGS = \
+	$(tests_unit_frontend_test_onnx_CPPFLAGS)
+tests_unit_frontend_test_onnx_fold_CFLAGS = $(TVM_TEST_CF)
+tests_unit_frontend_test_onnx_fold_LDADD = \
+	$(tests_unit_frontend_test_onnx_LDADD)
+$(tests_unit_frontend_test_onnx_fold_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
+check_PROGRAMS += tests/unit/frontend/test_onnx_versions
+TESTS += tests/unit/frontend/test_onnx_versions
+tests_unit_frontend_test_onnx_versions_SOURCES = \
+	tests/unit/frontend/test_onnx_versions.c tests/unit/frontend/onnx_mb.h
+tests_unit_frontend_test_onnx_versions_CPPFLAGS = \
+	$(tests_unit_frontend_test_onnx_CPPFLAGS)
+tests_unit_frontend_test_onnx_versions_CFLAGS = $(TVM_TEST_CF)
+tests_unit_frontend_test_onnx_versions_LDADD = \
+	$(tests_unit_frontend_test_onnx_LDADD)
+$(tests_unit_frontend_test_onnx_versions_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
+check_PROGRAMS += tests/unit/frontend/test_onnx_ops
+TESTS += tests/unit/frontend/test_onnx_ops
+tests_unit_frontend_test_onnx_ops_SOURCES = \
+	tests/unit/frontend/test_onnx_ops.c tests/unit/frontend/onnx_mb.h
+tests_unit_frontend_test_onnx_ops_CPPFLAGS = \
+	$(tests_unit_frontend_test_onnx_CPPFLAGS)
+tests_unit_frontend_test_onnx_ops_CFLAGS = $(TVM_TEST_CF)
+tests_unit_frontend_test_onnx_ops_LDADD = \
+	$(tests_unit_frontend_test_onnx_LDADD) -lm
+$(tests_unit_frontend_test_onnx_ops_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
 check_PROGRAMS += tests/unit/frontend/test_onnx_export
 TESTS += tests/unit/frontend/test_onnx_export
 tests_unit_frontend_test_onnx_export_SOURCES = \

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "onnx_int.h"
+#include "tvm/graph_passes.h"
 
 /* The node's name: its ONNX name, else its first named output's (ONNX
  * value names are unique), else "#<index>".  Given to the builder too, so
@@ -281,6 +282,57 @@ static tvm_status name_outputs(importer *im, const Onnx__NodeProto *np,
   return TVM_OK;
 }
 
+/* Appends to the diagnostic (status st) why the non-constant inputs of a
+ * refused node could not be computed at import: for each input produced
+ * by a node that was not folded, the chain of such nodes is followed to
+ * the first one whose own inputs were known (the root cause). */
+static tvm_status explain_nonconst(importer *im, tvm_gvalue **in, int nin,
+                                   tvm_status st) {
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  tvm_strbuf_append(&b, tvm_diag_message());
+  int added = 0;
+  for (int i = 0; i < nin; i++) {
+    tvm_gvalue *v = in[i];
+    if (!v || v->kind != TVM_GV_INTERMEDIATE || !v->producer)
+      continue;
+    tvm_gnode *p = v->producer, *root = p;
+    void *why = NULL;
+    if (!tvm_ptrmap_get(&im->why, p, &why) || !why)
+      continue;
+    /* follow "comes from node ..." to the root (bounded) */
+    for (int hop = 0; hop < 10000; hop++) {
+      tvm_gnode *next = NULL;
+      for (int k = 0; k < root->ninputs && !next; k++) {
+        tvm_gvalue *u = root->inputs[k];
+        if (u && u->kind == TVM_GV_INTERMEDIATE && u->producer)
+          next = u->producer;
+        else if (u && u->kind == TVM_GV_INPUT)
+          break;
+      }
+      void *w = NULL;
+      if (!next || !tvm_ptrmap_get(&im->why, next, &w) || !w)
+        break;
+      root = next;
+      why = w;
+    }
+    if (root == p)
+      tvm_strbuf_printf(&b, "; input %d ('%s') could not be computed at "
+                         "import: node '%s' (%s) was not folded because %s",
+                         i, v->name, p->name, p->op, (const char *)why);
+    else
+      tvm_strbuf_printf(&b, "; input %d ('%s') could not be computed at "
+                         "import: it depends on node '%s' (%s), which was "
+                         "not folded because %s",
+                         i, v->name, root->name, root->op, (const char *)why);
+    added = 1;
+  }
+  if (added && b.data)
+    st = tvm_diag_set(st, "%s", b.data);
+  tvm_strbuf_free(&b);
+  return st;
+}
+
 /* One node -> tvm_graph_apply. */
 tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
                             size_t idx) {
@@ -311,6 +363,9 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
                         "attributes",
                         node, op);
   int is_cos = strcmp(op, "ConstantOfShape") == 0;
+  tvm_status st = onnx_check_version(np, op, node, im->opset);
+  if (st)
+    return st;
 
   /* Inputs: "" is an absent optional input; trailing ones are dropped. */
   tvm_gvalue *in[66];
@@ -330,9 +385,8 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
   }
 
   /* Attributes, then "_opset". */
-  tvm_gattr attrs[258];
+  tvm_gattr attrs[259];
   int na = 0;
-  tvm_status st = TVM_OK;
   for (size_t i = 0; i < np->n_attribute; i++) {
     const Onnx__AttributeProto *a = np->attribute[i];
     if (is_cos && strcmp(onnx_str(a->name), "value") == 0 &&
@@ -359,10 +413,12 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
       nin = 2;
       continue;
     }
-    if ((st = convert_attr(im, a, op, node, &attrs[na])))
+    if ((st = convert_attr(im, a, op, node, &attrs[na])) ||
+        (st = onnx_upgrade_attr(op, node, im->opset, &attrs[na])))
       return st;
     na++;
   }
+  onnx_default_attrs(np, op, im->opset, attrs, &na);
   attrs[na++] = tvm_gattr_int("_opset", im->opset);
 
   /* Outputs: trailing absent ones are dropped. */
@@ -382,12 +438,33 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
     if (!st)
       st = tvm_diag_set(TVM_ERR_INTERNAL, "node '%s' (%s) was not added",
                         node, op);
+    if (strstr(tvm_diag_message(), "must be a constant"))
+      st = explain_nonconst(im, in, nin, st);
     /* The operators name the node; name it when the message does not
      * (the model-level prefix adds the opset). */
     if (strstr(tvm_diag_message(), node))
       return st;
     return tvm_diag_prefix(st, "node '%s' (%s): ", node, op);
   }
-  return name_outputs(im, np, n, node);
+  if ((st = name_outputs(im, np, n, node)))
+    return st;
+  /* Fold now what can be computed (shape chains feeding Reshape, Expand,
+   * Range, Pad, ConstantOfShape); remember why the rest could not be. */
+  int folded = 0;
+  char why[1024];
+  st = tvm_graph_fold_node(im->g, n, ONNX_IMPORT_FOLD_MAX, &folded, why,
+                           sizeof why);
+  if (st) {
+    if (strstr(tvm_diag_message(), node))
+      return st;
+    return tvm_diag_prefix(st, "node '%s' (%s): evaluating it at import: ",
+                           node, op);
+  }
+  if (!folded) {
+    char *w = tvm_arena_strdup(im->g->arena, why);
+    if (!w || (st = tvm_ptrmap_put(&im->why, n, w)))
+      return st ? st : tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+  }
+  return TVM_OK;
 }
 

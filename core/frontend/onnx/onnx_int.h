@@ -47,8 +47,8 @@ tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
 void onnx_data_free(onnx_data *d);
 
 /* ---- the importer (import.c, node.c, shape.c) ---------------------------- */
-#define OPSET_MIN 9
-#define OPSET_MAX 17
+#define OPSET_MIN 1
+#define OPSET_MAX 21
 
 /* Writes "[1, 3, 224, 224]" into buf (for messages); returns buf. */
 const char *onnx_shape_str(char *buf, size_t cap, const int64_t *s, int n);
@@ -61,7 +61,13 @@ typedef struct importer {
   tvm_graph *g;
   tvm_strmap values; /* ONNX value name -> tvm_gvalue* */
   tvm_strmap inits;  /* initializer name -> Onnx__TensorProto* */
+  tvm_ptrmap why;    /* tvm_gnode* not folded at import -> reason (arena) */
 } importer;
+
+/* Nodes whose inputs are all constant are folded as they are imported
+ * when their outputs hold at most this many elements (shape
+ * computations); bigger ones are left to the fold_constants pass. */
+#define ONNX_IMPORT_FOLD_MAX 65536
 
 /* Records v as the ONNX value `name` (renaming v to it); a name defined
  * twice is an error naming `by` (the second definer). */
@@ -72,6 +78,18 @@ tvm_status onnx_define_value(importer *im, const char *name, tvm_gvalue *v,
 tvm_status onnx_add_const(importer *im, const char *name,
                           const Onnx__TensorProto *t, const char *what,
                           tvm_gvalue **out);
+/* ---- versions.c: operator versions (see the file) ------------------------ */
+/* Refuses the old forms the operators do not implement, naming the node,
+ * the operator, the version and what would work. */
+tvm_status onnx_check_version(const Onnx__NodeProto *np, const char *op,
+                              const char *node, int64_t opset);
+/* Rewrites a converted attribute of an old form onto the current one. */
+tvm_status onnx_upgrade_attr(const char *op, const char *node, int64_t opset,
+                             tvm_gattr *a);
+/* Appends the attributes an old form leaves implicit (room for one). */
+void onnx_default_attrs(const Onnx__NodeProto *np, const char *op,
+                        int64_t opset, tvm_gattr *attrs, int *na);
+
 /* Imports node np (the idx-th of the graph) into im->g (node.c). */
 tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
                             size_t idx);

@@ -24,29 +24,37 @@ const char *onnx_dtype_name(int32_t dt) {
 /* ONNX data type -> dtype; see onnx_int.h. */
 tvm_status onnx_map_dtype(int32_t dt, int for_reading, const char *what,
                           tvm_dtype *out) {
+  (void)for_reading;
   switch (dt) {
   case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: *out = TVM_F32; return TVM_OK;
   case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: *out = TVM_I32; return TVM_OK;
   case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: *out = TVM_I64; return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: *out = TVM_BOOL; return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: *out = TVM_U8; return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: *out = TVM_I8; return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__INT16: *out = TVM_I16; return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16:
+    *out = tvm_dt(kDLUInt, 16, 1);
+    return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: *out = TVM_U32; return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+    *out = tvm_dt(kDLUInt, 64, 1);
+    return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: *out = TVM_F64; return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16: *out = TVM_F16; return TVM_OK;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16:
+    *out = tvm_dt(kDLBfloat, 16, 1);
+    return TVM_OK;
   default: break;
-  }
-  if (for_reading) {
-    switch (dt) {
-    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: *out = TVM_BOOL; return TVM_OK;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: *out = TVM_U8; return TVM_OK;
-    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: *out = TVM_I8; return TVM_OK;
-    default: break;
-    }
   }
   if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__UNDEFINED)
     return tvm_diag_set(TVM_ERR_INVALID, "%s has no data type (UNDEFINED)",
                         what);
   return tvm_diag_set(TVM_ERR_UNSUPPORTED,
                       "%s has data type %s (%d), which is not supported: "
-                      "tensors must be float32, int32 or int64%s",
-                      what, onnx_dtype_name(dt), (int)dt,
-                      for_reading ? " (bool, uint8 or int8 for reading)"
-                                  : "");
+                      "tensors must be bool, int8/16/32/64, uint8/16/32/64, "
+                      "float16, bfloat16, float32 or float64",
+                      what, onnx_dtype_name(dt), (int)dt);
 }
 
 /* Reverses the bytes of each of n elements of size sz in place (used only
@@ -124,6 +132,11 @@ tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
       st = count_check(what, "float_data", t->n_float_data, numel);
     else if (odt == ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
       st = count_check(what, "int64_data", t->n_int64_data, numel);
+    else if (odt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE)
+      st = count_check(what, "double_data", t->n_double_data, numel);
+    else if (odt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT32 ||
+             odt == ONNX__TENSOR_PROTO__DATA_TYPE__UINT64)
+      st = count_check(what, "uint64_data", t->n_uint64_data, numel);
     else
       st = count_check(what, "int32_data", t->n_int32_data, numel);
     if (st)
@@ -166,7 +179,20 @@ tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
     if (nbytes)
       memcpy(out->data, t->int64_data, nbytes);
     break;
-  default: /* int32, and the narrow types stored in int32_data */
+  case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+    if (nbytes)
+      memcpy(out->data, t->double_data, nbytes);
+    break;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64:
+    if (nbytes)
+      memcpy(out->data, t->uint64_data, nbytes);
+    break;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+    for (int64_t i = 0; i < numel; i++)
+      ((uint32_t *)out->data)[i] = (uint32_t)t->uint64_data[i];
+    break;
+  default: /* int32, and the narrow types stored in int32_data (float16
+            * and bfloat16 as their bit patterns) */
     for (int64_t i = 0; i < numel; i++) {
       int32_t v = t->int32_data[i];
       switch (odt) {
@@ -178,6 +204,12 @@ tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
         break;
       case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
         ((uint8_t *)out->data)[i] = (uint8_t)v;
+        break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__INT16:
+      case ONNX__TENSOR_PROTO__DATA_TYPE__UINT16:
+      case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16:
+      case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16:
+        ((uint16_t *)out->data)[i] = (uint16_t)v;
         break;
       default: /* INT8 */
         ((int8_t *)out->data)[i] = (int8_t)v;

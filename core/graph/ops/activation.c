@@ -2,8 +2,9 @@
  * core/graph/ops/activation.c - activation functions as unary_desc
  * entries (the generic infer/compute/reference live in elementwise.c):
  * Relu, LeakyRelu, Elu, Selu, Sigmoid, HardSigmoid, HardSwish, Tanh,
- * Softplus, Clip, Softsign, Celu, ThresholdedRelu and Shrink.  Attribute
- * defaults follow ONNX.
+ * Softplus, Clip (also on integers), Softsign, Celu, ThresholdedRelu,
+ * Shrink, Gelu (opset 20; approximate none: erf, tanh) and Mish.
+ * Attribute defaults follow ONNX.
  *
  * Clip: opset < 11 reads the attributes min/max; from opset 11 the
  * optional inputs min (1) and max (2), which must be constants here (a
@@ -11,6 +12,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "ops_int.h"
 
@@ -56,6 +58,19 @@ static tvm_status shrink_params(const tvm_gnode *n, double *p) {
 static tvm_status hsig_params(const tvm_gnode *n, double *p) {
   tvm_status st = alpha_params(n, p, 0.2);
   return st ? st : op_attr_float(n, "beta", 0.5, &p[1]);
+}
+
+/* Gelu: p[0] = 1 for approximate = "tanh", 0 for "none". */
+static tvm_status gelu_params(const tvm_gnode *n, double *p) {
+  const char *a;
+  tvm_status st = op_attr_str(n, "approximate", "none", &a);
+  if (st)
+    return st;
+  if (strcmp(a, "none") && strcmp(a, "tanh"))
+    return op_fail(n, TVM_ERR_INVALID,
+                   "attribute 'approximate' = \"%s\"; use none or tanh", a);
+  p[0] = strcmp(a, "tanh") == 0;
+  return TVM_OK;
 }
 
 /* p[0] = min, p[1] = max. */
@@ -116,6 +131,17 @@ static double r_celu(double x, const double *p) {
 }
 static double r_clip(double x, const double *p) {
   return fmin2(fmax2(x, p[0]), p[1]);
+}
+/* Gelu: p[0] = 0: x * Phi(x) (erf); 1: the tanh approximation */
+static double r_gelu(double x, const double *p) {
+  if (p[0])
+    return 0.5 * x *
+           (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1 + erf(x * 0.7071067811865476));
+}
+/* Mish: x * tanh(softplus(x)) */
+static double r_mish(double x, const double *p) {
+  return x * tanh(fmax2(x, 0) + log(1 + exp(-fabs(x))));
 }
 
 /* ---- tensor expressions ----------------------------------------------- */
@@ -187,24 +213,60 @@ static tvm_expr *t_celu(tvm_ctx *c, tvm_expr *x, const double *p) {
                          K(c, x, 0)));
 }
 static tvm_expr *t_clip(tvm_ctx *c, tvm_expr *x, const double *p) {
-  return tvm_min(c, tvm_max(c, x, K(c, x, p[0])), K(c, x, p[1]));
+  if (!x)
+    return NULL;
+  double lo = p[0], hi = p[1];
+  if (tvm_dtype_is_int(x->dtype)) { /* bounds within the integer type */
+    int b = x->dtype.bits, u = tvm_dtype_is_uint(x->dtype);
+    double tmin = u ? 0 : -ldexp(1, b - 1),
+           tmax = u ? ldexp(1, b) - 1 : ldexp(1, b - 1) - 1;
+    if (b == 64) /* 2^63 - 1 is no double: the largest one below it */
+      tmax = 9223372036854774784.0;
+    lo = fmax2(fmin2(lo, tmax), tmin);
+    hi = fmax2(fmin2(hi, tmax), tmin);
+  }
+  return tvm_min(c, tvm_max(c, x, K(c, x, lo)), K(c, x, hi));
+}
+static tvm_expr *t_gelu(tvm_ctx *c, tvm_expr *x, const double *p) {
+  if (!x)
+    return NULL;
+  tvm_expr *inner;
+  if (p[0])
+    inner = tvm_math(
+        c, TVM_INTRIN_TANH,
+        tvm_mul(c, K(c, x, 0.7978845608028654),
+                tvm_add(c, x,
+                        tvm_mul(c, K(c, x, 0.044715),
+                                tvm_mul(c, x, tvm_mul(c, x, x))))));
+  else
+    inner = tvm_math(c, TVM_INTRIN_ERF,
+                     tvm_mul(c, x, K(c, x, 0.7071067811865476)));
+  return tvm_mul(c, tvm_mul(c, K(c, x, 0.5), x),
+                 tvm_add(c, K(c, x, 1), inner));
+}
+static tvm_expr *t_mish(tvm_ctx *c, tvm_expr *x, const double *p) {
+  return tvm_mul(c, x, tvm_math(c, TVM_INTRIN_TANH, t_softplus(c, x, p)));
 }
 
 const unary_desc ops_activation_unary[] = {
-    {"Relu", DT_F32, NULL, r_relu, NULL, t_relu},
-    {"LeakyRelu", DT_F32, leaky_params, r_leaky, NULL, t_leaky},
-    {"Elu", DT_F32, elu_params, r_elu, NULL, t_elu},
-    {"Selu", DT_F32, selu_params, r_selu, NULL, t_selu},
-    {"Sigmoid", DT_F32, NULL, r_sigmoid, NULL, t_sigmoid},
-    {"HardSigmoid", DT_F32, hsig_params, r_hsig, NULL, t_hsig},
-    {"HardSwish", DT_F32, NULL, r_hswish, NULL, t_hswish},
-    {"Tanh", DT_F32, NULL, r_tanh, NULL, t_tanh},
-    {"Softplus", DT_F32, NULL, r_softplus, NULL, t_softplus},
-    {"Clip", DT_F32, clip_params, r_clip, NULL, t_clip},
-    {"Softsign", DT_F32, NULL, r_softsign, NULL, t_softsign},
-    {"Celu", DT_F32, celu_params, r_celu, NULL, t_celu},
-    {"ThresholdedRelu", DT_F32, trelu_params, r_trelu, NULL, t_trelu},
-    {"Shrink", DT_F32, shrink_params, r_shrink, NULL, t_shrink},
+    {"Relu", DT_F32 | DT_F64, NULL, r_relu, NULL, t_relu},
+    {"LeakyRelu", DT_F32 | DT_F64, leaky_params, r_leaky, NULL, t_leaky},
+    {"Elu", DT_F32 | DT_F64, elu_params, r_elu, NULL, t_elu},
+    {"Selu", DT_F32 | DT_F64, selu_params, r_selu, NULL, t_selu},
+    {"Sigmoid", DT_F32 | DT_F64, NULL, r_sigmoid, NULL, t_sigmoid},
+    {"HardSigmoid", DT_F32 | DT_F64, hsig_params, r_hsig, NULL, t_hsig},
+    {"HardSwish", DT_F32 | DT_F64, NULL, r_hswish, NULL, t_hswish},
+    {"Tanh", DT_F32 | DT_F64, NULL, r_tanh, NULL, t_tanh},
+    {"Softplus", DT_F32 | DT_F64, NULL, r_softplus, NULL, t_softplus},
+    {"Clip", DT_F32 | DT_F64 | DT_I8 | DT_U8 | DT_I16 | DT_U16 | DT_I32 |
+                 DT_U32 | DT_I64,
+     clip_params, r_clip, NULL, t_clip},
+    {"Gelu", DT_F32 | DT_F64, gelu_params, r_gelu, NULL, t_gelu},
+    {"Mish", DT_F32 | DT_F64, NULL, r_mish, NULL, t_mish},
+    {"Softsign", DT_F32 | DT_F64, NULL, r_softsign, NULL, t_softsign},
+    {"Celu", DT_F32 | DT_F64, celu_params, r_celu, NULL, t_celu},
+    {"ThresholdedRelu", DT_F32 | DT_F64, trelu_params, r_trelu, NULL, t_trelu},
+    {"Shrink", DT_F32 | DT_F64, shrink_params, r_shrink, NULL, t_shrink},
 };
 const int ops_activation_nunary =
     (int)(sizeof ops_activation_unary / sizeof ops_activation_unary[0]);
@@ -229,6 +291,8 @@ static const tvm_gop_def defs[] = {
     ACT("Celu", "y = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))"),
     ACT("ThresholdedRelu", "y = x > alpha ? x : 0 (alpha = 1)"),
     ACT("Shrink", "y = x < -lambd ? x + bias : x > lambd ? x - bias : 0"),
+    ACT("Gelu", "y = x * Phi(x) (approximate = tanh: the tanh form)"),
+    ACT("Mish", "y = x * tanh(softplus(x))"),
     {"Clip", 1, 3, 1, 1, TVM_PAT_ELEMWISE, op_unary_infer, op_unary_compute,
      op_unary_reference,
      "y = min(max(x, min), max); bounds are attributes (opset < 11) or "

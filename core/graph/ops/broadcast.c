@@ -40,8 +40,8 @@ static bkind kind_of(const tvm_gnode *n) {
 
 /* The dtypes kind k accepts (DT_* mask). */
 static int dtmask_of(bkind k) {
-  return k <= B_POW || k == B_MAX || k == B_MIN ? DT_F32 | DT_I32 | DT_I64
-                                                : DT_F32;
+  int m = k <= B_POW || k == B_MAX || k == B_MIN ? DT_NUM : DT_F32 | DT_F64;
+  return k == B_PRELU || k == B_POW ? m : m | DT_F16 | DT_BF16;
 }
 
 /* Output = broadcast of every input's shape; dtype of input 0. */
@@ -54,7 +54,7 @@ static tvm_status bcast_infer(tvm_graph *g, tvm_gnode *n) {
   int64_t shape[TVM_MAX_DIMS];
   int nd = 0;
   for (int i = 0; i < n->ninputs; i++) {
-    int m = k == B_POW && i == 1 ? DT_F32 | DT_I32 | DT_I64 : mask;
+    int m = k == B_POW && i == 1 ? DT_NUM : mask;
     if ((st = op_check_dtype(n, i, i == 0 ? "A" : "B", m)))
       return st;
     const tvm_gvalue *v = n->inputs[i];
@@ -138,12 +138,19 @@ static tvm_expr *combine(tvm_ctx *c, bkind k, tvm_expr *a, tvm_expr *b) {
  * end. */
 static tvm_expr *bcast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   bud *u = ud;
+  tvm_dtype t = u->in[0]->dtype;
+  /* float16/bfloat16: computed in float32, rounded once at the end */
+  int half = op_dt_bit(t) & (DT_F16 | DT_BF16);
   tvm_expr *acc = op_te_bcast_read(c, u->in[0], i, u->ndim);
-  for (int k = 1; k < u->nin; k++)
-    acc = combine(c, u->k, acc, op_te_bcast_read(c, u->in[k], i, u->ndim));
+  if (half && acc)
+    acc = tvm_cast(c, TVM_F32, acc);
+  for (int k = 1; k < u->nin; k++) {
+    tvm_expr *v = op_te_bcast_read(c, u->in[k], i, u->ndim);
+    acc = combine(c, u->k, acc, half && v ? tvm_cast(c, TVM_F32, v) : v);
+  }
   if (u->k == B_MEAN && u->nin > 1)
-    acc = tvm_div(c, acc, op_te_const(c, u->in[0]->dtype, u->nin));
-  return acc;
+    acc = tvm_div(c, acc, op_te_const(c, half ? TVM_F32 : t, u->nin));
+  return half && acc ? tvm_cast(c, t, acc) : acc;
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */

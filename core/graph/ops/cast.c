@@ -1,11 +1,13 @@
 /*
  * core/graph/ops/cast.c - Cast (attribute "to": an ONNX TensorProto data
- * type code; FLOAT = 1, INT32 = 6, INT64 = 7, BOOL = 9 and DOUBLE = 11
- * are supported, from those types; float to int truncates toward zero, to
- * bool is x != 0) and ConstantOfShape (a constant shape input; the fill value
+ * type code: every integer type, bool, float16, bfloat16, float32 and
+ * float64 (to bfloat16: truncating the bits before opset 19, rounding to
+ * nearest even from 19); float to int truncates toward zero, to
+ * bool is x != 0), CastLike (to input 1's dtype) and ConstantOfShape (a constant shape input; the fill value
  * is the optional one-element CONST input 1, which the ONNX importer makes from
  * the `value` attribute; float32 0 when absent).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "ops_int.h"
@@ -13,27 +15,32 @@
 /* The dtype of an ONNX TensorProto code, or 0 when unsupported. */
 static int onnx_dtype(int64_t code, tvm_dtype *t) {
   switch (code) {
-  case 1:
-    *t = TVM_F32;
-    return 1;
-  case 6:
-    *t = TVM_I32;
-    return 1;
-  case 7:
-    *t = TVM_I64;
-    return 1;
-  case 9:
-    *t = TVM_BOOL;
-    return 1;
-  case 11:
-    *t = TVM_F64;
-    return 1;
+  case 1: *t = TVM_F32; return 1;
+  case 2: *t = TVM_U8; return 1;
+  case 3: *t = TVM_I8; return 1;
+  case 4: *t = tvm_dt(kDLUInt, 16, 1); return 1;
+  case 5: *t = TVM_I16; return 1;
+  case 6: *t = TVM_I32; return 1;
+  case 7: *t = TVM_I64; return 1;
+  case 9: *t = TVM_BOOL; return 1;
+  case 10: *t = TVM_F16; return 1;
+  case 11: *t = TVM_F64; return 1;
+  case 12: *t = TVM_U32; return 1;
+  case 13: *t = tvm_dt(kDLUInt, 64, 1); return 1;
+  case 16: *t = tvm_dt(kDLBfloat, 16, 1); return 1;
   }
   return 0;
 }
 
 /* The dtype of attribute "to", or a failure naming the code. */
 static tvm_status cast_to(const tvm_gnode *n, tvm_dtype *t) {
+  if (strcmp(n->op, "CastLike") == 0) {
+    tvm_status st = op_check_dtype(n, 1, "target_type", DT_ALL);
+    if (st)
+      return st;
+    *t = n->inputs[1]->dtype;
+    return TVM_OK;
+  }
   int64_t to;
   tvm_status st = op_attr_int(n, "to", -1, &to);
   if (st)
@@ -43,8 +50,8 @@ static tvm_status cast_to(const tvm_gnode *n, tvm_dtype *t) {
                    "attribute 'to' (an ONNX data type code) is required");
   if (!onnx_dtype(to, t))
     return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "attribute 'to' = %lld: only FLOAT (1), INT32 (6), INT64 "
-                   "(7), BOOL (9) and DOUBLE (11) are supported",
+                   "attribute 'to' = %lld: strings, complex numbers and 8-bit "
+                   "floats are not supported (numbers and bool are)",
                    (long long)to);
   return TVM_OK;
 }
@@ -53,7 +60,7 @@ static tvm_status cast_to(const tvm_gnode *n, tvm_dtype *t) {
  * output dtype and shape. */
 static tvm_status cast_infer(tvm_graph *g, tvm_gnode *n) {
   tvm_dtype t;
-  tvm_status st = op_check_dtype(n, 0, "input", DT_ANY | DT_F64 | DT_BOOL);
+  tvm_status st = op_check_dtype(n, 0, "input", DT_ALL);
   if (st || (st = cast_to(n, &t)))
     return st;
   op_set_out(n, 0, t, n->inputs[0]->ndim, n->inputs[0]->shape);
@@ -63,7 +70,15 @@ static tvm_status cast_infer(tvm_graph *g, tvm_gnode *n) {
 typedef struct cast_ud {
   tvm_tensor *x;
   tvm_dtype t;
+  int trunc_bf16;
 } cast_ud;
+
+/* Before opset 19, Cast to bfloat16 truncates the float32 bits (as the
+ * ONNX reference of those versions does, and their conformance data
+ * expects); from 19 it rounds to nearest even. */
+static int bf16_truncates(const tvm_gnode *n, tvm_dtype t) {
+  return t.code == kDLBfloat && op_opset(n) < 19;
+}
 
 /* Converts one element (to bool: x != 0). */
 static tvm_expr *cast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
@@ -71,16 +86,26 @@ static tvm_expr *cast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_expr *v = tvm_tread(c, u->x, i, u->x->ndim);
   if (v && tvm_dtype_is_bool(u->t)) /* to bool: x != 0 */
     return tvm_ne(c, v, op_te_const(c, v->dtype, 0));
+  if (v && u->trunc_bf16) {
+    if (!tvm_dtype_eq(v->dtype, TVM_F32))
+      v = tvm_cast(c, TVM_F32, v);
+    tvm_expr *bits = tvm_call(c, TVM_U32, TVM_INTRIN_REINTERPRET, &v, 1);
+    tvm_expr *a[2] = {bits, tvm_const(c, TVM_U32, 16)};
+    tvm_expr *hi = tvm_cast(c, tvm_dt(kDLUInt, 16, 1),
+                            tvm_call(c, TVM_U32, TVM_INTRIN_SHR, a, 2));
+    return tvm_call(c, u->t, TVM_INTRIN_REINTERPRET, &hi, 1);
+  }
   return tvm_cast(c, u->t, v);
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
 static tvm_status cast_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
                                tvm_tensor **out) {
-  cast_ud u = {in[0], TVM_F32};
+  cast_ud u = {in[0], TVM_F32, 0};
   tvm_status st = cast_to(n, &u.t);
   if (st)
     return st;
+  u.trunc_bf16 = bf16_truncates(n, u.t);
   out[0] = op_te_compute_out(c, n, 0, "elemwise", cast_body, &u);
   return op_te_status(c, n, out[0]);
 }
@@ -90,9 +115,19 @@ static tvm_status cast_reference(const tvm_gnode *n, const DLTensor *const *in,
                                  DLTensor *const *out) {
   int64_t len = op_dl_numel(in[0]);
   int to_bool = out[0]->dtype.code == kDLUInt && out[0]->dtype.bits == 1;
+  int trunc = bf16_truncates(n, out[0]->dtype);
   for (int64_t e = 0; e < len; e++) {
-    if (to_bool)
+    if (trunc) {
+      float f = (float)op_dl_getf(in[0], e);
+      uint32_t bits;
+      memcpy(&bits, &f, 4);
+      ((uint16_t *)out[0]->data)[e] = (uint16_t)(bits >> 16);
+    } else if (to_bool)
       op_dl_seti(out[0], e, op_dl_getf(in[0], e) != 0);
+    else if (!op_dl_is_float(in[0]) && op_dl_is_float(out[0]))
+      op_dl_setf(out[0], e, in[0]->dtype.code == kDLUInt
+                                ? (double)(uint64_t)op_dl_geti(in[0], e)
+                                : (double)op_dl_geti(in[0], e));
     else if (!op_dl_is_float(in[0]))
       op_dl_seti(out[0], e, op_dl_geti(in[0], e));
     else if (op_dl_is_float(out[0]))
@@ -116,7 +151,7 @@ static tvm_status cos_info(const tvm_gnode *n, int64_t *shape, int *nd,
   *t = TVM_F32;
   *value = 0;
   if (n->ninputs > 1 && n->inputs[1]) {
-    if ((st = op_check_dtype(n, 1, "value", DT_ANY | DT_F64)) ||
+    if ((st = op_check_dtype(n, 1, "value", DT_ALL)) ||
         (st = op_const_scalar(n, 1, "value", value)))
       return st;
     *t = n->inputs[1]->dtype;
@@ -182,6 +217,8 @@ static const tvm_gop_def defs[] = {
     {"Cast", 1, 1, 1, 1, TVM_PAT_ELEMWISE, cast_infer, cast_compute,
      cast_reference,
      "converts to the ONNX data type 'to' (float to int truncates)"},
+    {"CastLike", 2, 2, 1, 1, TVM_PAT_ELEMWISE, cast_infer, cast_compute,
+     cast_reference, "converts to the dtype of input 1 (target_type)"},
     {"ConstantOfShape", 1, 2, 1, 1, TVM_PAT_INJECTIVE, cos_infer, cos_compute,
      cos_reference,
      "a tensor of a constant shape filled with the value (float32 0)"},

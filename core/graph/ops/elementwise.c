@@ -3,7 +3,8 @@
  * infer/compute/reference shared with activation.c (each operator is a
  * unary_desc: a scalar reference and a scalar tensor expression), the
  * math operators Exp, Log, Erf, Sqrt, Neg, Abs, Reciprocal, Floor, Ceil, Round,
- * Sin, Cos, Tan, Sinh, Cosh, Sign, and the pass-through
+ * Sin, Cos, Tan, Sinh, Cosh, Sign, Asin, Acos, Atan, Asinh, Acosh,
+ * Atanh (computed from arithmetic, log and sqrt), and the pass-through
  * operators Identity, Dropout (inference: identity, optional all-true
  * mask) and Constant.
  *
@@ -105,24 +106,9 @@ static tvm_expr *t_sinh(tvm_ctx *c, tvm_expr *x, const double *p) {
 static tvm_expr *t_cosh(tvm_ctx *c, tvm_expr *x, const double *p) {
   return exp_pm(c, x, 1);
 }
-/* Round half to even from floor only: r = floor(x), d = x - r;
- * d > 0.5 or (d == 0.5 and r odd) -> r + 1, else r. */
+/* Round half to even (op_te_round_even). */
 static tvm_expr *t_round(tvm_ctx *c, tvm_expr *x, const double *p) {
-  if (!x)
-    return NULL;
-  tvm_dtype t = x->dtype;
-  tvm_expr *r = tvm_math(c, TVM_INTRIN_FLOOR, x);
-  tvm_expr *d = tvm_sub(c, x, r);
-  tvm_expr *half = op_te_const(c, t, 0.5);
-  tvm_expr *odd = tvm_ne(
-      c,
-      tvm_sub(c, r,
-              tvm_mul(c, op_te_const(c, t, 2),
-                      tvm_math(c, TVM_INTRIN_FLOOR, tvm_mul(c, r, half)))),
-      op_te_const(c, t, 0));
-  tvm_expr *up =
-      tvm_or(c, tvm_gt(c, d, half), tvm_and(c, tvm_eq(c, d, half), odd));
-  return tvm_select(c, up, tvm_add(c, r, op_te_const(c, t, 1)), r);
+  return op_te_round_even(c, x);
 }
 static tvm_expr *t_sign(tvm_ctx *c, tvm_expr *x, const double *p) {
   if (!x)
@@ -131,6 +117,85 @@ static tvm_expr *t_sign(tvm_ctx *c, tvm_expr *x, const double *p) {
   return tvm_select(
       c, tvm_gt(c, x, z), op_te_const(c, x->dtype, 1),
       tvm_select(c, tvm_lt(c, x, z), op_te_const(c, x->dtype, -1), z));
+}
+
+/* ---- inverse trigonometric and hyperbolic functions ------------------- */
+static double r_asin(double x, const double *p) { return asin(x); }
+static double r_acos(double x, const double *p) { return acos(x); }
+static double r_atan(double x, const double *p) { return atan(x); }
+static double r_asinh(double x, const double *p) { return asinh(x); }
+static double r_acosh(double x, const double *p) { return acosh(x); }
+static double r_atanh(double x, const double *p) { return atanh(x); }
+
+/* atan from arithmetic only (no libm call in generated code; float32
+ * accuracy, so Asin, Acos and Atan take float32 only): a = |x|;
+ * a > 1 -> pi/2 - atan(1/a); then a > tan(pi/8) -> pi/4 + atan((a-1)/
+ * (a+1)); the reduced |w| <= 0.4143 takes the odd Taylor series to w^15
+ * (error below 2e-7); the sign is restored last. */
+static tvm_expr *te_atan(tvm_ctx *c, tvm_expr *x) {
+  if (!x)
+    return NULL;
+  tvm_dtype t = x->dtype;
+#define K(v) op_te_const(c, t, (v))
+  tvm_expr *a = tvm_math(c, TVM_INTRIN_FABS, x);
+  tvm_expr *big = tvm_gt(c, a, K(1));
+  tvm_expr *b = tvm_select(c, big, tvm_div(c, K(1), a), a);
+  tvm_expr *mid = tvm_gt(c, b, K(0.41421356237309503));
+  tvm_expr *w = tvm_select(
+      c, mid, tvm_div(c, tvm_sub(c, b, K(1)), tvm_add(c, b, K(1))), b);
+  tvm_expr *w2 = tvm_mul(c, w, w), *poly = K(-1.0 / 15);
+  for (int k = 13; k >= 1; k -= 2)
+    poly = tvm_add(c, tvm_mul(c, poly, w2),
+                   K(((k - 1) / 2) % 2 ? -1.0 / k : 1.0 / k));
+  tvm_expr *r = tvm_mul(c, poly, w);
+  r = tvm_select(c, mid, tvm_add(c, r, K(0.78539816339744831)), r);
+  r = tvm_select(c, big, tvm_sub(c, K(1.5707963267948966), r), r);
+  return tvm_select(c, tvm_lt(c, x, K(0)), tvm_sub(c, K(0), r), r);
+}
+/* asin x = atan(x / sqrt(1 - x^2)); acos x = pi/2 - asin x */
+static tvm_expr *t_asin(tvm_ctx *c, tvm_expr *x, const double *p) {
+  if (!x)
+    return NULL;
+  tvm_dtype t = x->dtype;
+  return te_atan(c, tvm_div(c, x,
+                            tvm_math(c, TVM_INTRIN_SQRT,
+                                     tvm_sub(c, K(1), tvm_mul(c, x, x)))));
+}
+static tvm_expr *t_acos(tvm_ctx *c, tvm_expr *x, const double *p) {
+  if (!x)
+    return NULL;
+  tvm_dtype t = x->dtype;
+  return tvm_sub(c, K(1.5707963267948966), t_asin(c, x, p));
+}
+static tvm_expr *t_atan(tvm_ctx *c, tvm_expr *x, const double *p) {
+  return te_atan(c, x);
+}
+/* log(x + sqrt(x^2 -/+ 1)); atanh x = log((1 + x) / (1 - x)) / 2 */
+static tvm_expr *log_sqrt(tvm_ctx *c, tvm_expr *x, double one) {
+  if (!x)
+    return NULL;
+  tvm_dtype t = x->dtype;
+  return tvm_math(
+      c, TVM_INTRIN_LOG,
+      tvm_add(c, x,
+              tvm_math(c, TVM_INTRIN_SQRT,
+                       tvm_add(c, tvm_mul(c, x, x), K(one)))));
+}
+static tvm_expr *t_asinh(tvm_ctx *c, tvm_expr *x, const double *p) {
+  return log_sqrt(c, x, 1);
+}
+static tvm_expr *t_acosh(tvm_ctx *c, tvm_expr *x, const double *p) {
+  return log_sqrt(c, x, -1);
+}
+static tvm_expr *t_atanh(tvm_ctx *c, tvm_expr *x, const double *p) {
+  if (!x)
+    return NULL;
+  tvm_dtype t = x->dtype;
+  return tvm_mul(c, K(0.5),
+                 tvm_math(c, TVM_INTRIN_LOG,
+                          tvm_div(c, tvm_add(c, K(1), x),
+                                  tvm_sub(c, K(1), x))));
+#undef K
 }
 
 /* Dropout: inference only; a constant training_mode must be false. */
@@ -149,25 +214,31 @@ static tvm_status dropout_params(const tvm_gnode *n, double *p) {
 }
 
 static const unary_desc math_unary[] = {
-    {"Exp", DT_F32, NULL, r_exp, NULL, t_exp},
-    {"Log", DT_F32, NULL, r_log, NULL, t_log},
-    {"Erf", DT_F32, NULL, r_erf, NULL, t_erf},
-    {"Sqrt", DT_F32, NULL, r_sqrt, NULL, t_sqrt},
-    {"Neg", DT_F32 | DT_I32 | DT_I64, NULL, r_neg, i_neg, t_neg},
-    {"Abs", DT_F32 | DT_I32 | DT_I64, NULL, r_abs, i_abs, t_abs},
-    {"Reciprocal", DT_F32, NULL, r_recip, NULL, t_recip},
-    {"Floor", DT_F32, NULL, r_floor, NULL, t_floor},
-    {"Ceil", DT_F32, NULL, r_ceil, NULL, t_ceil},
-    {"Round", DT_F32, NULL, r_round, NULL, t_round},
-    {"Sin", DT_F32, NULL, r_sin, NULL, t_sin},
-    {"Cos", DT_F32, NULL, r_cos, NULL, t_cos},
-    {"Tan", DT_F32, NULL, r_tan, NULL, t_tan},
-    {"Sinh", DT_F32, NULL, r_sinh, NULL, t_sinh},
-    {"Cosh", DT_F32, NULL, r_cosh, NULL, t_cosh},
-    {"Sign", DT_F32 | DT_I32 | DT_I64, NULL, r_sign, i_sign, t_sign},
-    {"Identity", DT_ANY, NULL, r_id, i_id, t_id},
-    {"Dropout", DT_ANY, dropout_params, r_id, i_id, t_id},
-    {"Constant", DT_ANY, NULL, r_id, i_id, t_id},
+    {"Exp", DT_F32 | DT_F64, NULL, r_exp, NULL, t_exp},
+    {"Log", DT_F32 | DT_F64, NULL, r_log, NULL, t_log},
+    {"Erf", DT_F32 | DT_F64, NULL, r_erf, NULL, t_erf},
+    {"Sqrt", DT_F32 | DT_F64, NULL, r_sqrt, NULL, t_sqrt},
+    {"Neg", DT_F32 | DT_F64 | DT_I8 | DT_I16 | DT_I32 | DT_I64, NULL, r_neg, i_neg, t_neg},
+    {"Abs", DT_NUM, NULL, r_abs, i_abs, t_abs},
+    {"Reciprocal", DT_F32 | DT_F64, NULL, r_recip, NULL, t_recip},
+    {"Floor", DT_F32 | DT_F64, NULL, r_floor, NULL, t_floor},
+    {"Ceil", DT_F32 | DT_F64, NULL, r_ceil, NULL, t_ceil},
+    {"Round", DT_F32 | DT_F64, NULL, r_round, NULL, t_round},
+    {"Sin", DT_F32 | DT_F64, NULL, r_sin, NULL, t_sin},
+    {"Cos", DT_F32 | DT_F64, NULL, r_cos, NULL, t_cos},
+    {"Tan", DT_F32 | DT_F64, NULL, r_tan, NULL, t_tan},
+    {"Sinh", DT_F32 | DT_F64, NULL, r_sinh, NULL, t_sinh},
+    {"Cosh", DT_F32 | DT_F64, NULL, r_cosh, NULL, t_cosh},
+    {"Sign", DT_NUM, NULL, r_sign, i_sign, t_sign},
+    {"Asin", DT_F32, NULL, r_asin, NULL, t_asin},
+    {"Acos", DT_F32, NULL, r_acos, NULL, t_acos},
+    {"Atan", DT_F32, NULL, r_atan, NULL, t_atan},
+    {"Asinh", DT_F32 | DT_F64, NULL, r_asinh, NULL, t_asinh},
+    {"Acosh", DT_F32 | DT_F64, NULL, r_acosh, NULL, t_acosh},
+    {"Atanh", DT_F32 | DT_F64, NULL, r_atanh, NULL, t_atanh},
+    {"Identity", DT_ALL, NULL, r_id, i_id, t_id},
+    {"Dropout", DT_ALL, dropout_params, r_id, i_id, t_id},
+    {"Constant", DT_ALL, NULL, r_id, i_id, t_id},
 };
 #define NMATH ((int)(sizeof math_unary / sizeof math_unary[0]))
 
@@ -304,9 +375,13 @@ tvm_status op_unary_reference(const tvm_gnode *n, const DLTensor *const *in,
   } else if (op_dl_is_float(in[0])) {
     for (int64_t k = 0; k < len; k++)
       op_dl_setf(out[0], k, d->ref(op_dl_getf(in[0], k), p));
-  } else {
+  } else if (d->iref) {
     for (int64_t k = 0; k < len; k++)
       op_dl_seti(out[0], k, d->iref(op_dl_geti(in[0], k)));
+  } else { /* integers through the float reference (exact below 2^53) */
+    for (int64_t k = 0; k < len; k++)
+      op_dl_seti(out[0], k,
+                 (int64_t)d->ref((double)op_dl_geti(in[0], k), p));
   }
   if (n->noutputs > 1 && out[1])
     for (int64_t k = 0; k < len; k++)
@@ -325,8 +400,8 @@ static const tvm_gop_def defs[] = {
     UNARY("Log", "y = log(x)"),
     UNARY("Erf", "y = erf(x)"),
     UNARY("Sqrt", "y = sqrt(x)"),
-    UNARY("Neg", "y = -x (float32, int32, int64)"),
-    UNARY("Abs", "y = |x| (float32, int32, int64)"),
+    UNARY("Neg", "y = -x (floats, signed integers)"),
+    UNARY("Abs", "y = |x|"),
     UNARY("Reciprocal", "y = 1 / x"),
     UNARY("Floor", "y = floor(x)"),
     UNARY("Ceil", "y = ceil(x)"),
@@ -336,7 +411,13 @@ static const tvm_gop_def defs[] = {
     UNARY("Tan", "y = tan(x)"),
     UNARY("Sinh", "y = sinh(x)"),
     UNARY("Cosh", "y = cosh(x)"),
-    UNARY("Sign", "y = -1, 0 or 1 (float32, int32, int64)"),
+    UNARY("Sign", "y = -1, 0 or 1"),
+    UNARY("Asin", "y = asin(x)"),
+    UNARY("Acos", "y = acos(x)"),
+    UNARY("Atan", "y = atan(x)"),
+    UNARY("Asinh", "y = asinh(x)"),
+    UNARY("Acosh", "y = acosh(x)"),
+    UNARY("Atanh", "y = atanh(x)"),
     UNARY("Identity", "y = x"),
     {"Dropout", 1, 3, 1, 2, TVM_PAT_ELEMWISE, op_unary_infer, op_unary_compute,
      op_unary_reference,

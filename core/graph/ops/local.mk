@@ -27,7 +27,15 @@ libtvm_la_SOURCES += \
 	core/graph/ops/layout_int.h \
 	core/graph/ops/layout.c \
 	core/graph/ops/conv_nchwc.c \
-	core/graph/ops/pool_nchwc.c
+	core/graph/ops/pool_nchwc.c \
+	core/graph/ops/loss.c \
+	core/graph/ops/matrix.c \
+	core/graph/ops/index.c \
+	core/graph/ops/quant.c \
+	core/graph/ops/signal.c \
+	core/graph/ops/einsum.c \
+	core/graph/ops/groupnorm.c \
+	core/graph/ops/scatter.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/graph/ops/test_ops_basic
@@ -44,6 +52,12 @@ tests_unit_graph_ops_test_ops_nn_SOURCES = \
 tests_unit_graph_ops_test_ops_nn_CFLAGS = $(TVM_TEST_CF)
 tests_unit_graph_ops_test_ops_nn_LDADD = $(TVM_TEST_LIBS)
 
+check_PROGRAMS += tests/unit/graph/ops/test_ops_index
+TESTS += tests/unit/graph/ops/test_ops_index
+tests_unit_graph_ops_test_ops_index_SOURCES = \
+	tests/unit/graph/ops/test_ops_index.c tests/unit/graph/ops/ops_test.h
+tests_unit_graph_ops_test_ops_index_CFLAGS = $(TVM_TEST_CF)
+tests_unit_graph_ops_test_ops_index_LDADD = $(TVM_TEST_LIBS)
 check_PROGRAMS += tests/unit/graph/ops/test_ops_shape
 TESTS += tests/unit/graph/ops/test_ops_shape
 tests_unit_graph_ops_test_ops_shape_SOURCES = \

@@ -146,14 +146,31 @@ tvm_status op_attr_ints(const tvm_gnode *n, const char *name, const int64_t **v,
                         int *len);
 
 /* ---- inputs and outputs ----------------------------------------------- */
-/* DT_ANY: the three everyday dtypes (not float64, not bool) */
+/* DT_ANY: the three everyday dtypes (not float64, not bool); the others
+ * are added operator by operator as their computes and references are
+ * checked for them. */
 enum {
   DT_F32 = 1,
   DT_I32 = 2,
   DT_I64 = 4,
   DT_F64 = 8,
   DT_BOOL = 16,
-  DT_ANY = 7
+  DT_ANY = 7,
+  DT_I8 = 32,
+  DT_U8 = 64,
+  DT_I16 = 128,
+  DT_U16 = 256,
+  DT_U32 = 512,
+  DT_U64 = 1024,
+  DT_F16 = 2048,
+  DT_BF16 = 4096,
+  /* every integer, every float, everything */
+  DT_INTS = DT_I8 | DT_U8 | DT_I16 | DT_U16 | DT_I32 | DT_U32 | DT_I64 |
+            DT_U64,
+  DT_FLOATS = DT_F32 | DT_F64 | DT_F16 | DT_BF16,
+  DT_ALL = DT_INTS | DT_FLOATS | DT_BOOL,
+  /* what a compute that only moves or compares elements accepts */
+  DT_NUM = DT_INTS | DT_F32 | DT_F64
 };
 /* The DT_* bit of a dtype, 0 for others. */
 int op_dt_bit(tvm_dtype t);
@@ -202,6 +219,16 @@ tvm_tensor *op_te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
                            const char *tag, tvm_compute_fn fn, void *ud);
 /* A constant of dtype t. */
 tvm_expr *op_te_const(tvm_ctx *c, tvm_dtype t, double v);
+/* An index k of an axis of n elements: k + n when negative, as int32,
+ * clamped into [0, n) so that no read leaves the tensor. */
+tvm_expr *op_te_wrap_index(tvm_ctx *c, tvm_expr *k, int64_t n);
+/* The same for references (clamped the same way). */
+int64_t op_wrap_index(int64_t k, int64_t n);
+/* Row-major strides of shape s (nd dims) into st. */
+void op_strides(const int64_t *s, int nd, int64_t *st);
+/* x (float) rounded to the nearest integer, halves to even (ONNX Round,
+ * QuantizeLinear), from floor only. */
+tvm_expr *op_te_round_even(tvm_ctx *c, tvm_expr *x);
 /* Zero-padded view of x: pads[0..nsp) before and after the trailing nsp
  * spatial dims (layout: begin pads, then end pads, ONNX order); reads
  * outside x are clamped so no out-of-range access happens when select

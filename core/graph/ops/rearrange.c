@@ -34,7 +34,7 @@ typedef struct xinfo {
 
 /* Validates the node and computes its output shape. */
 static tvm_status xinfo_of(const tvm_gnode *n, xinfo *xi) {
-  tvm_status st = op_check_dtype(n, 0, "input", DT_ANY);
+  tvm_status st = op_check_dtype(n, 0, "input", DT_ALL);
   if (st)
     return st;
   const tvm_gvalue *x = n->inputs[0];

@@ -118,8 +118,8 @@ static tvm_status red_info_of(const tvm_gnode *n, red_info *ri) {
 static tvm_status red_infer(tvm_graph *g, tvm_gnode *n) {
   red_info ri;
   rkind k = kind_of(n);
-  int mask = k == R_SUM || k == R_MAX || k == R_MIN ? DT_F32 | DT_I32 | DT_I64
-                                                    : DT_F32;
+  int mask = k == R_SUM || k == R_MAX || k == R_MIN ? DT_NUM
+                                                    : DT_F32 | DT_F64;
   tvm_status st = op_check_dtype(n, 0, "data", mask);
   if (st || (st = red_info_of(n, &ri)))
     return st;

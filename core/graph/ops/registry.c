@@ -10,6 +10,14 @@
 extern const ops_family ops_layout_family;      /* layout.c */
 extern const ops_family ops_conv_nchwc_family;  /* conv_nchwc.c */
 extern const ops_family ops_pool_nchwc_family;   /* pool_nchwc.c */
+extern const ops_family ops_loss_family;         /* loss.c */
+extern const ops_family ops_matrix_family;       /* matrix.c */
+extern const ops_family ops_index_family;        /* index.c */
+extern const ops_family ops_quant_family;        /* quant.c */
+extern const ops_family ops_signal_family;       /* signal.c */
+extern const ops_family ops_einsum_family;       /* einsum.c */
+extern const ops_family ops_groupnorm_family;    /* groupnorm.c */
+extern const ops_family ops_scatter_family;      /* scatter.c */
 
 static const ops_family *const families[] = {
     &ops_elementwise_family, &ops_activation_family,     &ops_broadcast_family,
@@ -19,7 +27,11 @@ static const ops_family *const families[] = {
     &ops_reduce_family,      &ops_cast_family,           &ops_lstm_family,
     &ops_rearrange_family,   &ops_resize_family,         &ops_logic_family,
     &ops_rnn_family,         &ops_layout_family,         &ops_conv_nchwc_family,
-    &ops_pool_nchwc_family,
+    &ops_pool_nchwc_family,  &ops_loss_family,
+    &ops_matrix_family,      &ops_index_family,
+    &ops_quant_family,       &ops_signal_family,
+    &ops_einsum_family,      &ops_groupnorm_family,
+    &ops_scatter_family,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 

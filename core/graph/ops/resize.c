@@ -4,13 +4,17 @@
  * opset 18) and Upsample (opset 9: X, scales).
  *
  * Modes: nearest (nearest_mode round_prefer_floor (default),
- * round_prefer_ceil, floor, ceil) and linear (multilinear over every
- * resized axis, source coordinates clamped to the input).
+ * round_prefer_ceil, floor, ceil), linear (multilinear over every
+ * resized axis, source coordinates clamped to the input) and cubic (Keys
+ * cubic convolution, cubic_coeff_a (-0.75), 4 taps per resized axis read
+ * at the clamped edge, or weighing 0 and renormalized with
+ * exclude_outside).
  * coordinate_transformation_mode: half_pixel (default), asymmetric,
  * align_corners, pytorch_half_pixel, tf_half_pixel_for_nn.  Upsample and
  * Resize-10 use asymmetric coordinates with floor for nearest (their
- * ONNX/ORT behaviour).  cubic, tf_crop_and_resize, antialias and
- * keep_aspect_ratio_policy other than stretch are refused.
+ * ONNX/ORT behaviour).  tf_crop_and_resize, antialias, exclude_outside
+ * outside cubic and keep_aspect_ratio_policy other than stretch are
+ * refused.
  *
  * Compute: one tensor; the source coordinate of each resized axis is
  * computed in float64 from the output index (so it matches the reference
@@ -26,6 +30,8 @@ enum { NM_RPF, NM_RPC, NM_FLOOR, NM_CEIL };
 
 typedef struct rs_info {
   int linear, ct, nm;
+  int cubic, excl; /* mode cubic; exclude_outside */
+  double A;        /* cubic_coeff_a */
   double scale[TVM_MAX_DIMS];
   int64_t out[TVM_MAX_DIMS];
   int resized[TVM_MAX_DIMS]; /* axis changes size or uses a scale != 1 */
@@ -43,7 +49,7 @@ static int pick(const char *s, const char *const *names, int n) {
 /* Reads the attributes and the constant scales or sizes; fills the output
  * shape. */
 static tvm_status rs_info_of(const tvm_gnode *n, rs_info *ri) {
-  static const char *const modes[] = {"nearest", "linear"};
+  static const char *const modes[] = {"nearest", "linear", "cubic"};
   static const char *const cts[] = {"half_pixel", "asymmetric", "align_corners",
                                     "pytorch_half_pixel",
                                     "tf_half_pixel_for_nn"};
@@ -65,13 +71,17 @@ static tvm_status rs_info_of(const tvm_gnode *n, rs_info *ri) {
       (st = op_attr_int(n, "antialias", 0, &antialias)) ||
       (st = op_attr_int(n, "exclude_outside", 0, &excl)))
     return st;
-  int m = pick(mode, modes, 2);
+  int m = pick(mode, modes, 3);
   if (m < 0)
     return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "attribute 'mode' = \"%s\"; nearest and linear are "
-                   "supported",
+                   "attribute 'mode' = \"%s\"; nearest, linear and cubic "
+                   "are supported",
                    mode);
   ri->linear = m == 1;
+  ri->cubic = m == 2;
+  ri->excl = excl != 0;
+  if ((st = op_attr_float(n, "cubic_coeff_a", -0.75, &ri->A)))
+    return st;
   ri->ct = old ? CT_ASYM : pick(ct, cts, 5);
   ri->nm = old ? NM_FLOOR : pick(nm, nms, 4);
   if (ri->ct < 0)
@@ -84,10 +94,11 @@ static tvm_status rs_info_of(const tvm_gnode *n, rs_info *ri) {
   if (ri->nm < 0)
     return op_fail(n, TVM_ERR_INVALID,
                    "attribute 'nearest_mode' = \"%s\" is unknown", nm);
-  if (antialias || strcmp(kar, "stretch") != 0 || excl)
+  if (antialias || strcmp(kar, "stretch") != 0 || (excl && !ri->cubic))
     return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "antialias, exclude_outside and keep_aspect_ratio_policy "
-                   "other than stretch are not supported");
+                   "antialias, exclude_outside (except with cubic) and "
+                   "keep_aspect_ratio_policy other than stretch are not "
+                   "supported");
   /* axes (opset 18) */
   const int64_t *av;
   int na, axes[TVM_MAX_DIMS];
@@ -125,7 +136,14 @@ static tvm_status rs_info_of(const tvm_gnode *n, rs_info *ri) {
   if (sv) {
     if (sv->kind != TVM_GV_CONST || !sv->data || op_dt_bit(sv->dtype) != DT_F32)
       return op_fail(n, TVM_ERR_UNSUPPORTED,
-                     "scales must be a constant float32 tensor");
+                     "scales must be a constant float32 tensor, but input "
+                     "'%s' is %s",
+                     sv->name,
+                     sv->kind == TVM_GV_CONST ? "not float32"
+                     : sv->kind == TVM_GV_INPUT
+                         ? "a graph input (fed at run time)"
+                         : "a constant computed at run time (not a "
+                           "constant)");
     if (tvm_gvalue_numel(sv) != na)
       return op_fail(n, TVM_ERR_INVALID, "scales has %lld values; give %d",
                      (long long)tvm_gvalue_numel(sv), na);
@@ -212,7 +230,79 @@ static int64_t nearest_index(const rs_info *ri, double xo, int64_t in) {
   return k < 0 ? 0 : k >= in ? in - 1 : k;
 }
 
+static tvm_expr *clamp_idx(tvm_ctx *c, tvm_expr *k, int64_t in);
+
+/* The cubic convolution weight of distance d (Keys, coefficient A). */
+static double cubic_w(double A, double d) {
+  d = fabs(d);
+  if (d <= 1)
+    return ((A + 2) * d - (A + 3)) * d * d + 1;
+  if (d < 2)
+    return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A;
+  return 0;
+}
+
+/* The 4 taps of coordinate xo: indices (clamped to the edge) and weights
+ * (outside taps weigh 0 and the rest renormalize with exclude_outside). */
+static void cubic_taps(const rs_info *ri, double xo, int64_t in, int64_t *k,
+                       double *w) {
+  double f = floor(xo), t = xo - f, sum = 0;
+  for (int j = 0; j < 4; j++) {
+    int64_t idx = (int64_t)f - 1 + j;
+    w[j] = cubic_w(ri->A, t + 1 - j);
+    if (ri->excl && (idx < 0 || idx >= in))
+      w[j] = 0;
+    sum += w[j];
+    k[j] = idx < 0 ? 0 : idx >= in ? in - 1 : idx;
+  }
+  if (ri->excl && sum != 0)
+    for (int j = 0; j < 4; j++)
+      w[j] /= sum;
+}
+
 /* ---- the same in tensor expressions (float64) ------------------------- */
+/* Tensor expressions of cubic_taps. */
+static void te_cubic_taps(tvm_ctx *c, const rs_info *ri, tvm_expr *xo,
+                          int64_t in, tvm_expr **k, tvm_expr **w) {
+  tvm_expr *f = tvm_math(c, TVM_INTRIN_FLOOR, xo);
+  tvm_expr *t = tvm_sub(c, xo, f), *sum = NULL;
+  tvm_expr *fi = tvm_cast(c, TVM_I32, f);
+  double A = ri->A;
+#define D(v) tvm_fconst(c, TVM_F64, (v))
+  for (int j = 0; j < 4; j++) {
+    /* |t + 1 - j|: t in [0, 1) makes the sign known per tap */
+    tvm_expr *d = j == 0   ? tvm_add(c, t, D(1))
+                  : j == 1 ? t
+                  : j == 2 ? tvm_sub(c, D(1), t)
+                           : tvm_sub(c, D(2), t);
+    tvm_expr *near = tvm_add(
+        c, tvm_mul(c, tvm_sub(c, tvm_mul(c, D(A + 2), d), D(A + 3)),
+                   tvm_mul(c, d, d)),
+        D(1));
+    tvm_expr *far = tvm_sub(
+        c,
+        tvm_mul(c,
+                tvm_add(c, tvm_mul(c, tvm_sub(c, tvm_mul(c, D(A), d), D(5 * A)),
+                                   d),
+                        D(8 * A)),
+                d),
+        D(4 * A));
+    w[j] = j == 1 || j == 2 ? near : far; /* d <= 1 for the inner taps */
+    tvm_expr *idx = tvm_add(c, fi, tvm_int(c, j - 1));
+    if (ri->excl) {
+      tvm_expr *ok = tvm_and(c, tvm_ge(c, idx, tvm_int(c, 0)),
+                             tvm_lt(c, idx, tvm_int(c, in)));
+      w[j] = tvm_select(c, ok, w[j], D(0));
+      sum = sum ? tvm_add(c, sum, w[j]) : w[j];
+    }
+    k[j] = clamp_idx(c, idx, in);
+  }
+  if (ri->excl)
+    for (int j = 0; j < 4; j++)
+      w[j] = tvm_div(c, w[j], sum);
+#undef D
+}
+
 static tvm_expr *te_coord(tvm_ctx *c, const rs_info *ri, int d, int64_t in,
                           tvm_expr *o) {
   tvm_expr *of = tvm_cast(c, TVM_F64, o);
@@ -269,11 +359,44 @@ typedef struct rs_ud {
   tvm_tensor *x;
 } rs_ud;
 
+/* Cubic: the weighted sum of 4^k taps (weights in float64). */
+static tvm_expr *rs_cubic_body(tvm_ctx *c, tvm_expr **i, rs_ud *u) {
+  tvm_tensor *x = u->x;
+  int r = x->ndim, ax[TVM_MAX_DIMS], na = 0;
+  tvm_expr *k[TVM_MAX_DIMS][4], *w[TVM_MAX_DIMS][4];
+  for (int d = 0; d < r; d++) {
+    if (!u->ri.resized[d])
+      continue;
+    te_cubic_taps(c, &u->ri, te_coord(c, &u->ri, d, x->shape_c[d], i[d]),
+                  x->shape_c[d], k[d], w[d]);
+    ax[na++] = d;
+  }
+  if (!na)
+    return tvm_tread(c, x, i, r);
+  tvm_expr *acc = NULL;
+  for (int tap = 0; tap < (1 << (2 * na)); tap++) {
+    tvm_expr *ix[TVM_MAX_DIMS], *wt = NULL;
+    for (int d = 0; d < r; d++)
+      ix[d] = i[d];
+    for (int a = 0; a < na; a++) {
+      int j = (tap >> (2 * a)) & 3, d = ax[a];
+      ix[d] = k[d][j];
+      wt = wt ? tvm_mul(c, wt, w[d][j]) : w[d][j];
+    }
+    tvm_expr *term =
+        tvm_mul(c, tvm_cast(c, TVM_F64, tvm_tread(c, x, ix, r)), wt);
+    acc = acc ? tvm_add(c, acc, term) : term;
+  }
+  return tvm_cast(c, x->dtype, acc);
+}
+
 /* One output element: nearest read, or the blend of 2^k neighbours. */
 static tvm_expr *rs_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   rs_ud *u = ud;
   tvm_tensor *x = u->x;
   int r = x->ndim;
+  if (u->ri.cubic)
+    return rs_cubic_body(c, i, u);
   tvm_expr *lo[TVM_MAX_DIMS], *hi[TVM_MAX_DIMS], *w[TVM_MAX_DIMS];
   int lin[TVM_MAX_DIMS], nlin = 0;
   for (int d = 0; d < r; d++) {
@@ -340,6 +463,38 @@ static tvm_status rs_reference(const tvm_gnode *n, const DLTensor *const *in,
   const DLTensor *x = in[0];
   int r = x->ndim;
   int64_t len = op_dl_numel(out[0]);
+  if (ri.cubic) {
+    for (int64_t e = 0; e < len; e++) {
+      int64_t o[TVM_MAX_DIMS], k[TVM_MAX_DIMS][4];
+      double w[TVM_MAX_DIMS][4];
+      int ax[TVM_MAX_DIMS], na = 0;
+      op_dl_unravel(e, out[0]->shape, r, o);
+      for (int d = 0; d < r; d++)
+        if (ri.resized[d]) {
+          cubic_taps(&ri, src_coord(&ri, d, x->shape[d], (double)o[d]),
+                     x->shape[d], k[d], w[d]);
+          ax[na++] = d;
+        }
+      double acc = 0;
+      for (int tap = 0; tap < (1 << (2 * na)); tap++) {
+        int64_t ix[TVM_MAX_DIMS];
+        double wt = 1;
+        for (int d = 0; d < r; d++)
+          ix[d] = o[d];
+        for (int a = 0; a < na; a++) {
+          int j = (tap >> (2 * a)) & 3;
+          ix[ax[a]] = k[ax[a]][j];
+          wt *= w[ax[a]][j];
+        }
+        int64_t f = 0;
+        for (int d = 0; d < r; d++)
+          f = f * x->shape[d] + ix[d];
+        acc += wt * op_dl_getf(x, f);
+      }
+      op_dl_setf(out[0], e, acc);
+    }
+    return TVM_OK;
+  }
   for (int64_t e = 0; e < len; e++) {
     int64_t o[TVM_MAX_DIMS], lo[TVM_MAX_DIMS], hi[TVM_MAX_DIMS];
     double w[TVM_MAX_DIMS];

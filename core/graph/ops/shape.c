@@ -233,7 +233,7 @@ static tvm_status shape_reference(const tvm_gnode *n, const DLTensor *const *in,
 static tvm_status reshape_like_infer(tvm_graph *g, tvm_gnode *n) {
   int64_t shape[TVM_MAX_DIMS];
   int nd = 0;
-  tvm_status st = op_check_dtype(n, 0, "data", DT_ANY);
+  tvm_status st = op_check_dtype(n, 0, "data", DT_ALL);
   if (st)
     return st;
   if (strcmp(n->op, "Reshape") == 0)
@@ -358,7 +358,7 @@ static tvm_status range_info_of(const tvm_gnode *n, range_info *ri) {
   double v[3];
   tvm_status st;
   for (int i = 0; i < 3; i++)
-    if ((st = op_check_dtype(n, i, what[i], DT_F32 | DT_I32 | DT_I64)) ||
+    if ((st = op_check_dtype(n, i, what[i], DT_NUM)) ||
         (st = op_const_scalar(n, i, what[i], &v[i])))
       return st;
   ri->t = n->inputs[0]->dtype;

@@ -101,7 +101,7 @@ static tvm_status slice_info_of(const tvm_gnode *n, slice_info *si) {
  * output dtype and shape. */
 static tvm_status slice_infer(tvm_graph *g, tvm_gnode *n) {
   slice_info si;
-  tvm_status st = op_check_dtype(n, 0, "data", DT_ANY);
+  tvm_status st = op_check_dtype(n, 0, "data", DT_ALL);
   if (st || (st = slice_info_of(n, &si)))
     return st;
   op_set_out(n, 0, n->inputs[0]->dtype, n->inputs[0]->ndim, si.len);

@@ -53,7 +53,7 @@ static tvm_status perm_of(const tvm_gnode *n, int rank, int *perm) {
  * output dtype and shape. */
 static tvm_status transpose_infer(tvm_graph *g, tvm_gnode *n) {
   int perm[TVM_MAX_DIMS];
-  tvm_status st = op_check_dtype(n, 0, "data", DT_ANY);
+  tvm_status st = op_check_dtype(n, 0, "data", DT_ALL);
   if (st || (st = perm_of(n, n->inputs[0]->ndim, perm)))
     return st;
   const tvm_gvalue *x = n->inputs[0];
@@ -129,7 +129,7 @@ static tvm_status concat_infer(tvm_graph *g, tvm_gnode *n) {
   tvm_status st;
   int axis;
   for (int i = 0; i < n->ninputs; i++)
-    if ((st = op_check_dtype(n, i, "inputs", DT_ANY)))
+    if ((st = op_check_dtype(n, i, "inputs", DT_ALL)))
       return st;
   if ((st = concat_axis(n, &axis)))
     return st;
@@ -295,7 +295,7 @@ static tvm_status split_sizes(const tvm_gnode *n, int *axis, int64_t *sizes) {
 static tvm_status split_infer(tvm_graph *g, tvm_gnode *n) {
   int axis;
   int64_t sizes[64];
-  tvm_status st = op_check_dtype(n, 0, "input", DT_ANY);
+  tvm_status st = op_check_dtype(n, 0, "input", DT_ALL);
   if (st)
     return st;
   if (n->noutputs > 64)
@@ -463,7 +463,7 @@ static tvm_status pad_info_of(const tvm_gnode *n, pad_info *p) {
  * output dtype and shape. */
 static tvm_status pad_infer(tvm_graph *g, tvm_gnode *n) {
   pad_info p;
-  tvm_status st = op_check_dtype(n, 0, "data", DT_ANY);
+  tvm_status st = op_check_dtype(n, 0, "data", DT_ALL);
   if (st || (st = pad_info_of(n, &p)))
     return st;
   const tvm_gvalue *x = n->inputs[0];
@@ -563,7 +563,7 @@ static tvm_status gather_check(const tvm_gnode *n, int *axis, int64_t *shape,
                                int *nd) {
   int64_t a;
   tvm_status st;
-  if ((st = op_check_dtype(n, 0, "data", DT_ANY)) ||
+  if ((st = op_check_dtype(n, 0, "data", DT_ALL)) ||
       (st = op_check_dtype(n, 1, "indices", DT_I32 | DT_I64)) ||
       (st = op_attr_int(n, "axis", 0, &a)))
     return st;

@@ -5,6 +5,7 @@
  * reads, padding) and DLTensor element access for the references.
  */
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ops_int.h"
@@ -133,16 +134,19 @@ tvm_status op_attr_ints(const tvm_gnode *n, const char *name, const int64_t **v,
 int op_dt_bit(tvm_dtype t) {
   if (t.lanes != 1)
     return 0;
-  if (t.code == kDLFloat && t.bits == 32)
-    return DT_F32;
-  if (t.code == kDLFloat && t.bits == 64)
-    return DT_F64;
-  if (t.code == kDLInt && t.bits == 32)
-    return DT_I32;
-  if (t.code == kDLInt && t.bits == 64)
-    return DT_I64;
-  if (t.code == kDLUInt && t.bits == 1)
-    return DT_BOOL;
+  switch (t.code) {
+  case kDLFloat:
+    return t.bits == 32 ? DT_F32 : t.bits == 64 ? DT_F64
+                                 : t.bits == 16 ? DT_F16 : 0;
+  case kDLBfloat:
+    return t.bits == 16 ? DT_BF16 : 0;
+  case kDLInt:
+    return t.bits == 8 ? DT_I8 : t.bits == 16 ? DT_I16 : t.bits == 32 ? DT_I32
+         : t.bits == 64 ? DT_I64 : 0;
+  case kDLUInt:
+    return t.bits == 1 ? DT_BOOL : t.bits == 8 ? DT_U8 : t.bits == 16 ? DT_U16
+         : t.bits == 32 ? DT_U32 : t.bits == 64 ? DT_U64 : 0;
+  }
   return 0;
 }
 
@@ -151,16 +155,19 @@ static void mask_str(char *buf, size_t cap, int mask) {
   static const struct {
     int bit;
     const char *name;
-  } names[] = {{DT_F32, "float32"},
-               {DT_I32, "int32"},
-               {DT_I64, "int64"},
-               {DT_F64, "float64"},
-               {DT_BOOL, "bool"}};
+  } names[] = {{DT_F32, "float32"},  {DT_I32, "int32"},
+               {DT_I64, "int64"},    {DT_F64, "float64"},
+               {DT_BOOL, "bool"},    {DT_I8, "int8"},
+               {DT_U8, "uint8"},     {DT_I16, "int16"},
+               {DT_U16, "uint16"},   {DT_U32, "uint32"},
+               {DT_U64, "uint64"},   {DT_F16, "float16"},
+               {DT_BF16, "bfloat16"}};
+  const size_t nn = sizeof names / sizeof names[0];
   int cnt = 0, total = 0;
-  for (size_t i = 0; i < 5; i++)
+  for (size_t i = 0; i < nn; i++)
     total += (mask & names[i].bit) != 0;
   buf[0] = 0;
-  for (size_t i = 0; i < 5; i++) {
+  for (size_t i = 0; i < nn; i++) {
     if (!(mask & names[i].bit))
       continue;
     size_t l = strlen(buf);
@@ -241,6 +248,20 @@ void op_set_out(tvm_gnode *n, int k, tvm_dtype t, int ndim,
     v->shape[d] = shape[d];
 }
 
+/* Where a value that should be constant comes from, for messages. */
+static const char *nonconst_source(const tvm_gvalue *v, char *buf,
+                                   size_t cap) {
+  if (v->kind == TVM_GV_INPUT)
+    snprintf(buf, cap, "it is graph input '%s', fed at run time (freeze it "
+             "to a constant, or make it an initializer)", v->name);
+  else if (v->producer)
+    snprintf(buf, cap, "it is computed at run time by node '%s' (%s)",
+             v->producer->name ? v->producer->name : "?", v->producer->op);
+  else
+    snprintf(buf, cap, "value '%s' has no data", v->name);
+  return buf;
+}
+
 /* Reads a constant int32/int64 vector input. */
 tvm_status op_const_ints(const tvm_gnode *n, int i, const char *what,
                          int64_t *buf, int max, int *cnt) {
@@ -248,12 +269,12 @@ tvm_status op_const_ints(const tvm_gnode *n, int i, const char *what,
   tvm_status st = op_input(n, i, what, &v);
   if (st)
     return st;
+  char src[400];
   if (v->kind != TVM_GV_CONST || !v->data)
     return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "input %d (%s) must be a constant (an initializer, or "
-                   "computed from shapes so that fold_constants can fold "
-                   "it); dynamic %s is not supported",
-                   i, what, what);
+                   "input %d (%s) must be a constant, but %s; a dynamic %s "
+                   "is not supported",
+                   i, what, nonconst_source(v, src, sizeof src), what);
   int bit = op_dt_bit(v->dtype);
   if (bit != DT_I32 && bit != DT_I64)
     return op_fail(n, TVM_ERR_INVALID, "input %d (%s) must be int64 (or int32)",
@@ -281,11 +302,12 @@ tvm_status op_const_scalar(const tvm_gnode *n, int i, const char *what,
   tvm_status st = op_input(n, i, what, &v);
   if (st)
     return st;
+  char src[400];
   if (v->kind != TVM_GV_CONST || !v->data)
     return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "input %d (%s) must be a constant; a %s computed at run "
-                   "time is not supported",
-                   i, what, what);
+                   "input %d (%s) must be a constant, but %s; a %s computed "
+                   "at run time is not supported",
+                   i, what, nonconst_source(v, src, sizeof src), what);
   if (tvm_gvalue_numel(v) != 1)
     return op_fail(n, TVM_ERR_INVALID,
                    "input %d (%s) must hold one value (a scalar)", i, what);
@@ -391,6 +413,55 @@ tvm_tensor *op_te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
   return t;
 }
 
+/* k < 0 ? k + n : k, as int32, clamped into [0, n) (index operators). */
+tvm_expr *op_te_wrap_index(tvm_ctx *c, tvm_expr *k, int64_t n) {
+  if (!k)
+    return NULL;
+  if (!tvm_dtype_is_int(k->dtype) || k->dtype.bits != 64)
+    k = tvm_cast(c, TVM_I64, k);
+  k = tvm_select(c, tvm_lt(c, k, tvm_const(c, TVM_I64, 0)),
+                 tvm_add(c, k, tvm_const(c, TVM_I64, n)), k);
+  k = tvm_cast(c, TVM_I32, k);
+  return tvm_max(c, tvm_int(c, 0), tvm_min(c, k, tvm_int(c, n - 1)));
+}
+
+/* Same for the references: clamped into [0, n) like the computes (ONNX
+ * leaves out-of-range indices undefined; Gather does the same). */
+int64_t op_wrap_index(int64_t k, int64_t n) {
+  if (k < 0)
+    k += n;
+  return k < 0 ? 0 : k >= n ? n - 1 : k;
+}
+
+/* Row-major strides of shape. */
+void op_strides(const int64_t *s, int nd, int64_t *st) {
+  int64_t m = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    st[d] = m;
+    m *= s[d];
+  }
+}
+
+/* Round half to even from floor only: r = floor(x), d = x - r;
+ * d > 0.5 or (d == 0.5 and r odd) -> r + 1, else r. */
+tvm_expr *op_te_round_even(tvm_ctx *c, tvm_expr *x) {
+  if (!x)
+    return NULL;
+  tvm_dtype t = x->dtype;
+  tvm_expr *r = tvm_math(c, TVM_INTRIN_FLOOR, x);
+  tvm_expr *d = tvm_sub(c, x, r);
+  tvm_expr *half = op_te_const(c, t, 0.5);
+  tvm_expr *odd = tvm_ne(
+      c,
+      tvm_sub(c, r,
+              tvm_mul(c, op_te_const(c, t, 2),
+                      tvm_math(c, TVM_INTRIN_FLOOR, tvm_mul(c, r, half)))),
+      op_te_const(c, t, 0));
+  tvm_expr *up =
+      tvm_or(c, tvm_gt(c, d, half), tvm_and(c, tvm_eq(c, d, half), odd));
+  return tvm_select(c, up, tvm_add(c, r, op_te_const(c, t, 1)), r);
+}
+
 tvm_expr *op_te_const(tvm_ctx *c, tvm_dtype t, double v) {
   if (tvm_dtype_is_float(t))
     return tvm_fconst(c, t, v);
@@ -472,7 +543,9 @@ int64_t op_dl_numel(const DLTensor *t) {
   return k;
 }
 
-int op_dl_is_float(const DLTensor *t) { return t->dtype.code == kDLFloat; }
+int op_dl_is_float(const DLTensor *t) {
+  return t->dtype.code == kDLFloat || t->dtype.code == kDLBfloat;
+}
 
 int op_dl_elem_bytes(const DLTensor *t) {
   return (t->dtype.bits * t->dtype.lanes + 7) / 8;
@@ -483,26 +556,91 @@ static char *dl_ptr(const DLTensor *t) {
   return (char *)t->data + t->byte_offset;
 }
 
+/* IEEE half <-> float (round to nearest even), bfloat16 <-> float. */
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f,
+           m = h & 0x3ff, bits;
+  if (e == 0) {
+    if (m == 0) {
+      bits = sign;
+    } else { /* subnormal: normalize */
+      e = 127 - 15 + 1;
+      while (!(m & 0x400)) {
+        m <<= 1;
+        e--;
+      }
+      bits = sign | (e << 23) | ((m & 0x3ff) << 13);
+    }
+  } else if (e == 31) {
+    bits = sign | 0x7f800000u | (m << 13);
+  } else {
+    bits = sign | ((e + 127 - 15) << 23) | (m << 13);
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+static uint16_t float_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  int32_t e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+  uint32_t m = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff) /* inf, nan */
+    return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
+  if (e >= 31)
+    return (uint16_t)(sign | 0x7c00);
+  if (e <= 0) {
+    if (e < -10)
+      return (uint16_t)sign;
+    m |= 0x800000;
+    int shift = 14 - e;
+    uint32_t hm = m >> shift, rem = m & ((1u << shift) - 1),
+             half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (hm & 1)))
+      hm++;
+    return (uint16_t)(sign | hm);
+  }
+  uint32_t hm = m >> 13, rem = m & 0x1fff;
+  uint32_t h = sign | ((uint32_t)e << 10) | hm;
+  if (rem > 0x1000 || (rem == 0x1000 && (hm & 1)))
+    h++; /* may carry into the exponent: still right */
+  return (uint16_t)h;
+}
+
+static float bf16_to_float(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+static uint16_t float_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return (uint16_t)((x >> 16) | 0x40); /* quiet NaN */
+  x += 0x7fff + ((x >> 16) & 1);
+  return (uint16_t)(x >> 16);
+}
+
 double op_dl_getf(const DLTensor *t, int64_t i) {
   char *p = dl_ptr(t);
   switch (t->dtype.code) {
   case kDLFloat:
+    if (t->dtype.bits == 16)
+      return half_to_float(((uint16_t *)p)[i]);
     return t->dtype.bits == 64 ? ((double *)p)[i] : ((float *)p)[i];
-  case kDLInt:
-    switch (t->dtype.bits) {
-    case 8:
-      return ((int8_t *)p)[i];
-    case 16:
-      return ((int16_t *)p)[i];
-    case 32:
-      return ((int32_t *)p)[i];
-    default:
-      return (double)((int64_t *)p)[i];
-    }
+  case kDLBfloat:
+    return bf16_to_float(((uint16_t *)p)[i]);
   case kDLUInt:
-    return t->dtype.bits <= 8 ? ((uint8_t *)p)[i] : ((uint32_t *)p)[i];
+    if (t->dtype.bits == 64)
+      return (double)((uint64_t *)p)[i];
+    return (double)op_dl_geti(t, i);
+  default:
+    return (double)op_dl_geti(t, i);
   }
-  return 0;
 }
 
 void op_dl_setf(const DLTensor *t, int64_t i, double v) {
@@ -511,10 +649,26 @@ void op_dl_setf(const DLTensor *t, int64_t i, double v) {
   case kDLFloat:
     if (t->dtype.bits == 64)
       ((double *)p)[i] = v;
+    else if (t->dtype.bits == 16)
+      ((uint16_t *)p)[i] = float_to_half((float)v);
     else
       ((float *)p)[i] = (float)v;
     return;
+  case kDLBfloat:
+    ((uint16_t *)p)[i] = float_to_bf16((float)v);
+    return;
   default:
+    /* out-of-range conversions are undefined in C: give what x86's
+     * cvttsd2si (and so the generated code) gives, INT64_MIN */
+    if (t->dtype.code == kDLUInt && t->dtype.bits == 64 && v >= 0x1p63 &&
+        v < 0x1p64) {
+      ((uint64_t *)p)[i] = (uint64_t)v;
+      return;
+    }
+    if (!(v >= -0x1p63 && v < 0x1p63)) {
+      op_dl_seti(t, i, INT64_MIN);
+      return;
+    }
     op_dl_seti(t, i, (int64_t)v);
   }
 }
@@ -533,30 +687,47 @@ int64_t op_dl_geti(const DLTensor *t, int64_t i) {
       return ((int64_t *)p)[i];
     }
   }
-  if (t->dtype.code == kDLUInt)
-    return t->dtype.bits <= 8 ? ((uint8_t *)p)[i] : ((uint32_t *)p)[i];
-  return (int64_t)op_dl_getf(t, i);
+  if (t->dtype.code == kDLUInt) {
+    switch (t->dtype.bits) {
+    case 1:
+    case 8:
+      return ((uint8_t *)p)[i];
+    case 16:
+      return ((uint16_t *)p)[i];
+    case 32:
+      return ((uint32_t *)p)[i];
+    default:
+      return (int64_t)((uint64_t *)p)[i]; /* wraps above 2^63 */
+    }
+  }
+  double v = op_dl_getf(t, i);
+  return v >= -0x1p63 && v < 0x1p63 ? (int64_t)v : INT64_MIN;
 }
 
 void op_dl_seti(const DLTensor *t, int64_t i, int64_t v) {
   char *p = dl_ptr(t);
-  if (t->dtype.code == kDLFloat) {
-    op_dl_setf(t, i, (double)v);
+  if (t->dtype.code == kDLFloat || t->dtype.code == kDLBfloat) {
+    if (t->dtype.code == kDLFloat && t->dtype.bits == 64)
+      ((double *)p)[i] = (double)v;
+    else
+      op_dl_setf(t, i, (double)v);
     return;
   }
   switch (t->dtype.bits) {
   case 1:
+    ((uint8_t *)p)[i] = v != 0;
+    return;
   case 8:
-    ((int8_t *)p)[i] = (int8_t)v;
+    ((uint8_t *)p)[i] = (uint8_t)v;
     return;
   case 16:
-    ((int16_t *)p)[i] = (int16_t)v;
+    ((uint16_t *)p)[i] = (uint16_t)v;
     return;
   case 32:
-    ((int32_t *)p)[i] = (int32_t)v;
+    ((uint32_t *)p)[i] = (uint32_t)v;
     return;
   default:
-    ((int64_t *)p)[i] = v;
+    ((uint64_t *)p)[i] = (uint64_t)v;
     return;
   }
 }

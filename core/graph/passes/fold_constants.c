@@ -16,6 +16,7 @@
  * removed.  A reference answering TVM_ERR_UNSUPPORTED leaves its node
  * alone; any other failure fails the pass.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "../graph_int.h"
@@ -100,8 +101,7 @@ static int fold_eval(tvm_graph *g, tvm_gnode *n) {
   if (st == TVM_ERR_UNSUPPORTED) {
     tvm_log(TVM_LOG_DEBUG, "fold_constants: node '%s' left alone: %s", n->name,
             tvm_diag_message());
-    tvm_diag_clear();
-    rc = 0;
+    rc = 0; /* the message stays for tvm_graph_fold_node's caller */
   } else if (st) {
     if (!strstr(tvm_diag_message(), n->name))
       tvm_diag_prefix(st, "fold_constants: node '%s' (%s): ", n->name, n->op);
@@ -125,6 +125,63 @@ static int all_const(const tvm_gnode *n) {
   return 1;
 }
 
+/* Total output elements of n. */
+static int64_t out_elems(const tvm_gnode *n) {
+  int64_t t = 0;
+  for (int k = 0; k < n->noutputs; k++)
+    if (n->outputs[k]) t += tvm_gvalue_numel(n->outputs[k]);
+  return t;
+}
+
+/* Folds n alone (see tvm/graph_passes.h): the shared step of the pass and
+ * of importers that fold shape computations as they build. */
+tvm_status tvm_graph_fold_node(tvm_graph *g, tvm_gnode *n, int64_t max_elems,
+                               int *folded, char *why, size_t cap) {
+  *folded = 0;
+  if (why && cap) why[0] = 0;
+  int done = 0;
+  if (strcmp(n->op, "Shape") == 0 && n->ninputs == 1 && n->inputs[0] &&
+      n->noutputs == 1) {
+    done = fold_shape(g, n);
+  } else if (strcmp(n->op, "Size") == 0 && n->ninputs == 1 && n->inputs[0] &&
+             n->noutputs == 1) {
+    done = fold_size(g, n);
+  } else if (!all_const(n)) {
+    for (int i = 0; why && i < n->ninputs; i++) {
+      const tvm_gvalue *v = n->inputs[i];
+      if (!v || v->kind == TVM_GV_CONST) continue;
+      if (v->kind == TVM_GV_INPUT)
+        snprintf(why, cap, "its input %d reads graph input '%s', whose "
+                 "values are known only at run time", i, v->name);
+      else
+        snprintf(why, cap, "its input %d ('%s') comes from node '%s' (%s), "
+                 "which could not be computed", i, v->name,
+                 v->producer ? v->producer->name : "?",
+                 v->producer ? v->producer->op : "?");
+      break;
+    }
+  } else if (!n->def || !n->def->reference) {
+    if (why) snprintf(why, cap, "operator %s has no reference to evaluate it",
+                      n->op);
+  } else if (max_elems >= 0 && out_elems(n) > max_elems) {
+    if (why) snprintf(why, cap, "its outputs hold %lld elements, more than "
+                      "the %lld folded while importing (fold_constants folds "
+                      "it later)", (long long)out_elems(n), (long long)max_elems);
+  } else {
+    done = fold_eval(g, n);
+    if (done == 0 && why)
+      snprintf(why, cap, "its reference cannot evaluate it: %s",
+               tvm_diag_message()[0] ? tvm_diag_message() : "unsupported case");
+    if (done == 0) tvm_diag_clear();
+  }
+  if (done < 0) return done;
+  if (done) {
+    graph_remove_node(g, n);
+    *folded = 1;
+  }
+  return TVM_OK;
+}
+
 /* Evaluates what can be known at compile time (see the top of the file). */
 tvm_status tvm_graph_pass_fold_constants(tvm_graph *g) {
   if (!g) return tvm_diag_set(TVM_ERR_INVALID, "fold_constants: graph is NULL");
@@ -145,6 +202,7 @@ tvm_status tvm_graph_pass_fold_constants(tvm_graph *g) {
       done = fold_size(g, n);
     } else if (all_const(n) && n->def && n->def->reference) {
       done = fold_eval(g, n);
+      if (done == 0) tvm_diag_clear();
     }
     if (done < 0) {
       st = done;

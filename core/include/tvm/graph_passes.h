@@ -40,6 +40,18 @@ TVM_API tvm_status tvm_graph_pass_cse(tvm_graph *g);
  * bypassed: their users read their input.  Operators without a reference
  * stay. */
 TVM_API tvm_status tvm_graph_pass_fold_constants(tvm_graph *g);
+/* Folds the one node n as the pass would (Shape and Size always; a node
+ * whose present inputs are all CONST through its reference when its
+ * outputs hold at most max_elems elements, any size when max_elems < 0)
+ * and removes it from g->nodes; *folded tells whether it was.  When it
+ * was not and why is non-NULL, why receives the reason (an input known
+ * only at run time, naming it; no reference; the reference's refusal).
+ * Importers call it as they build, so that shape computations (Shape ->
+ * Gather -> Concat -> Reshape) are constants when the consumer needs
+ * them.  Fails only when evaluation fails (other than UNSUPPORTED). */
+TVM_API tvm_status tvm_graph_fold_node(tvm_graph *g, tvm_gnode *n,
+                                       int64_t max_elems, int *folded,
+                                       char *why, size_t cap);
 
 /* Inference simplification (run fold_constants first when weights are
  * computed by nodes: only CONST weights absorb a BatchNormalization):

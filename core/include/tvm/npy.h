@@ -3,9 +3,10 @@
  *
  * Supported: NPY format versions 1.0, 2.0 (and 3.0, whose header only
  * differs in encoding), C order, little-endian data of the dtypes
- * float32 ('<f4'), float64 ('<f8'), int32 ('<i4'), int64 ('<i8'),
- * int8 ('|i1'), uint8 ('|u1') and bool ('|b1', TVM_BOOL: one byte per
- * element).  Anything else (big-endian, Fortran order, other dtypes, a
+ * float16 ('<f2'), float32 ('<f4'), float64 ('<f8'), int8 ('|i1'),
+ * int16 ('<i2'), int32 ('<i4'), int64 ('<i8'), uint8 ('|u1'), uint16
+ * ('<u2'), uint32 ('<u4'), uint64 ('<u8') and bool ('|b1', TVM_BOOL: one
+ * byte per element); numpy has no bfloat16.  Anything else (big-endian, Fortran order, other dtypes, a
  * header that does not parse, a file shorter or longer than its header
  * says) is refused with a message naming the file and the problem.
  */

@@ -3,7 +3,7 @@
  * IR, and serialized ONNX tensors (TensorProto .pb files) to host tensors.
  *
  * Import.  The model's opset for the default domain ("" or "ai.onnx")
- * must lie in 9..17.  Initializers (and graph inputs that are also
+ * must lie in 1..21.  Initializers (and graph inputs that are also
  * initializers) become CONST values; the other graph inputs become INPUT
  * values, in order; nodes are applied in file order with their ONNX
  * operator names and attributes (INT, FLOAT, STRING, INTS, FLOATS), plus
@@ -16,9 +16,14 @@
  *   - ConstantOfShape: its one-element `value` tensor becomes a CONST value
  *     named "<output>:value", the node's second input (absent when the
  *     attribute is).
- * Tensors must be float32, int32 or int64 and graph input shapes static:
- * a symbolic dimension (dim_param) must be bound with
- * tvm_onnx_options.dims, else the import fails naming it.  Graph inputs
+ * Graph input shapes must be static: a symbolic dimension (dim_param)
+ * must be bound with tvm_onnx_options.dims (by its name) or .shapes (by
+ * the input's name), else the import fails naming the input, the
+ * dimension and the fix.  Nodes whose inputs are all known are evaluated
+ * as they are imported (Shape of any value, then the integer chains that
+ * compute Reshape, Expand, Range, Pad and ConstantOfShape inputs), so an
+ * operator that needs a constant input refuses only a value that really
+ * depends on run-time data, naming the node that could not be computed.  Graph inputs
  * can be frozen to constants (tvm_onnx_options.consts).
  *
  * Errors name the model, the node (name, operator, opset) and the
@@ -52,6 +57,15 @@ typedef struct tvm_onnx_const {
   const DLTensor *value;
 } tvm_onnx_const;
 
+/* The shape of a graph input given by the user (tvmc --input-shape
+ * NAME=1x3x224x224): ndim must equal the model's rank for the input; its
+ * symbolic dimensions take these sizes, its static ones must agree. */
+typedef struct tvm_onnx_shape {
+  const char *name;
+  const int64_t *dims;
+  int ndim;
+} tvm_onnx_shape;
+
 /* Import options; a zeroed struct (or NULL) means the defaults. */
 typedef struct tvm_onnx_options {
   const tvm_onnx_dim *dims; /* bindings of symbolic dimensions */
@@ -60,6 +74,9 @@ typedef struct tvm_onnx_options {
    * inputs of Reshape, Expand, ... that the model feeds at run time). */
   const tvm_onnx_const *consts;
   int nconsts;
+  /* Shapes of graph inputs (binding their symbolic dimensions). */
+  const tvm_onnx_shape *shapes;
+  int nshapes;
 } tvm_onnx_options;
 
 /* Loads the ONNX model at path into a new graph (*out, freed with

@@ -31,6 +31,8 @@
  * missing.  The directory is $TVM_ONNX_NODE_TESTS, else the configured
  * one.  Arguments (or $TVM_ONNX_TEST_FILTER) are substrings selecting
  * tests; TVM_ONNX_VERBOSE=1 also prints passes and unsupported reasons.
+ * TVM_ONNX_REPORT=FILE writes the unsupported tests and their reasons as
+ * a Markdown table (docs/onnx-node-tests.md is made that way).
  */
 #include <dirent.h>
 #include <math.h>
@@ -133,26 +135,65 @@ static const char *shape_str(char *buf, size_t cap, const int64_t *s, int n) {
   return buf;
 }
 
-/* Element i of a float32/int32/int64 tensor as double / int64. */
+/* IEEE half and bfloat16 bit patterns as floats. */
+static double half_f(uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  double v = e == 0    ? ldexp(m, -24)
+             : e == 31 ? (m ? NAN : INFINITY)
+                       : ldexp(m + 1024, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+static double bf16_f(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+/* Element i of a tensor of any supported dtype as double / int64. */
+static int64_t geti(const DLTensor *t, int64_t i);
 static double getf(const DLTensor *t, int64_t i) {
+  const void *d = t->data;
   if (t->dtype.code == kDLFloat && t->dtype.bits == 32)
-    return ((const float *)t->data)[i];
+    return ((const float *)d)[i];
   if (t->dtype.code == kDLFloat && t->dtype.bits == 64)
-    return ((const double *)t->data)[i];
-  if (t->dtype.bits == 32)
-    return ((const int32_t *)t->data)[i];
-  return (double)((const int64_t *)t->data)[i];
+    return ((const double *)d)[i];
+  if (t->dtype.code == kDLFloat && t->dtype.bits == 16)
+    return half_f(((const uint16_t *)d)[i]);
+  if (t->dtype.code == kDLBfloat)
+    return bf16_f(((const uint16_t *)d)[i]);
+  if (t->dtype.code == kDLUInt && t->dtype.bits == 64)
+    return (double)((const uint64_t *)d)[i];
+  return (double)geti(t, i);
 }
 
 static int64_t geti(const DLTensor *t, int64_t i) {
-  switch (t->dtype.bits) {
-  case 64: return ((const int64_t *)t->data)[i];
-  case 32: return ((const int32_t *)t->data)[i];
-  case 8:
-    return t->dtype.code == kDLInt ? ((const int8_t *)t->data)[i]
-                                   : ((const uint8_t *)t->data)[i];
-  default: return ((const uint8_t *)t->data)[i];
-  }
+  const void *d = t->data;
+  if (t->dtype.code == kDLInt)
+    switch (t->dtype.bits) {
+    case 8: return ((const int8_t *)d)[i];
+    case 16: return ((const int16_t *)d)[i];
+    case 32: return ((const int32_t *)d)[i];
+    default: return ((const int64_t *)d)[i];
+    }
+  if (t->dtype.code == kDLUInt)
+    switch (t->dtype.bits) {
+    case 1:
+    case 8: return ((const uint8_t *)d)[i];
+    case 16: return ((const uint16_t *)d)[i];
+    case 32: return ((const uint32_t *)d)[i];
+    default: return (int64_t)((const uint64_t *)d)[i];
+    }
+  return (int64_t)getf(t, i);
+}
+
+/* The ONNX test data stores bfloat16 tensors as uint16 (their bit
+ * patterns): read them as bfloat16 where the model wants bfloat16. */
+static void bf16_from_u16(DLTensor *t, DLDataType want) {
+  if (want.code == kDLBfloat && t->dtype.code == kDLUInt &&
+      t->dtype.bits == 16)
+    t->dtype = want;
 }
 
 /* Compares got with want (same dtype and shape; see the header comment);
@@ -180,7 +221,7 @@ static int compare(const char *name, const DLTensor *got, const DLTensor *want,
   double worst = 0;
   for (int64_t i = 0; i < n; i++) {
     int ok;
-    if (want->dtype.code == kDLFloat) {
+    if (want->dtype.code == kDLFloat || want->dtype.code == kDLBfloat) {
       double g = getf(got, i), w = getf(want, i);
       if (isnan(w) || isnan(g))
         ok = isnan(w) && isnan(g);
@@ -201,7 +242,7 @@ static int compare(const char *name, const DLTensor *got, const DLTensor *want,
   }
   if (!bad)
     return 0;
-  if (want->dtype.code == kDLFloat)
+  if (want->dtype.code == kDLFloat || want->dtype.code == kDLBfloat)
     snprintf(err, errcap,
              "output '%s': %lld of %lld elements differ (first at %lld: got "
              "%.9g, expected %.9g; max abs error %.3g; rtol %g atol %g)",
@@ -257,6 +298,7 @@ static int compare_outputs(const tvm_graph *g, DLTensor *got,
     for (int k = 0; k < nout; k++)
       if (strcmp(outs[k]->name, v->name) == 0)
         w = outs[k];
+    bf16_from_u16((DLTensor *)&w->dl, v->dtype);
     if (compare(v->name, &got[i], &w->dl, err, errcap)) {
       size_t len = strlen(err);
       if (len + 1 < errcap)
@@ -311,7 +353,12 @@ static int run_data_set(const char *model, const char *dsdir, int frozen,
              frozen == 1 ? " (inputs 1.. frozen)"
                          : frozen == 2 ? " (all inputs frozen)" : "",
              tvm_diag_message());
-    result = st == TVM_ERR_UNSUPPORTED ? R_UNSUPPORTED : R_FAIL;
+    /* frozen data contradicting the model's declared shape: as above */
+    result = st == TVM_ERR_UNSUPPORTED ||
+                     (frozen && strstr(tvm_diag_message(),
+                                       "the constant given for graph input"))
+                 ? R_UNSUPPORTED
+                 : R_FAIL;
     goto done;
   }
   size_t gin = g->inputs.len, gout = g->outputs.len;
@@ -329,10 +376,22 @@ static int run_data_set(const char *model, const char *dsdir, int frozen,
     for (int k = 0; k < nin; k++)
       if (strcmp(ins[k]->name, v->name) == 0)
         t = ins[k];
+    bf16_from_u16((DLTensor *)&t->dl, v->dtype);
     int same = t->dl.ndim == v->ndim && t->dl.dtype.code == v->dtype.code &&
                t->dl.dtype.bits == v->dtype.bits;
     for (int d = 0; same && d < v->ndim; d++)
       same = t->dl.shape[d] == v->shape[d];
+    if (!same && t->dl.dtype.code == v->dtype.code &&
+        t->dl.dtype.bits == v->dtype.bits) {
+      /* the data contradicts the model's own static input shape (ONNX
+       * Runtime does not enforce declared shapes; this compiler does) */
+      snprintf(err, errcap, "input '%s': the test data has shape %s but the "
+               "model declares the static shape %s", v->name,
+               shape_str(b1, sizeof b1, t->dl.shape, t->dl.ndim),
+               shape_str(b2, sizeof b2, v->shape, v->ndim));
+      result = R_UNSUPPORTED;
+      goto done;
+    }
     if (!same) {
       snprintf(err, errcap, "input '%s': data %s (code %d bits %d), graph %s "
                "(code %d bits %d)", v->name,
@@ -437,6 +496,33 @@ static int run_test(const char *dir, const char *name, int *frozen,
   return result;
 }
 
+/* Appends one unsupported test to the Markdown report: the reason without
+ * the model path prefix and the list of supported operators, '|' escaped,
+ * at most 300 characters. */
+static void report_row(FILE *f, const char *test, const char *why) {
+  const char *p = strstr(why, "model.onnx'");
+  if (p) {
+    p += strlen("model.onnx'");
+    while (*p == ' ' || *p == ':')
+      p++;
+  } else {
+    p = why;
+  }
+  fprintf(f, "| %s | ", test);
+  int n = 0;
+  for (; *p && n < 300; p++, n++) {
+    if (!strncmp(p, "; supported: ", 13))
+      break;
+    if (*p == '|')
+      fputs("\\|", f);
+    else if (*p == '\n')
+      fputc(' ', f);
+    else
+      fputc(*p, f);
+  }
+  fputs(n >= 300 && *p ? "... |\n" : " |\n", f);
+}
+
 /* 1 when name matches one of the filters (or there are none). */
 static int selected(const char *name, int nfilt, char **filt) {
   if (nfilt == 0)
@@ -480,6 +566,14 @@ int main(int argc, char **argv) {
            "runs: %s\n", tvm_diag_message());
     return 1;
   }
+  const char *rp = getenv("TVM_ONNX_REPORT");
+  FILE *report = rp && rp[0] ? fopen(rp, "w") : NULL;
+  if (rp && rp[0] && !report) {
+    printf("onnx node tests: cannot write %s\n", rp);
+    return 1;
+  }
+  if (report)
+    fprintf(report, "| test | why it is unsupported |\n|---|---|\n");
   int n;
   char **tests = list_dir(dir, "test_", &n);
   int pass = 0, fail = 0, unsup = 0, total = 0, nfrozen = 0;
@@ -502,6 +596,8 @@ int main(int argc, char **argv) {
       break;
     case R_UNSUPPORTED:
       unsup++;
+      if (report)
+        report_row(report, tests[i], err);
       if (verbose)
         printf("unsupported %s: %.300s\n", tests[i], err);
       break;
@@ -524,6 +620,11 @@ int main(int argc, char **argv) {
                                  : "reference operators and compiled for "
                                    "llvm-cpu",
          pass, fail, unsup, total);
+  if (report) {
+    fprintf(report, "\n%d passed, %d failed, %d unsupported (of %d).\n",
+            pass, fail, unsup, total);
+    fclose(report);
+  }
   tvm_target_free(cpu);
   return fail ? 1 : 0;
 }

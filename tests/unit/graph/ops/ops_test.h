@@ -329,6 +329,33 @@ static TU tvm_expr *gen_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   }
 }
 
+/* A constant of dtype t (float or integer). */
+static TU tvm_expr *op_const_of(tvm_ctx *c, tvm_dtype t, double v) {
+  return tvm_dtype_is_float(t) ? tvm_fconst(c, t, v)
+                               : tvm_const(c, t, (int64_t)v);
+}
+
+/* A small constant input as a compute whose body selects its values by
+ * flat index, so that computes reading constant inputs as tensors see
+ * the data the reference sees. */
+typedef struct const_ud {
+  const tvm_gvalue *v;
+  const DLTensor *d;
+} const_ud;
+
+static TU tvm_expr *const_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  const_ud *u = ud;
+  tvm_expr *flat = tvm_int(c, 0);
+  for (int d = 0; d < u->v->ndim; d++)
+    flat = tvm_add(c, tvm_mul(c, flat, tvm_int(c, u->v->shape[d])), i[d]);
+  int64_t n = tvm_gvalue_numel(u->v);
+  tvm_expr *e = op_const_of(c, u->v->dtype, tget(u->d, n - 1));
+  for (int64_t k = n - 2; k >= 0; k--)
+    e = tvm_select(c, tvm_eq(c, flat, tvm_int(c, k)),
+                   op_const_of(c, u->v->dtype, tget(u->d, k)), e);
+  return e;
+}
+
 /* Checks every output of the node's compute against its reference.
  * kinds[i]: generator of input i (G_REAL when kinds is NULL); range is the
  * G_IDX range.  Constant inputs use their data. */
@@ -337,6 +364,7 @@ static TU void check_compute_g(tvm_gnode *n, const int *kinds, int64_t range) {
   tvm_ctx *c = tvm_ctx_create();
   tvm_tensor *in[16] = {0}, *out[8] = {0};
   gen_ud g[16];
+  const_ud cu[16];
   DLTensor *din[16] = {0}, *dout[8] = {0};
   for (int i = 0; i < n->ninputs; i++) {
     const tvm_gvalue *v = n->inputs[i];
@@ -346,7 +374,13 @@ static TU void check_compute_g(tvm_gnode *n, const int *kinds, int64_t range) {
     char name[16];
     snprintf(name, sizeof name, "src%d", i);
     if (v->kind == TVM_GV_CONST) {
-      in[i] = tvm_placeholder(c, name, v->dtype, v->shape, v->ndim);
+      if (tvm_gvalue_numel(v) > 0 && tvm_gvalue_numel(v) <= 64) {
+        cu[i].v = v;
+        cu[i].d = din[i];
+        in[i] = tvm_compute(c, name, v->shape, v->ndim, const_body, &cu[i]);
+      } else {
+        in[i] = tvm_placeholder(c, name, v->dtype, v->shape, v->ndim);
+      }
       continue;
     }
     g[i].kind = kinds ? kinds[i] : G_REAL;

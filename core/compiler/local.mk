@@ -8,6 +8,8 @@ libtvm_la_SOURCES += \
 	core/compiler/compiler_int.h \
 	core/compiler/plan.c \
 	core/compiler/schedule_generic.c \
+	core/compiler/schedule_thread.c \
+	core/compiler/strategy.c \
 	core/compiler/kernels.c \
 	core/compiler/compile.c
 

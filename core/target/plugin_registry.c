@@ -44,7 +44,7 @@ char *target_aprintf(const char *fmt, ...) {
 size_t target_vtable_size_for_abi(uint32_t v) {
   if (v == 1) return TVM_PLUGIN_VTABLE_SIZE_V1;
   if (v == 2) return TVM_PLUGIN_VTABLE_SIZE_V2;
-  if (v == 3) return sizeof(tvm_plugin_vtable);
+  if (v == 3 || v == 4) return sizeof(tvm_plugin_vtable);
   return 0;
 }
 

@@ -9,7 +9,7 @@ check_LTLIBRARIES += \
 	tests/abi/plugins/fake.la \
 	tests/abi/plugins/abi1.la \
 	tests/abi/plugins/negotiate.la \
-	tests/abi/bad/abi4.la \
+	tests/abi/bad/abi5.la \
 	tests/abi/bad/nullquery.la \
 	tests/abi/bad/smallvt.la \
 	tests/abi/bad/noentry.la \
@@ -27,9 +27,9 @@ tests_abi_plugins_negotiate_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"negotiate
 	-DFAKE_BLOCK_DEFAULT=\"8\"
 tests_abi_plugins_negotiate_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
-tests_abi_bad_abi4_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
-tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=4
-tests_abi_bad_abi4_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+tests_abi_bad_abi5_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_bad_abi5_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi5\" -DFAKE_ABI=5
+tests_abi_bad_abi5_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_nullquery_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
 tests_abi_bad_nullquery_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"nullquery\" -DFAKE_NULL

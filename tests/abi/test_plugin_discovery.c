@@ -58,26 +58,26 @@ static void test_abi1_loads_with_v1_vtable(void **state) {
   util_rmdir(dir);
 }
 
-static void test_abi4_refused(void **state) {
+static void test_abi5_refused(void **state) {
   char dir[256], path[4096];
-  tvm_plugin_registry *r = one_plugin("bad", "abi4", dir, sizeof dir, path);
+  tvm_plugin_registry *r = one_plugin("bad", "abi5", dir, sizeof dir, path);
   const tvm_plugin_entry *e = only_entry(r);
   assert_int_equal(e->state, TVM_PLUGIN_SKIPPED);
-  assert_non_null(strstr(e->reason, "answered ABI 4"));
-  assert_non_null(strstr(e->reason, "1 to 3"));
-  assert_null(tvm_plugin_registry_find(r, "abi4"));
+  assert_non_null(strstr(e->reason, "answered ABI 5"));
+  assert_non_null(strstr(e->reason, "1 to 4"));
+  assert_null(tvm_plugin_registry_find(r, "abi5"));
   tvm_plugin_registry_free(r);
   util_rmdir(dir);
 }
 
-static void test_negotiates_down_to_3(void **state) {
+static void test_negotiates_down_to_4(void **state) {
   char dir[256], path[4096];
   tvm_plugin_registry *r =
       one_plugin("plugins", "negotiate", dir, sizeof dir, path);
   const tvm_plugin_entry *e = only_entry(r);
   assert_int_equal(e->state, TVM_PLUGIN_LOADED);
   assert_string_equal(e->name, "negotiate");
-  assert_int_equal(e->abi_version, 3);
+  assert_int_equal(e->abi_version, 4);
   tvm_plugin_registry_free(r);
   util_rmdir(dir);
 }
@@ -291,8 +291,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_abi2_loads),
       cmocka_unit_test(test_abi1_loads_with_v1_vtable),
-      cmocka_unit_test(test_abi4_refused),
-      cmocka_unit_test(test_negotiates_down_to_3),
+      cmocka_unit_test(test_abi5_refused),
+      cmocka_unit_test(test_negotiates_down_to_4),
       cmocka_unit_test(test_query_null_refused),
       cmocka_unit_test(test_small_vtable_refused),
       cmocka_unit_test(test_no_entry_symbol),

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "matmul_job.h"
+#include "tvm/graph.h"
+#include "tvm/strategy.h"
 
 /* --dump-ir hook: prints the function after the pass. */
 static void dump_ir(void *ud, const char *pass, const tvm_func *f) {
@@ -44,7 +46,7 @@ tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
                              int64_t K, const tvmc_matmul_opts *o,
                              tvmc_matmul_job *job) {
   const tvm_plugin_target_info *info = tvm_target_info(t);
-  const tvm_plugin_strategy *strat;
+  tvm_strategy_env *env = NULL;
   tvm_schedule *s = NULL;
   tvm_lower_options lo;
   tvm_module m = {0};
@@ -63,18 +65,15 @@ tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
 
   st = tvmc_matmul_declare(job->ctx, job->cfg, M, N, K, lanes, &te);
   if (st != TVM_OK) return st;
-  st = tvm_schedule_create(job->ctx, &te.C, 1, &s);
-  if (st != TVM_OK) return st;
-  strat = tvm_target_strategy(t, "matmul");
-  job->strategy = strat ? strat->name : "none";
-  if (strat) {
-    st = strat->schedule(t->instance, s, &te.C, 1, job->cfg);
-    if (st != TVM_OK) {
-      tvm_diag_prefix(st, "schedule template '%s' of target '%s': ",
-                      strat->name, t->name);
-      goto out;
-    }
-  }
+  /* the strategy rule of every compilation (tvm/strategy.h): "matmul"
+   * strategies by name, then contraction-pattern ones and the default,
+   * then the core's generic schedule; a failure is an error */
+  st = tvm_strategy_env_create(t, job->ctx, &env);
+  if (st == TVM_OK)
+    st = tvm_strategy_schedule(env, "matmul", TVM_PAT_OUT_ELEMWISE_FUSABLE,
+                               NULL, &te.C, 1, job->cfg, &s, &job->strategy);
+  tvm_strategy_env_free(env);
+  if (st != TVM_OK) goto out;
   tvm_lower_options_init(&lo);
   tvm_target_lower_options(t, &lo);
   if (o && o->dump_pass) {

@@ -151,11 +151,19 @@ TVM_API int tvm_target_has_key(const tvm_target *t, const char *key);
 /* The plugin's description of this target instance (never NULL for a
  * loaded target: a zeroed info when the plugin has no target_info). */
 TVM_API const tvm_plugin_target_info *tvm_target_info(const tvm_target *t);
-/* The plugin's schedule template for operator op (the strategy with the
- * highest priority among those naming op), or NULL when it has none and
- * the core's generic schedule applies. */
+/* The plugin's schedule template naming operator op exactly (the one
+ * with the highest priority), or NULL. */
 TVM_API const tvm_plugin_strategy *tvm_target_strategy(const tvm_target *t,
                                                        const char *op);
+/* The strategies that may schedule operator op of fusion pattern
+ * `pattern` (a tvm_gop_pattern, -1 = unknown), in the order they are
+ * tried: those naming op, then those registered for the pattern, then
+ * the target's defaults, each group by priority (highest first).  Fills
+ * at most cap entries of out and returns how many.  ABI 1-3 plugins'
+ * strategies only ever match by name. */
+TVM_API int tvm_target_strategies(const tvm_target *t, const char *op,
+                                  int pattern,
+                                  const tvm_plugin_strategy **out, int cap);
 /* Fills o (after tvm_lower_options_init) from the target's info:
  * vector_bits, has_threads, num_queues, scopes, unroll_max_extent.  The
  * scope array is owned by the target. */

@@ -1,0 +1,227 @@
+/*
+ * core/compiler/schedule_thread.c - the core's generic schedule of a fused
+ * group for targets whose kernels launch over thread axes (cuda, vulkan,
+ * arm-mali; tvm/strategy.h's thread family).
+ *
+ *  - intermediate injective stages are inlined into their readers, except
+ *    one that is read more than once and large (more than INLINE_MAX_COST
+ *    expression nodes), which gets its own kernel like a reduction;
+ *  - every remaining stage (outputs, reductions, those large stages) is
+ *    its own kernel at the root, in producer order:
+ *    - one output element per thread: its data axes fused, split by the
+ *      block size (knob "block_size", default min(256, max_threads), never
+ *      above max_threads; a split that does not divide leaves a guarded
+ *      tail) and bound to blockIdx.x / threadIdx.x; reduce loops stay
+ *      serial inside the thread (the default for contractions and other
+ *      out-elementwise-fusable or opaque operators);
+ *    - a reduction over many elements into few outputs (a softmax row, a
+ *      global pooling, a reduce over a long axis) is a cross-thread
+ *      reduction: its innermost reduce axis is split by T threads and the
+ *      inner part factored out (rfactor) into a shared-memory stage
+ *      RF[out..., t] of per-thread partial sums computed at the output's
+ *      block loop with t bound to threadIdx.x; after the barrier (inserted
+ *      by the thread_sync pass) the output sums the T partials.  Every
+ *      thread of the block computes that final sum and stores the same
+ *      value, so no thread-dependent condition is needed.
+ * A stage without data axes (a 0-d result) cannot be bound to threads:
+ * the schedule refuses it with an error naming the stage.
+ */
+#include <string.h>
+
+#include "tvm/strategy.h"
+#include "compiler_int.h"
+
+#define INLINE_MAX_COST 256
+#define CROSS_MIN_K 64     /* reduce extent from which threads cooperate */
+#define CROSS_MAX_N 4096   /* ... when the outputs are at most this many */
+
+/* Expression nodes of a body and reads of each tensor. */
+typedef struct tstats {
+  int64_t nodes;
+  tvm_ptrmap *reads; /* tvm_tensor* -> count */
+  int oom;
+} tstats;
+
+static int count_node(tvm_visitor *v, const tvm_expr *e) {
+  tstats *b = v->data;
+  b->nodes++;
+  if (e->kind == TVM_TREAD) {
+    void *p = NULL;
+    tvm_ptrmap_get(b->reads, e->u.tread.tensor, &p);
+    if (tvm_ptrmap_put(b->reads, e->u.tread.tensor, (void *)((intptr_t)p + 1)))
+      b->oom = 1;
+  }
+  return 0;
+}
+
+/* Constant extent of an axis, or -1. */
+static int64_t extent_of(const tvm_iter_var *iv) {
+  int64_t v;
+  if (iv && iv->dom.extent && tvm_is_const_int(iv->dom.extent, &v))
+    return v;
+  return -1;
+}
+
+/* Product of the data (reduce = 0) or reduce extents of op; -1 unknown. */
+static int64_t volume(const tvm_operation *op, int reduce) {
+  int64_t n = 1;
+  int k = reduce ? op->nreduce : op->naxis;
+  for (int i = 0; i < k; i++) {
+    int64_t e = extent_of(reduce ? op->reduce_axis[i] : op->axis[i]);
+    if (e < 0)
+      return -1;
+    n *= e;
+  }
+  return n;
+}
+
+/* Smallest power of two >= n (n >= 1), at most cap. */
+static int64_t pow2_at_least(int64_t n, int64_t cap) {
+  int64_t p = 1;
+  while (p < n && p < cap)
+    p *= 2;
+  return p;
+}
+
+/* Fuses the data axes of st into *f (NULL when it has none). */
+static tvm_status fuse_data(tvm_stage *st, tvm_iter_var **f) {
+  int na = st->op->naxis;
+  tvm_status rc = TVM_OK;
+  *f = na ? tvm_stage_axis(st, 0) : NULL;
+  for (int i = 1; i < na && !rc; i++)
+    rc = tvm_fuse(st, *f, tvm_stage_axis(st, i), f);
+  return rc;
+}
+
+/* Binds iv of st to thread axis tag. */
+static tvm_status bind(tvm_stage *st, tvm_iter_var *iv, const char *tag) {
+  tvm_iter_var *t = tvm_thread_axis(st->ctx, tag, NULL);
+  if (!t)
+    return tvm_ctx_status(st->ctx) ? tvm_ctx_status(st->ctx)
+                                   : tvm_diag_set(TVM_ERR_NOMEM,
+                                                  "schedule: out of memory");
+  return tvm_bind(st, iv, t);
+}
+
+/* One output element per thread (see the top). */
+static tvm_status per_element(tvm_stage *st, int64_t block) {
+  tvm_iter_var *f, *bo, *bi;
+  int64_t n = volume(st->op, 0);
+  tvm_status rc = fuse_data(st, &f);
+  if (rc)
+    return rc;
+  if (n > 0 && n < block)
+    block = pow2_at_least(n, block);
+  if ((rc = tvm_split(st, f, block, &bo, &bi)))
+    return rc;
+  if ((rc = bind(st, bo, "blockIdx.x")))
+    return rc;
+  return bind(st, bi, "threadIdx.x");
+}
+
+/* Cross-thread reduction of st with T threads (see the top). */
+static tvm_status cross_thread(tvm_schedule *s, tvm_stage *st, int64_t T) {
+  tvm_operation *op = st->op;
+  int na = op->naxis;
+  tvm_iter_var *ko, *ki, *f;
+  tvm_tensor *rf = NULL;
+  tvm_status rc = tvm_split(st, tvm_stage_reduce_axis(st, op->nreduce - 1), T,
+                            &ko, &ki);
+  if (!rc)
+    rc = tvm_rfactor(s, op->output, ki, na, &rf);
+  if (rc)
+    return rc;
+  tvm_stage *rs = tvm_stage_of(s, rf);
+  if (!rs)
+    return tvm_diag_set(TVM_ERR_INTERNAL, "schedule: rfactor left no stage");
+  rs->scope = "shared";
+  if ((rc = fuse_data(st, &f)) || (rc = bind(st, f, "blockIdx.x")))
+    return rc;
+  if ((rc = tvm_compute_at(rs, st, f)))
+    return rc;
+  return bind(rs, tvm_stage_axis(rs, na), "threadIdx.x");
+}
+
+/* See tvm/strategy.h. */
+tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
+                                       int nouts, int max_threads,
+                                       tvm_config *cfg) {
+  static const int64_t blocks[] = {32, 64, 128, 256, 512, 1024};
+  tvm_ptrmap reads = {0}, cost = {0};
+  tvm_ptrvec roots = {0};
+  tvm_status rc = TVM_OK;
+  int nb = 0, dflt = 0;
+  (void)outs;
+  (void)nouts;
+  if (max_threads <= 0)
+    max_threads = 1024;
+  while (nb < 6 && blocks[nb] <= max_threads)
+    nb++;
+  if (nb == 0)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "generic thread schedule: the target allows %d "
+                        "threads per block, fewer than 32",
+                        max_threads);
+  for (int i = 0; i < nb; i++)
+    if (blocks[i] <= 256)
+      dflt = i;
+  int64_t block = cfg ? tvm_cfg_choice(cfg, "block_size", blocks, nb, dflt)
+                      : blocks[dflt];
+
+  /* read counts and sizes */
+  for (size_t i = 0; i < s->stages.len && !rc; i++) {
+    tvm_stage *st = s->stages.data[i];
+    if (st->op->kind != TVM_OP_COMPUTE || !st->op->body)
+      continue;
+    tstats b = {0, &reads, 0};
+    tvm_visitor v = {count_node, NULL, &b};
+    tvm_visit_expr(&v, st->op->body);
+    if (b.oom || tvm_ptrmap_put(&cost, st, (void *)(intptr_t)b.nodes))
+      rc = tvm_diag_set(TVM_ERR_NOMEM, "schedule: out of memory");
+  }
+  /* inline or keep; kept stages in producer order */
+  for (size_t i = 0; i < s->stages.len && !rc; i++) {
+    tvm_stage *st = s->stages.data[i];
+    void *nr = NULL, *c = NULL;
+    if (st->op->kind != TVM_OP_COMPUTE || !st->op->body)
+      continue;
+    tvm_ptrmap_get(&reads, st->op->output, &nr);
+    tvm_ptrmap_get(&cost, st, &c);
+    if (!st->is_output && st->op->body->kind != TVM_REDUCE &&
+        ((intptr_t)nr <= 1 || (intptr_t)c <= INLINE_MAX_COST))
+      rc = tvm_compute_inline(st);
+    else if (tvm_ptrvec_push(&roots, st))
+      rc = tvm_diag_set(TVM_ERR_NOMEM, "schedule: out of memory");
+  }
+  for (size_t i = 0; i < roots.len && !rc; i++) {
+    tvm_stage *st = roots.data[i];
+    tvm_operation *op = st->op;
+    if (op->naxis == 0) {
+      rc = tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "generic thread schedule: stage '%s' has no data "
+                        "axis (a 0-d result) to bind to threads; reshape "
+                        "it to 1 element or give the target a strategy",
+                        op->output->name);
+      break;
+    }
+    int64_t n = volume(op, 0), k = op->nreduce ? volume(op, 1) : 0;
+    int64_t kin = op->nreduce ? extent_of(op->reduce_axis[op->nreduce - 1])
+                              : 0;
+    if (op->body->kind == TVM_REDUCE && n > 0 && n <= CROSS_MAX_N &&
+        k >= CROSS_MIN_K && kin >= 32) {
+      int64_t T = 32;
+      while (T * 2 <= kin && T * 2 <= block)
+        T *= 2;
+      rc = cross_thread(s, st, T);
+    } else {
+      rc = per_element(st, block);
+    }
+    if (rc)
+      tvm_diag_prefix(rc, "generic thread schedule of stage '%s': ",
+                      op->output->name);
+  }
+  tvm_ptrvec_free(&roots);
+  tvm_ptrmap_free(&reads);
+  tvm_ptrmap_free(&cost);
+  return rc;
+}

@@ -511,12 +511,13 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
       args[nargs] = in[i];
       out->args[nargs++] = G->inputs[i];
     }
+  /* scheduling may give a 0-d output a 1-element form (tvm/strategy.h) */
+  if ((st = schedule_group(kb, G, outs, &s)))
+    goto fail;
   for (int k = 0; k < G->noutputs; k++) {
     args[nargs] = outs[k];
     out->args[nargs++] = G->outputs[k];
   }
-  if ((st = schedule_group(kb, G, outs, &s)))
-    goto fail;
   st = tvm_lower(s, args, nargs, r.name, &kb->lo, &kb->mod);
   tvm_schedule_free(s);
   if (st)

@@ -19,12 +19,19 @@
  *      reduction: its innermost reduce axis is split by T threads and the
  *      inner part factored out (rfactor) into a shared-memory stage
  *      RF[out..., t] of per-thread partial sums computed at the output's
- *      block loop with t bound to threadIdx.x; after the barrier (inserted
- *      by the thread_sync pass) the output sums the T partials.  Every
- *      thread of the block computes that final sum and stores the same
- *      value, so no thread-dependent condition is needed.
- * A stage without data axes (a 0-d result) cannot be bound to threads:
- * the schedule refuses it with an error naming the stage.
+ *      block loop with t bound to threadIdx.x (each thread accumulates in
+ *      local memory and stores its partial once); after the barrier (inserted
+ *      by the thread_sync pass) every thread of the block sums the T
+ *      partials in local memory and stores the same value to the output,
+ *      so no thread-dependent condition is needed and no thread reads the
+ *      output while another writes it.
+ * A stage without data axes (a 0-d result: a full reduction) has nothing
+ * to bind: it is computed in local memory inside the thread loop of its
+ * one reader (every thread of it recomputes the scalar: correct, and
+ * cheap for the small reductions that produce scalars).  A 0-d output
+ * is first given a 1-element wrapper by tvm_strategy_schedule, so that
+ * it has a reader; a 0-d stage with several readers is refused with an
+ * error naming it.
  */
 #include <string.h>
 
@@ -103,8 +110,9 @@ static tvm_status bind(tvm_stage *st, tvm_iter_var *iv, const char *tag) {
   return tvm_bind(st, iv, t);
 }
 
-/* One output element per thread (see the top). */
-static tvm_status per_element(tvm_stage *st, int64_t block) {
+/* One output element per thread (see the top); *at = the thread axis. */
+static tvm_status per_element(tvm_stage *st, int64_t block,
+                              tvm_iter_var **at) {
   tvm_iter_var *f, *bo, *bi;
   int64_t n = volume(st->op, 0);
   tvm_status rc = fuse_data(st, &f);
@@ -116,30 +124,117 @@ static tvm_status per_element(tvm_stage *st, int64_t block) {
     return rc;
   if ((rc = bind(st, bo, "blockIdx.x")))
     return rc;
+  *at = bi;
   return bind(st, bi, "threadIdx.x");
 }
 
-/* Cross-thread reduction of st with T threads (see the top). */
-static tvm_status cross_thread(tvm_schedule *s, tvm_stage *st, int64_t T) {
-  tvm_operation *op = st->op;
-  int na = op->naxis;
-  tvm_iter_var *ko, *ki, *f;
-  tvm_tensor *rf = NULL;
-  tvm_status rc = tvm_split(st, tvm_stage_reduce_axis(st, op->nreduce - 1), T,
-                            &ko, &ki);
-  if (!rc)
-    rc = tvm_rfactor(s, op->output, ki, na, &rf);
+/* Cross-thread reduction of st with T threads (see the top); *at = the
+ * block axis. */
+static tvm_status cross_thread(tvm_schedule *s, tvm_stage *st, int64_t T,
+                               tvm_iter_var **at) {
+  tvm_tensor *out = st->op->output, *red = NULL, *rf = NULL, *acc = NULL;
+  int na = st->op->naxis;
+  tvm_iter_var *ko, *ki, *f, *tx;
+  tvm_stage *rs, *ls;
+  /* the final sum of the T partials in local memory: every thread
+   * computes it and stores the same value, never accumulating in the
+   * output itself (threads would race on it) */
+  tvm_status rc = tvm_cache_write(s, out, "local", &red);
   if (rc)
     return rc;
-  tvm_stage *rs = tvm_stage_of(s, rf);
-  if (!rs)
+  ls = tvm_stage_of(s, red);
+  st = tvm_stage_of(s, out);
+  if (!ls || !st)
+    return tvm_diag_set(TVM_ERR_INTERNAL, "schedule: cache_write left no "
+                                          "stage");
+  rc = tvm_split(ls, tvm_stage_reduce_axis(ls, ls->op->nreduce - 1), T, &ko,
+                 &ki);
+  if (!rc)
+    rc = tvm_rfactor(s, red, ki, na, &rf);
+  if (rc)
+    return rc;
+  rs = tvm_stage_of(s, rf);
+  ls = tvm_stage_of(s, red);
+  if (!rs || !ls)
     return tvm_diag_set(TVM_ERR_INTERNAL, "schedule: rfactor left no stage");
   rs->scope = "shared";
   if ((rc = fuse_data(st, &f)) || (rc = bind(st, f, "blockIdx.x")))
     return rc;
-  if ((rc = tvm_compute_at(rs, st, f)))
+  *at = f;
+  if ((rc = tvm_compute_at(ls, st, f)) || (rc = tvm_compute_at(rs, st, f)))
     return rc;
-  return bind(rs, tvm_stage_axis(rs, na), "threadIdx.x");
+  tx = tvm_stage_axis(rs, na);
+  if ((rc = bind(rs, tx, "threadIdx.x")))
+    return rc;
+  /* each thread accumulates its partial in local memory and stores it to
+   * the shared array once: no shared access inside the reduce loop (which
+   * would need a barrier per iteration) */
+  if ((rc = tvm_cache_write(s, rf, "local", &acc)))
+    return rc;
+  rs = tvm_stage_of(s, rf);
+  return tvm_compute_at(tvm_stage_of(s, acc), rs, tx);
+}
+
+/* Does the body of op read tensor t, directly or through stages inlined
+ * into it? */
+typedef struct reads_acc {
+  tvm_schedule *s;
+  const tvm_tensor *t;
+  int found, depth;
+} reads_acc;
+
+static int reads_hook(tvm_visitor *v, const tvm_expr *e) {
+  reads_acc *a = v->data;
+  if (a->found || e->kind != TVM_TREAD)
+    return a->found;
+  tvm_tensor *x = e->u.tread.tensor;
+  if (x == a->t) {
+    a->found = 1;
+    return 1;
+  }
+  tvm_stage *xs = tvm_stage_of(a->s, x);
+  if (xs && xs->attach == TVM_ATTACH_INLINE && xs->op->body && a->depth < 64) {
+    a->depth++;
+    tvm_visit_expr(v, xs->op->body);
+    a->depth--;
+  }
+  return 0;
+}
+
+static int reads_tensor(tvm_schedule *s, const tvm_operation *op,
+                        const tvm_tensor *t) {
+  reads_acc a = {s, t, 0, 0};
+  tvm_visitor v = {reads_hook, NULL, &a};
+  if (op->body)
+    tvm_visit_expr(&v, op->body);
+  return a.found;
+}
+
+/* A 0-d intermediate (a full reduction) has no axis to bind: it is
+ * computed, in local memory, inside the thread (or block) loop of its one
+ * reader, which is scheduled already (at maps stage -> that axis). */
+static tvm_status attach_scalar(tvm_schedule *s, tvm_stage *st,
+                                tvm_ptrvec *roots, tvm_ptrmap *at) {
+  tvm_stage *reader = NULL;
+  int n = 0;
+  void *ax = NULL;
+  for (size_t i = 0; i < roots->len; i++) {
+    tvm_stage *r = roots->data[i];
+    if (r != st && reads_tensor(s, r->op, st->op->output)) {
+      reader = r;
+      n++;
+    }
+  }
+  if (st->is_output || n != 1 || !tvm_ptrmap_get(at, reader, &ax) || !ax)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "generic thread schedule: stage '%s' has no data "
+                        "axis (a 0-d result) to bind to threads and %s; "
+                        "give the target a strategy for it",
+                        st->op->output->name,
+                        st->is_output ? "is an output"
+                                      : "not exactly one reader");
+  st->scope = "local";
+  return tvm_compute_at(st, reader, ax);
 }
 
 /* See tvm/strategy.h. */
@@ -147,7 +242,7 @@ tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
                                        int nouts, int max_threads,
                                        tvm_config *cfg) {
   static const int64_t blocks[] = {32, 64, 128, 256, 512, 1024};
-  tvm_ptrmap reads = {0}, cost = {0};
+  tvm_ptrmap reads = {0}, cost = {0}, at = {0};
   tvm_ptrvec roots = {0};
   tvm_status rc = TVM_OK;
   int nb = 0, dflt = 0;
@@ -196,14 +291,9 @@ tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
   for (size_t i = 0; i < roots.len && !rc; i++) {
     tvm_stage *st = roots.data[i];
     tvm_operation *op = st->op;
-    if (op->naxis == 0) {
-      rc = tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "generic thread schedule: stage '%s' has no data "
-                        "axis (a 0-d result) to bind to threads; reshape "
-                        "it to 1 element or give the target a strategy",
-                        op->output->name);
-      break;
-    }
+    tvm_iter_var *ax = NULL;
+    if (op->naxis == 0)
+      continue; /* after its reader, below */
     int64_t n = volume(op, 0), k = op->nreduce ? volume(op, 1) : 0;
     int64_t kin = op->nreduce ? extent_of(op->reduce_axis[op->nreduce - 1])
                               : 0;
@@ -212,15 +302,23 @@ tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
       int64_t T = 32;
       while (T * 2 <= kin && T * 2 <= block)
         T *= 2;
-      rc = cross_thread(s, st, T);
+      rc = cross_thread(s, st, T, &ax);
     } else {
-      rc = per_element(st, block);
+      rc = per_element(st, block, &ax);
     }
+    if (!rc && tvm_ptrmap_put(&at, st, ax))
+      rc = tvm_diag_set(TVM_ERR_NOMEM, "schedule: out of memory");
     if (rc)
       tvm_diag_prefix(rc, "generic thread schedule of stage '%s': ",
                       op->output->name);
   }
+  for (size_t i = roots.len; i > 0 && !rc; i--) {
+    tvm_stage *st = roots.data[i - 1];
+    if (st->op->naxis == 0)
+      rc = attach_scalar(s, st, &roots, &at);
+  }
   tvm_ptrvec_free(&roots);
+  tvm_ptrmap_free(&at);
   tvm_ptrmap_free(&reads);
   tvm_ptrmap_free(&cost);
   return rc;

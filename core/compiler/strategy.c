@@ -139,6 +139,30 @@ static tvm_status run_one(tvm_strategy_env *e, const tvm_plugin_strategy *p,
   return st;
 }
 
+/* out[0] = t[]: a 1-element view of a 0-d tensor (same bytes). */
+static tvm_expr *scalar_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  (void)i;
+  return tvm_tread(c, ud, NULL, 0);
+}
+
+/* Thread targets: a 0-d output has no axis to bind; it becomes a
+ * 1-element tensor computed by one thread (outs[k] is replaced; the
+ * buffer holds the same single element). */
+static tvm_status wrap_scalar_outputs(tvm_ctx *c, tvm_tensor **outs,
+                                      int nouts) {
+  for (int k = 0; k < nouts; k++) {
+    if (outs[k]->ndim != 0 || outs[k]->op->kind != TVM_OP_COMPUTE)
+      continue;
+    tvm_tensor *w = tvm_compute(c, tvm_ctx_strdup(c, outs[k]->name),
+                                (int64_t[]){1}, 1, scalar_body, outs[k]);
+    if (!w)
+      return tvm_ctx_status(c) ? tvm_ctx_status(c) : tvm_diag_status();
+    tvm_tensor_set_tag(w, "injective");
+    outs[k] = w;
+  }
+  return TVM_OK;
+}
+
 /* See tvm/strategy.h. */
 tvm_status tvm_strategy_schedule(tvm_strategy_env *e, const char *op,
                                  int pattern, const tvm_gnode *anchor,
@@ -181,6 +205,9 @@ tvm_status tvm_strategy_schedule(tvm_strategy_env *e, const char *op,
             tvm_diag_message());
     tvm_diag_clear();
   }
+  if (e->family == TVM_FAMILY_THREAD &&
+      (st = wrap_scalar_outputs(e->ctx, outs, nouts)))
+    return st;
   if ((st = tvm_schedule_create(e->ctx, outs, nouts, sp)))
     return st;
   if (e->family == TVM_FAMILY_THREAD) {

@@ -66,7 +66,9 @@ TVM_API tvm_status tvm_strategy_env_intrins(tvm_strategy_env *e,
  * anchor node or NULL) on the env's target, following the order at the
  * top.  On success *sp is a new schedule (free with tvm_schedule_free)
  * and *used (optional) the template's name ("core.generic_cpu" or
- * "core.generic_thread" for the core's). */
+ * "core.generic_thread" for the core's).  On a thread target the generic
+ * schedule replaces a 0-d output outs[k] by a 1-element tensor (the same
+ * bytes): lower the outs array as it is on return. */
 TVM_API tvm_status tvm_strategy_schedule(tvm_strategy_env *env,
                                          const char *op, int pattern,
                                          const tvm_gnode *anchor,

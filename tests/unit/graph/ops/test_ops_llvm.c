@@ -7,11 +7,19 @@
  * reads of selects (both sides are evaluated in generated code), integer
  * division semantics.  Skipped when the llvm-cpu target cannot be loaded
  * (the plugin is not built).
+ *
+ * Built a second time as tests/plugins/simt/test_ops_simt with
+ * OPS_TARGET_YAML naming the simt test target: every kernel is then
+ * scheduled by the core's generic thread schedule and run serialized on
+ * the CPU.  Both builds schedule through tvm_strategy_schedule (the
+ * target's strategies, else its generic family) and report which
+ * registry operators the tests exercised.
  */
 #include "ops_test.h"
 
 #include "tvm/lower.h"
 #include "tvm/runtime.h"
+#include "tvm/strategy.h"
 #include "tvm/target.h"
 
 #define INTS(name, ...)                                                        \
@@ -19,12 +27,22 @@
                  (int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)))
 
 static tvm_target *T;
+static tvm_strmap seen_ops; /* operator names run */
 
 static int setup(void **state) {
+  const char *name = "llvm-cpu";
+  char path[4096];
   if (t_setup(state))
     return -1;
-  if (tvm_target_load("llvm-cpu", &T) != TVM_OK) {
-    print_message("llvm-cpu target unavailable (%s): skipping\n",
+#ifdef OPS_TARGET_YAML
+  snprintf(path, sizeof path, "%s/%s",
+           getenv("TVM_SRCDIR") ? getenv("TVM_SRCDIR") : ".", OPS_TARGET_YAML);
+  name = path;
+#else
+  (void)path;
+#endif
+  if (tvm_target_load(name, &T) != TVM_OK) {
+    print_message("%s target unavailable (%s): skipping\n", name,
                   tvm_diag_message());
     T = NULL;
   }
@@ -32,8 +50,24 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-  if (T)
+  if (T) {
+    int n = 0;
+    tvm_strbuf miss;
+    tvm_strbuf_init(&miss);
+    for (int i = 0; i < tvm_gop_count(); i++) {
+      const tvm_gop_def *d = tvm_gop_at(i);
+      if (tvm_strmap_get(&seen_ops, d->name))
+        n++;
+      else if (d->compute)
+        tvm_strbuf_printf(&miss, " %s", d->name);
+    }
+    print_message("%s: %d of %d registry operators run; not run (with a "
+                  "compute):%s\n",
+                  T->name, n, tvm_gop_count(), miss.data ? miss.data : "");
+    tvm_strbuf_free(&miss);
     tvm_target_free(T);
+  }
+  tvm_strmap_free(&seen_ops);
   return t_teardown(state);
 }
 
@@ -76,8 +110,15 @@ static void run_llvm_g(tvm_gnode *n, const int *kinds, int64_t range) {
   if (n->def->compute(c, n, in, out))
     fail_msg("%s compute: %s", n->op, tvm_diag_message());
   tvm_schedule *s = NULL;
-  if (tvm_schedule_create(c, out, n->noutputs, &s))
-    fail_msg("%s schedule: %s", n->op, tvm_diag_message());
+  tvm_strategy_env *env = NULL;
+  tvm_config *cfg = tvm_config_create();
+  if (!cfg || tvm_strategy_env_create(T, c, &env) ||
+      tvm_strategy_schedule(env, n->op, (int)n->def->pattern, n, out,
+                            n->noutputs, cfg, &s, NULL))
+    fail_msg("%s schedule on %s: %s", n->op, T->name, tvm_diag_message());
+  tvm_strategy_env_free(env);
+  tvm_config_free(cfg);
+  tvm_strmap_put(&seen_ops, n->op, (void *)1);
   /* parameters: the inputs the compute reads, then the outputs */
   tvm_tensor *args[24];
   DLTensor *argd[24];
@@ -304,6 +345,25 @@ static void test_llvm_nn(void **state) {
              small, 0);
 }
 
+/* Reductions long enough for the thread schedules' cross-thread path
+ * (shared-memory partial sums, a barrier, guarded tails). */
+static void test_llvm_long_reductions(void **state) {
+  run_llvm(NODE("Softmax", TVM_IN(TF(3, 1000)), TVM_NOATTRS));
+  run_llvm(NODE("LogSoftmax", TVM_IN(TF(2, 333)), TVM_NOATTRS));
+  run_llvm(NODE("ReduceSum", TVM_IN(TF(2, 3000), TCI(1)),
+                TVM_ATTRS(tvm_gattr_int("keepdims", 0))));
+  run_llvm(NODE("ReduceSum", TVM_IN(TF(4000)),
+                TVM_ATTRS(tvm_gattr_int("keepdims", 0))));
+  run_llvm(NODE("ReduceMax", TVM_IN(TF(5, 777)), TVM_NOATTRS));
+  run_llvm(NODE("ReduceMin", TVM_IN(TF(5, 777)), TVM_ATTRS(INTS("axes", 1))));
+  run_llvm(
+      NODE("ReduceMean", TVM_IN(TF(2, 4, 300)), TVM_ATTRS(INTS("axes", 1, 2))));
+  run_llvm(NODE("ReduceSumSquare", TVM_IN(TF(3, 200)),
+                TVM_ATTRS(INTS("axes", 1))));
+  run_llvm(NODE("ReduceL2", TVM_IN(TF(3, 200)), TVM_ATTRS(INTS("axes", 1))));
+  run_llvm(NODE("GlobalAveragePool", TVM_IN(TF(1, 4, 16, 16)), TVM_NOATTRS));
+}
+
 static void test_llvm_shape(void **state) {
   run_llvm(NODE("Reshape", TVM_IN(TF(2, 3, 4), TCI(4, -1)), TVM_NOATTRS));
   run_llvm(NODE("Flatten", TVM_IN(TF(2, 3, 4)), TVM_NOATTRS));
@@ -355,6 +415,7 @@ int main(void) {
       cmocka_unit_test(test_llvm_broadcast),
       cmocka_unit_test(test_llvm_nn),
       cmocka_unit_test(test_llvm_shape),
+      cmocka_unit_test(test_llvm_long_reductions),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -26,6 +26,23 @@ tests_unit_graph_test_plan_memory_SOURCES = tests/unit/graph/test_plan_memory.c 
 tests_unit_graph_test_plan_memory_CFLAGS = $(TVM_TEST_CF)
 tests_unit_graph_test_plan_memory_LDADD = $(TVM_TEST_LIBS) -lm
 
+# strategy choice and serialize_threads, with two small test plugins
+check_LTLIBRARIES += tests/unit/compiler/strat4.la tests/unit/compiler/strat3.la
+tests_unit_compiler_strat4_la_SOURCES = tests/unit/compiler/strat_plugin.c
+tests_unit_compiler_strat4_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+tests_unit_compiler_strat4_la_LIBADD = libtvm.la
+tests_unit_compiler_strat3_la_SOURCES = tests/unit/compiler/strat_plugin.c
+tests_unit_compiler_strat3_la_CPPFLAGS = $(AM_CPPFLAGS) -DSTRAT_ABI3
+tests_unit_compiler_strat3_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+tests_unit_compiler_strat3_la_LIBADD = libtvm.la
+check_PROGRAMS += tests/unit/compiler/test_strategy
+TESTS += tests/unit/compiler/test_strategy
+tests_unit_compiler_test_strategy_SOURCES = tests/unit/compiler/test_strategy.c
+tests_unit_compiler_test_strategy_CFLAGS = $(TVM_TEST_CF)
+tests_unit_compiler_test_strategy_LDADD = $(TVM_TEST_LIBS)
+EXTRA_tests_unit_compiler_test_strategy_DEPENDENCIES = \
+	tests/unit/compiler/strat4.la tests/unit/compiler/strat3.la
+
 if BUILD_LLVM_CPU
 check_PROGRAMS += tests/unit/compiler/test_compile
 TESTS += tests/unit/compiler/test_compile

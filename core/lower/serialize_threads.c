@@ -150,8 +150,8 @@ static void split(ser *z, tvm_stmt *s, tlevel *lv, int nlv,
       break;
     }
     h->alloc = s;
-    h->threads = n;
-    h->offset = tvm_mul(c, id, s->u.alloc.extent);
+    h->threads = tvm_simplify(c, n, NULL);
+    h->offset = tvm_simplify(c, tvm_mul(c, id, s->u.alloc.extent), NULL);
     if (!h->offset || tvm_ptrvec_push(&z->hoist, h) ||
         tvm_ptrmap_put(&z->slice, s->u.alloc.buffer, h->offset)) {
       z->st = tvm_diag_set(TVM_ERR_NOMEM, "serialize_threads: out of memory");
@@ -193,7 +193,8 @@ static tvm_expr *slice_expr(tvm_mutator *m, tvm_expr *e) {
   tvm_expr *o = off;
   if (idx && idx->dtype.lanes > 1)
     o = tvm_broadcast(m->ctx, o, idx->dtype.lanes);
-  return tvm_load(m->ctx, e->dtype, e->u.load.buffer, tvm_add(m->ctx, idx, o),
+  return tvm_load(m->ctx, e->dtype, e->u.load.buffer,
+                  tvm_simplify(m->ctx, tvm_add(m->ctx, idx, o), NULL),
                   e->u.load.pred ? tvm_mutate_expr(m, e->u.load.pred) : NULL);
 }
 
@@ -213,7 +214,8 @@ static tvm_stmt *ser_stmt(tvm_mutator *m, tvm_stmt *s) {
     tvm_expr *o = off;
     if (idx && idx->dtype.lanes > 1)
       o = tvm_broadcast(c, o, idx->dtype.lanes);
-    return tvm_store(c, s->u.store.buffer, tvm_add(c, idx, o),
+    return tvm_store(c, s->u.store.buffer,
+                     tvm_simplify(c, tvm_add(c, idx, o), NULL),
                      tvm_mutate_expr(m, s->u.store.value),
                      s->u.store.pred ? tvm_mutate_expr(m, s->u.store.pred)
                                      : NULL);
@@ -240,7 +242,8 @@ static tvm_stmt *ser_stmt(tvm_mutator *m, tvm_stmt *s) {
     hoisted *h = z->hoist.data[k - 1];
     tvm_stmt *a = h->alloc;
     r = tvm_allocate(c, a->u.alloc.buffer, a->u.alloc.dtype,
-                     tvm_mul(c, a->u.alloc.extent, h->threads),
+                     tvm_simplify(c, tvm_mul(c, a->u.alloc.extent, h->threads),
+                                  NULL),
                      a->u.alloc.scope, r);
   }
   return r ? r : tvm_evaluate(c, tvm_int(c, 0));

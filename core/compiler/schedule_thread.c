@@ -8,6 +8,11 @@
  *    expression nodes), which gets its own kernel like a reduction;
  *  - every remaining stage (outputs, reductions, those large stages) is
  *    its own kernel at the root, in producer order:
+ *    - a reduction whose only reader is an elementwise epilogue (a dense
+ *      layer's matmul before its bias and activation) is computed inside
+ *      the epilogue's thread, in local memory, when bound inference shows
+ *      each thread needs one element of it: one kernel, no round trip
+ *      through global memory;
  *    - one output element per thread: its data axes fused, split by the
  *      block size (knob "block_size", default min(256, max_threads), never
  *      above max_threads; a split that does not divide leaves a guarded
@@ -237,6 +242,63 @@ static tvm_status attach_scalar(tvm_schedule *s, tvm_stage *st,
   return tvm_compute_at(st, reader, ax);
 }
 
+/* Is st a reduction over many elements into few (cross-thread)? */
+static int is_cross(const tvm_stage *st) {
+  const tvm_operation *op = st->op;
+  int64_t n = volume(op, 0), k = op->nreduce ? volume(op, 1) : 0;
+  int64_t kin = op->nreduce ? extent_of(op->reduce_axis[op->nreduce - 1]) : 0;
+  return op->body->kind == TVM_REDUCE && n > 0 && n <= CROSS_MAX_N &&
+         k >= CROSS_MIN_K && kin >= 32;
+}
+
+/* The one root stage other than st that reads st's output, or NULL. */
+static tvm_stage *only_reader(tvm_schedule *s, tvm_stage *st,
+                              tvm_ptrvec *roots) {
+  tvm_stage *reader = NULL;
+  for (size_t i = 0; i < roots->len; i++) {
+    tvm_stage *r = roots->data[i];
+    if (r == st || !reads_tensor(s, r->op, st->op->output))
+      continue;
+    if (reader)
+      return NULL;
+    reader = r;
+  }
+  return reader;
+}
+
+/* Computes reduction r inside the thread loop `ax` of its reader (the
+ * fused epilogue: one kernel, the sum in local memory) when bound
+ * inference shows each thread needs one element of it; else puts it back
+ * at the root.  *fused says which. */
+static tvm_status fuse_into(tvm_schedule *s, tvm_stage *r, tvm_stage *reader,
+                            tvm_iter_var *ax, int *fused) {
+  tvm_ptrmap ranges = {0};
+  const char *scope = r->scope;
+  tvm_status rc;
+  *fused = 0;
+  r->scope = "local";
+  if ((rc = tvm_compute_at(r, reader, ax)))
+    return rc;
+  if (tvm_infer_bound(s, &ranges) == TVM_OK) {
+    *fused = 1;
+    for (int a = 0; a < r->op->naxis && *fused; a++) {
+      void *p = NULL;
+      int64_t v = -1;
+      if (tvm_ptrmap_get(&ranges, r->op->axis[a], &p) && p &&
+          ((tvm_range *)p)->extent)
+        tvm_is_const_int(((tvm_range *)p)->extent, &v);
+      *fused = v == 1;
+    }
+  } else {
+    tvm_diag_clear();
+  }
+  tvm_ptrmap_free(&ranges);
+  if (*fused)
+    return TVM_OK;
+  r->scope = scope;
+  return tvm_compute_root(r);
+}
+
 /* See tvm/strategy.h. */
 tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
                                        int nouts, int max_threads,
@@ -288,18 +350,29 @@ tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
     else if (tvm_ptrvec_push(&roots, st))
       rc = tvm_diag_set(TVM_ERR_NOMEM, "schedule: out of memory");
   }
+  /* reductions whose one reader is an elementwise epilogue: tried inside
+   * the reader's thread (fuse below); readers are scheduled first */
+  tvm_ptrmap into = {0}; /* reader stage -> reduction stage */
   for (size_t i = 0; i < roots.len && !rc; i++) {
-    tvm_stage *st = roots.data[i];
+    tvm_stage *st = roots.data[i], *r;
+    void *p;
+    if (st->is_output || st->op->naxis == 0 ||
+        st->op->body->kind != TVM_REDUCE || is_cross(st))
+      continue;
+    r = only_reader(s, st, &roots);
+    if (r && r->op->naxis > 0 && r->op->body->kind != TVM_REDUCE &&
+        !tvm_ptrmap_get(&into, r, &p) && tvm_ptrmap_put(&into, r, st))
+      rc = tvm_diag_set(TVM_ERR_NOMEM, "schedule: out of memory");
+  }
+  for (size_t i = roots.len; i > 0 && !rc; i--) {
+    tvm_stage *st = roots.data[i - 1];
     tvm_operation *op = st->op;
     tvm_iter_var *ax = NULL;
-    if (op->naxis == 0)
-      continue; /* after its reader, below */
-    int64_t n = volume(op, 0), k = op->nreduce ? volume(op, 1) : 0;
-    int64_t kin = op->nreduce ? extent_of(op->reduce_axis[op->nreduce - 1])
-                              : 0;
-    if (op->body->kind == TVM_REDUCE && n > 0 && n <= CROSS_MAX_N &&
-        k >= CROSS_MIN_K && kin >= 32) {
-      int64_t T = 32;
+    void *p;
+    if (op->naxis == 0 || tvm_ptrmap_get(&at, st, &p))
+      continue; /* 0-d: after its reader, below; or already fused */
+    if (is_cross(st)) {
+      int64_t kin = extent_of(op->reduce_axis[op->nreduce - 1]), T = 32;
       while (T * 2 <= kin && T * 2 <= block)
         T *= 2;
       rc = cross_thread(s, st, T, &ax);
@@ -308,10 +381,18 @@ tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
     }
     if (!rc && tvm_ptrmap_put(&at, st, ax))
       rc = tvm_diag_set(TVM_ERR_NOMEM, "schedule: out of memory");
+    if (!rc && tvm_ptrmap_get(&into, st, &p)) {
+      int fused = 0;
+      rc = fuse_into(s, p, st, ax, &fused);
+      /* fused: done (its own axes stay serial, extent 1 per thread) */
+      if (!rc && fused && tvm_ptrmap_put(&at, p, NULL))
+        rc = tvm_diag_set(TVM_ERR_NOMEM, "schedule: out of memory");
+    }
     if (rc)
       tvm_diag_prefix(rc, "generic thread schedule of stage '%s': ",
                       op->output->name);
   }
+  tvm_ptrmap_free(&into);
   for (size_t i = roots.len; i > 0 && !rc; i--) {
     tvm_stage *st = roots.data[i - 1];
     if (st->op->naxis == 0)

@@ -31,6 +31,16 @@ static int64_t channel_block(int64_t c, int64_t lanes) {
  * top of the file, leaves it empty for every other node. */
 int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
                               tvm_plugin_layout *out) {
+  if (n && out && strcmp(n->op, "MatMul") == 0 && n->ninputs == 2 &&
+      n->inputs[0] && n->inputs[1] && n->inputs[0]->ndim == 2 &&
+      n->inputs[1]->ndim == 2 && n->inputs[1]->dtype.code == kDLFloat &&
+      n->inputs[1]->dtype.bits == 32) {
+    int64_t lanes = t->vector_bits >= 128 ? t->vector_bits / 32 : 4;
+    int64_t N = n->inputs[1]->shape[1];
+    int64_t nr = N % (2 * lanes) == 0 ? 2 * lanes : lanes;
+    snprintf(out->weight, sizeof out->weight, "NK%dn", (int)nr);
+    return 0;
+  }
   if (!n || !out || strcmp(n->op, "Conv") != 0 || n->ninputs < 2 ||
       !n->inputs[0] || !n->inputs[1] || n->inputs[0]->ndim != 4 ||
       n->inputs[1]->ndim != 4 || n->inputs[0]->dtype.code != kDLFloat ||

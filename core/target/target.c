@@ -305,6 +305,15 @@ static const tvm_plugin_strategy *strategy_at(
                                        (size_t)stride * i);
 }
 
+/* See tvm/target.h. */
+const tvm_plugin_strategy *tvm_plugin_strategy_at(
+    const tvm_plugin_target_info *info, uint32_t i) {
+  if (!info || !TVM_HAS_FIELD(tvm_plugin_target_info, info, nstrategies) ||
+      !info->strategies || i >= info->nstrategies)
+    return NULL;
+  return strategy_at(info, i);
+}
+
 /* What s matches: an ABI 1-3 entry (no match field) names an operator. */
 static uint32_t strategy_match(const tvm_plugin_strategy *s) {
   return TVM_HAS_FIELD(tvm_plugin_strategy, s, pattern) ? s->match

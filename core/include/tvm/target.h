@@ -155,6 +155,12 @@ TVM_API const tvm_plugin_target_info *tvm_target_info(const tvm_target *t);
  * with the highest priority), or NULL. */
 TVM_API const tvm_plugin_strategy *tvm_target_strategy(const tvm_target *t,
                                                        const char *op);
+/* Entry i of info's strategy table, read with the stride of the plugin's
+ * own struct_size (ABI 1-3 entries are 32 bytes, ABI 4 ones 48); NULL
+ * past the end or for a malformed table.  Fields past an entry's
+ * struct_size must not be read. */
+TVM_API const tvm_plugin_strategy *tvm_plugin_strategy_at(
+    const tvm_plugin_target_info *info, uint32_t i);
 /* The strategies that may schedule operator op of fusion pattern
  * `pattern` (a tvm_gop_pattern, -1 = unknown), in the order they are
  * tried: those naming op, then those registered for the pattern, then

@@ -42,6 +42,13 @@ tests_unit_compiler_test_strategy_CFLAGS = $(TVM_TEST_CF)
 tests_unit_compiler_test_strategy_LDADD = $(TVM_TEST_LIBS)
 EXTRA_tests_unit_compiler_test_strategy_DEPENDENCIES = \
 	tests/unit/compiler/strat4.la tests/unit/compiler/strat3.la
+# the generic thread schedules on a real thread target (vulkan/lavapipe;
+# skipped without a device)
+check_PROGRAMS += tests/unit/compiler/test_thread_ops
+TESTS += tests/unit/compiler/test_thread_ops
+tests_unit_compiler_test_thread_ops_SOURCES = \
+	tests/unit/compiler/test_thread_ops.c
+tests_unit_compiler_test_thread_ops_LDADD = libtvm.la -lm
 
 if BUILD_LLVM_CPU
 check_PROGRAMS += tests/unit/compiler/test_compile

@@ -10,7 +10,7 @@
  * serial loops, split at barriers) and puts the serialized kernel back
  * where the host function launches it, then hands the module to the
  * llvm-cpu plugin's own codegen.  Everything else (attributes, devices,
- * memory, modules, launches) is llvm-cpu's: this plugin is linked with
+ * memory, modules, launches, layout choices) is llvm-cpu's: this plugin is linked with
  * llvm-cpu's sources, whose entry point is renamed to
  * simt_llvm_cpu_query at compile time (tests/plugins/simt/local.mk).
  */
@@ -149,6 +149,13 @@ static int32_t simt_device_open(tvm_plugin_target *t,
   return inner_vt->device_open(SIMT(t)->inner, out);
 }
 
+/* llvm-cpu's layout choice (blocked convolutions and pools), so that the
+ * thread schedules also meet Conv_NCHWc and Pool_NCHWc. */
+static int32_t simt_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
+                                 tvm_plugin_layout *out) {
+  return inner_vt->alter_layout(SIMT(t)->inner, n, out);
+}
+
 static tvm_plugin_vtable vtable;
 static const tvm_plugin_desc desc = {
     sizeof(tvm_plugin_desc), 4, "simt", "0.1.0",
@@ -171,6 +178,6 @@ TVM_PLUGIN_EXPORT const tvm_plugin_desc *tvm_plugin_query(
   vtable.codegen = simt_codegen;
   vtable.probe = simt_probe;
   vtable.device_open = simt_device_open;
-  vtable.alter_layout = NULL; /* the model's layouts */
+  vtable.alter_layout = inner_vt->alter_layout ? simt_alter_layout : NULL;
   return &desc;
 }

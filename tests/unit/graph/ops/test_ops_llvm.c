@@ -364,6 +364,39 @@ static void test_llvm_long_reductions(void **state) {
   run_llvm(NODE("GlobalAveragePool", TVM_IN(TF(1, 4, 16, 16)), TVM_NOATTRS));
 }
 
+/* The registry's remaining operators with a compute (Conv_NCHWc and
+ * Pool_NCHWc run in the zoo models through llvm-cpu's alter_layout). */
+static void test_llvm_more_ops(void **state) {
+  run_llvm(NODE("InstanceNormalization", TVM_IN(TF(2, 3, 4, 5), TF(3), TF(3)),
+                TVM_NOATTRS));
+  run_llvm(NODE("Upsample",
+                TVM_IN(TF(1, 2, 3, 4),
+                       tcf32(1, (int64_t[]){4}, (float[]){1, 1, 2, 2})),
+                TVM_ATTRS(tvm_gattr_int("_opset", 9))));
+  run_llvm(NODE("ReduceL1", TVM_IN(TF(3, 40)), TVM_ATTRS(INTS("axes", 1))));
+  run_llvm_g(NODE("ReduceLogSum", TVM_IN(TF(3, 4)), TVM_ATTRS(INTS("axes", 1))),
+             KINDS(G_POS), 0);
+  run_llvm_g(
+      NODE("ArgMin", TVM_IN(TF(3, 5)), TVM_ATTRS(tvm_gattr_int("axis", 1))),
+      KINDS(G_IDX), 2);
+  static const char *const cmp[] = {"Greater", "LessOrEqual", "GreaterOrEqual"};
+  for (int i = 0; i < 3; i++)
+    run_llvm_g(NODE(cmp[i], TVM_IN(TF(3, 4), TF(4)), TVM_NOATTRS),
+               KINDS(G_IDX, G_IDX), 2);
+  static const char *const lg[] = {"Or", "Xor"};
+  for (int i = 0; i < 2; i++)
+    run_llvm_g(NODE(lg[i], TVM_IN(TV(TVM_BOOL, 3, 4), TV(TVM_BOOL, 4)),
+                    TVM_NOATTRS),
+               KINDS(G_IDX, G_IDX), 1);
+  run_llvm_g(NODE("Not", TVM_IN(TV(TVM_BOOL, 5)), TVM_NOATTRS), KINDS(G_IDX),
+             1);
+  run_llvm(NODE("Range", TVM_IN(tcscalar(0), tcscalar(10), tcscalar(1.5)),
+                TVM_NOATTRS));
+  run_llvm(NODE("LayoutTransform", TVM_IN(TF(1, 8, 3, 3)),
+                TVM_ATTRS(tvm_gattr_str("src_layout", "NCHW"),
+                          tvm_gattr_str("dst_layout", "NCHW4c"))));
+}
+
 static void test_llvm_shape(void **state) {
   run_llvm(NODE("Reshape", TVM_IN(TF(2, 3, 4), TCI(4, -1)), TVM_NOATTRS));
   run_llvm(NODE("Flatten", TVM_IN(TF(2, 3, 4)), TVM_NOATTRS));
@@ -416,6 +449,7 @@ int main(void) {
       cmocka_unit_test(test_llvm_nn),
       cmocka_unit_test(test_llvm_shape),
       cmocka_unit_test(test_llvm_long_reductions),
+      cmocka_unit_test(test_llvm_more_ops),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -14,14 +14,15 @@
  *      each thread needs one element of it: one kernel, no round trip
  *      through global memory;
  *    - one output element per thread: its data axes fused, split by the
- *      block size (knob "block_size", default min(256, max_threads), never
- *      above max_threads; a split that does not divide leaves a guarded
+ *      block size (knob "block_size": whole warps up to max_threads,
+ *      default the largest up to 256; a split that does not divide leaves a guarded
  *      tail) and bound to blockIdx.x / threadIdx.x; reduce loops stay
  *      serial inside the thread (the default for contractions and other
  *      out-elementwise-fusable or opaque operators);
  *    - a reduction over many elements into few outputs (a softmax row, a
  *      global pooling, a reduce over a long axis) is a cross-thread
- *      reduction: its innermost reduce axis is split by T threads and the
+ *      reduction (inner extent at least a warp): its innermost reduce axis
+ *      is split by T threads (a power of two from the smallest block) and the
  *      inner part factored out (rfactor) into a shared-memory stage
  *      RF[out..., t] of per-thread partial sums computed at the output's
  *      block loop with t bound to threadIdx.x (each thread accumulates in
@@ -243,12 +244,12 @@ static tvm_status attach_scalar(tvm_schedule *s, tvm_stage *st,
 }
 
 /* Is st a reduction over many elements into few (cross-thread)? */
-static int is_cross(const tvm_stage *st) {
+static int is_cross(const tvm_stage *st, int warp) {
   const tvm_operation *op = st->op;
   int64_t n = volume(op, 0), k = op->nreduce ? volume(op, 1) : 0;
   int64_t kin = op->nreduce ? extent_of(op->reduce_axis[op->nreduce - 1]) : 0;
   return op->body->kind == TVM_REDUCE && n > 0 && n <= CROSS_MAX_N &&
-         k >= CROSS_MIN_K && kin >= 32;
+         k >= CROSS_MIN_K && kin >= warp;
 }
 
 /* The one root stage other than st that reads st's output, or NULL. */
@@ -301,9 +302,10 @@ static tvm_status fuse_into(tvm_schedule *s, tvm_stage *r, tvm_stage *reader,
 
 /* See tvm/strategy.h. */
 tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
-                                       int nouts, int max_threads,
+                                       int nouts, int max_threads, int warp,
                                        tvm_config *cfg) {
-  static const int64_t blocks[] = {32, 64, 128, 256, 512, 1024};
+  static const int64_t all[] = {8, 16, 32, 64, 128, 256, 512, 1024};
+  int64_t blocks[8];
   tvm_ptrmap reads = {0}, cost = {0}, at = {0};
   tvm_ptrvec roots = {0};
   tvm_status rc = TVM_OK;
@@ -312,13 +314,18 @@ tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
   (void)nouts;
   if (max_threads <= 0)
     max_threads = 1024;
-  while (nb < 6 && blocks[nb] <= max_threads)
-    nb++;
+  if (warp <= 0)
+    warp = 32;
+  /* block sizes: whole warps, at most max_threads */
+  for (int i = 0; i < 8; i++)
+    if (all[i] >= warp && all[i] <= max_threads)
+      blocks[nb++] = all[i];
   if (nb == 0)
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
                         "generic thread schedule: the target allows %d "
-                        "threads per block, fewer than 32",
-                        max_threads);
+                        "threads per block, less than a warp of %d (or "
+                        "outside 8..1024)",
+                        max_threads, warp);
   for (int i = 0; i < nb; i++)
     if (blocks[i] <= 256)
       dflt = i;
@@ -357,7 +364,7 @@ tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
     tvm_stage *st = roots.data[i], *r;
     void *p;
     if (st->is_output || st->op->naxis == 0 ||
-        st->op->body->kind != TVM_REDUCE || is_cross(st))
+        st->op->body->kind != TVM_REDUCE || is_cross(st, warp))
       continue;
     r = only_reader(s, st, &roots);
     if (r && r->op->naxis > 0 && r->op->body->kind != TVM_REDUCE &&
@@ -371,7 +378,7 @@ tvm_status tvm_schedule_generic_thread(tvm_schedule *s, tvm_tensor **outs,
     void *p;
     if (op->naxis == 0 || tvm_ptrmap_get(&at, st, &p))
       continue; /* 0-d: after its reader, below; or already fused */
-    if (is_cross(st)) {
+    if (is_cross(st, warp)) {
       int64_t kin = extent_of(op->reduce_axis[op->nreduce - 1]), T = 32;
       while (T * 2 <= kin && T * 2 <= block)
         T *= 2;

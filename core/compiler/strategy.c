@@ -18,7 +18,7 @@ struct tvm_strategy_env {
   tvm_ctx *ctx;
   tvm_schedule_family family;
   int lanes;
-  int max_threads;
+  int max_threads, warp;
   int declared;             /* intrinsics declared */
   int nintrins;
   tvm_tensor_intrin **intrins;
@@ -58,6 +58,11 @@ tvm_status tvm_strategy_env_create(const tvm_target *t, tvm_ctx *ctx,
           info->struct_size &&
       info->max_threads_per_block)
     e->max_threads = (int)info->max_threads_per_block;
+  e->warp = 32;
+  if (offsetof(tvm_plugin_target_info, thread_warp_size) + sizeof(uint32_t) <=
+          info->struct_size &&
+      info->thread_warp_size)
+    e->warp = (int)info->thread_warp_size;
   *out = e;
   return TVM_OK;
 }
@@ -211,7 +216,8 @@ tvm_status tvm_strategy_schedule(tvm_strategy_env *e, const char *op,
   if ((st = tvm_schedule_create(e->ctx, outs, nouts, sp)))
     return st;
   if (e->family == TVM_FAMILY_THREAD) {
-    st = tvm_schedule_generic_thread(*sp, outs, nouts, e->max_threads, cfg);
+    st = tvm_schedule_generic_thread(*sp, outs, nouts, e->max_threads,
+                                     e->warp, cfg);
     if (used)
       *used = "core.generic_thread";
   } else {

@@ -78,14 +78,15 @@ TVM_API tvm_status tvm_strategy_schedule(tvm_strategy_env *env,
 
 /* The core's generic schedules, for plugins that start from them.
  * lanes: CPU vector lanes (0 = scalar).  The thread one binds loops to
- * blockIdx.x/threadIdx.x with knob "block_size" of cfg (may be NULL)
- * whose default is min(256, max_threads), and max_threads bounding it. */
+ * blockIdx.x/threadIdx.x with knob "block_size" of cfg (may be NULL):
+ * whole warps of `warp` threads up to max_threads, default the largest up
+ * to 256 (0 for either = 1024 / 32, the target_info defaults). */
 TVM_API tvm_status tvm_schedule_generic_cpu(tvm_schedule *s,
                                             tvm_tensor **outs, int nouts,
                                             int lanes);
 TVM_API tvm_status tvm_schedule_generic_thread(tvm_schedule *s,
                                                tvm_tensor **outs, int nouts,
-                                               int max_threads,
+                                               int max_threads, int warp,
                                                tvm_config *cfg);
 
 #ifdef __cplusplus

@@ -42,12 +42,18 @@ tvm_status tvm_strategy_env_create(const tvm_target *t, tvm_ctx *ctx,
                         "(has_threads) but its keys select the cpu schedule "
                         "family; use `keys: [gpu]`",
                         t->path ? t->path : "target", t->name);
+  if (!threads && gpu)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s: target '%s' has keys [gpu] (the thread schedule "
+                        "family) but its plugin launches no thread kernels "
+                        "(has_threads = 0); use `keys: [cpu]` or another key",
+                        t->path ? t->path : "target", t->name);
   tvm_strategy_env *e = tvm_calloc(1, sizeof *e);
   if (!e)
     return tvm_diag_set(TVM_ERR_NOMEM, "strategy: out of memory");
   e->t = t;
   e->ctx = ctx;
-  e->family = gpu || (threads && !cpu) ? TVM_FAMILY_THREAD : TVM_FAMILY_CPU;
+  e->family = threads ? TVM_FAMILY_THREAD : TVM_FAMILY_CPU;
   /* fewer than 4 lanes of 32 bits: scalar code (vector_width below needs
    * at least 4 lanes); the default when the plugin says nothing is the
    * lowering's (256 bits) */

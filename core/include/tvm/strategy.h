@@ -14,9 +14,10 @@
  * target YAML's keys: `gpu` selects the generic thread schedules
  * (blockIdx/threadIdx bound loops, cross-thread reductions), `cpu` the
  * CPU ones (parallel outer loop, vector lanes); without either key, a
- * target whose info says has_threads gets the thread family.  A target
- * with threads whose keys select `cpu` is refused: a CPU schedule would
- * not run there.
+ * target whose info says has_threads gets the thread family.  Keys that
+ * contradict the plugin are refused: `cpu` on a target with threads (a
+ * CPU schedule would not run there), `gpu` on one without (nothing would
+ * launch the thread loops).
  *
  * Failure, the same everywhere (model compilation and tvmc matmul): a
  * strategy that returns TVM_ERR_UNSUPPORTED declines (it does not apply

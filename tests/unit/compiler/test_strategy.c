@@ -8,8 +8,9 @@
  *    one that fails is an error naming the operator and the strategy;
  *  - intrinsics are declared once per environment and handed over;
  *  - an ABI 3 plugin's table (32-byte entries) matches by name only;
- *  - the YAML keys pick the generic family, and a thread target whose
- *    keys say cpu is refused;
+ *  - the generic family follows the target (keys [gpu] on a thread
+ *    target), and keys that contradict it (cpu with threads, gpu without)
+ *    are refused;
  *  - serialize_threads splits a thread loop at its barrier and expands
  *    per-thread memory (printed IR).
  */
@@ -194,12 +195,10 @@ static void test_families(void **state) {
   assert_int_equal(tvm_strategy_env_create(t, c, &e), TVM_ERR_INVALID);
   assert_non_null(strstr(tvm_diag_message(), "keys: [gpu]"));
   tvm_target_free(t);
-  /* keys [gpu] select the thread family */
+  /* keys [gpu] on a target without threads: refused */
   t = load("s4gpu.yaml");
-  assert_int_equal(tvm_strategy_env_create(t, c, &e), TVM_OK);
-  assert_int_equal(tvm_strategy_env_family(e), TVM_FAMILY_THREAD);
-  assert_int_equal(tvm_strategy_env_lanes(e), 4);
-  tvm_strategy_env_free(e);
+  assert_int_equal(tvm_strategy_env_create(t, c, &e), TVM_ERR_INVALID);
+  assert_non_null(strstr(tvm_diag_message(), "has_threads = 0"));
   tvm_target_free(t);
   tvm_ctx_destroy(c);
 }

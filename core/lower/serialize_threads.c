@@ -69,50 +69,61 @@ static int is_thread_idx(const tvm_stmt *s) {
          strncmp(s->u.for_.thread_tag, "threadIdx", 9) == 0;
 }
 
-/* Appends part p to parts (NULL parts are skipped). */
+/* The pieces of a split: statements, and NULL where a barrier separates
+ * two of them.  push appends one (p NULL = a barrier). */
 static void push(ser *z, tvm_ptrvec *parts, tvm_stmt *p) {
-  if (p && tvm_ptrvec_push(parts, p))
+  if (tvm_ptrvec_push(parts, p))
     z->st = tvm_diag_set(TVM_ERR_NOMEM, "serialize_threads: out of memory");
 }
 
+/* Joins the statements between barriers: no two statements or two NULLs
+ * follow each other in out; a leading or trailing NULL stays (a barrier at
+ * the start or end of a nested statement still separates its
+ * neighbours). */
+static void merge(ser *z, tvm_ptrvec *in, tvm_ptrvec *out) {
+  tvm_stmt *cur = NULL;
+  for (size_t i = 0; i < in->len && !z->st; i++) {
+    tvm_stmt *p = in->data[i];
+    if (p) {
+      cur = cur ? tvm_seq2(z->c, cur, p) : p;
+      continue;
+    }
+    if (cur) push(z, out, cur);
+    cur = NULL;
+    if (!out->len || out->data[out->len - 1]) push(z, out, NULL);
+  }
+  if (cur && !z->st) push(z, out, cur);
+}
+
 /* Splits s (inside thread loops `lv`, nlv of them, outermost first) at
- * its barriers into parts, appended to parts in order. */
+ * its barriers: appends its pieces to parts (see push). */
 static void split(ser *z, tvm_stmt *s, tlevel *lv, int nlv, tvm_ptrvec *parts);
 
-/* Splits each element of a sequence and merges neighbouring pieces. */
-static void split_seq(ser *z, tvm_stmt *s, tlevel *lv, int nlv,
-                      tvm_ptrvec *parts) {
-  tvm_stmt *cur = NULL;
-  for (int i = 0; i < s->u.seq.n && !z->st; i++) {
-    tvm_stmt *e = s->u.seq.stmts[i];
-    if (e->kind == TVM_BARRIER) {
-      push(z, parts, cur);
-      cur = NULL;
-      continue;
-    }
-    if (!has_barrier(e)) {
-      cur = cur ? tvm_seq2(z->c, cur, e) : e;
-      continue;
-    }
-    tvm_ptrvec sub = {0};
-    split(z, e, lv, nlv, &sub);
-    for (size_t k = 0; k < sub.len && !z->st; k++) {
-      if (k == 0) {
-        cur = cur ? tvm_seq2(z->c, cur, sub.data[0]) : sub.data[0];
-      } else {
-        push(z, parts, cur);
-        cur = sub.data[k];
-      }
-    }
-    tvm_ptrvec_free(&sub);
+/* Splits the body of a wrapping statement and wraps each piece in it. */
+static void split_wrapped(ser *z, tvm_stmt *s, tvm_stmt *body, tlevel *lv,
+                          int nlv, tvm_ptrvec *parts) {
+  tvm_ctx *c = z->c;
+  tvm_ptrvec sub = {0}, m = {0};
+  split(z, body, lv, nlv, &sub);
+  merge(z, &sub, &m);
+  for (size_t k = 0; k < m.len && !z->st; k++) {
+    tvm_stmt *p = m.data[k];
+    if (p && s->kind == TVM_LET_STMT)
+      p = tvm_let_stmt(c, s->u.let.var, s->u.let.value, p);
+    else if (p && s->kind == TVM_ATTR)
+      p = tvm_attr(c, s->u.attr.key, s->u.attr.node, s->u.attr.value, p);
+    else if (p && s->kind == TVM_FOR)
+      p = tvm_for(c, s->u.for_.var, s->u.for_.min, s->u.for_.extent,
+                  TVM_FOR_SERIAL, NULL, p);
+    push(z, parts, p);
   }
-  push(z, parts, cur);
+  tvm_ptrvec_free(&sub);
+  tvm_ptrvec_free(&m);
 }
 
 static void split(ser *z, tvm_stmt *s, tlevel *lv, int nlv,
                   tvm_ptrvec *parts) {
   tvm_ctx *c = z->c;
-  tvm_ptrvec sub = {0};
   if (z->st)
     return;
   if (!has_barrier(s)) {
@@ -121,24 +132,20 @@ static void split(ser *z, tvm_stmt *s, tlevel *lv, int nlv,
   }
   switch (s->kind) {
   case TVM_BARRIER:
+    push(z, parts, NULL);
     return;
   case TVM_SEQ:
-    split_seq(z, s, lv, nlv, parts);
+    for (int i = 0; i < s->u.seq.n && !z->st; i++)
+      split(z, s->u.seq.stmts[i], lv, nlv, parts);
     return;
   case TVM_LET_STMT:
-    split(z, s->u.let.body, lv, nlv, &sub);
-    for (size_t k = 0; k < sub.len; k++)
-      push(z, parts, tvm_let_stmt(c, s->u.let.var, s->u.let.value,
-                                  sub.data[k]));
-    break;
+    split_wrapped(z, s, s->u.let.body, lv, nlv, parts);
+    return;
   case TVM_ATTR:
-    split(z, s->u.attr.body, lv, nlv, &sub);
-    for (size_t k = 0; k < sub.len; k++)
-      push(z, parts, tvm_attr(c, s->u.attr.key, s->u.attr.node,
-                              s->u.attr.value, sub.data[k]));
-    break;
+    split_wrapped(z, s, s->u.attr.body, lv, nlv, parts);
+    return;
   case TVM_ALLOCATE: {
-    /* per-thread storage living across the parts: one slice per thread */
+    /* per-thread storage living across the pieces: one slice per thread */
     hoisted *h = tvm_ctx_alloc(c, sizeof *h);
     tvm_expr *id = tvm_int(c, 0), *n = tvm_int(c, 1);
     for (int i = 0; i < nlv && id && n; i++) {
@@ -147,7 +154,7 @@ static void split(ser *z, tvm_stmt *s, tlevel *lv, int nlv,
     }
     if (!h || !id || !n) {
       z->st = tvm_diag_set(TVM_ERR_NOMEM, "serialize_threads: out of memory");
-      break;
+      return;
     }
     h->alloc = s;
     h->threads = tvm_simplify(c, n, NULL);
@@ -155,21 +162,17 @@ static void split(ser *z, tvm_stmt *s, tlevel *lv, int nlv,
     if (!h->offset || tvm_ptrvec_push(&z->hoist, h) ||
         tvm_ptrmap_put(&z->slice, s->u.alloc.buffer, h->offset)) {
       z->st = tvm_diag_set(TVM_ERR_NOMEM, "serialize_threads: out of memory");
-      break;
+      return;
     }
     split(z, s->u.alloc.body, lv, nlv, parts);
-    break;
+    return;
   }
   case TVM_FOR:
     if (is_thread_idx(s) && nlv < 8) {
       lv[nlv].var = s->u.for_.var;
       lv[nlv].extent = s->u.for_.extent;
-      split(z, s->u.for_.body, lv, nlv + 1, &sub);
-      for (size_t k = 0; k < sub.len; k++)
-        push(z, parts, tvm_for(c, s->u.for_.var, s->u.for_.min,
-                               s->u.for_.extent, TVM_FOR_SERIAL, NULL,
-                               sub.data[k]));
-      break;
+      split_wrapped(z, s, s->u.for_.body, lv, nlv + 1, parts);
+      return;
     }
     /* fall through */
   default:
@@ -180,7 +183,6 @@ static void split(ser *z, tvm_stmt *s, tlevel *lv, int nlv,
                          z->fname, s->kind == TVM_FOR ? "serial loop"
                                                       : "condition");
   }
-  tvm_ptrvec_free(&sub);
 }
 
 /* Offsets the accesses of expanded buffers by the thread's slice. */
@@ -230,12 +232,15 @@ static tvm_stmt *ser_stmt(tvm_mutator *m, tvm_stmt *s) {
                    TVM_FOR_SERIAL, NULL, tvm_mutate_stmt(m, s->u.for_.body));
   /* fission at the barriers, then the parts' own contents */
   tlevel lv[8];
-  tvm_ptrvec parts = {0};
+  tvm_ptrvec pieces = {0}, parts = {0};
   size_t first = z->hoist.len;
-  split(z, s, lv, 0, &parts);
+  split(z, s, lv, 0, &pieces);
+  merge(z, &pieces, &parts);
   tvm_stmt *r = NULL;
   for (size_t k = 0; k < parts.len && !z->st; k++)
-    r = tvm_seq2(c, r, tvm_mutate_stmt(m, parts.data[k]));
+    if (parts.data[k])
+      r = tvm_seq2(c, r, tvm_mutate_stmt(m, parts.data[k]));
+  tvm_ptrvec_free(&pieces);
   tvm_ptrvec_free(&parts);
   /* the expanded allocations around the whole fissioned nest */
   for (size_t k = z->hoist.len; k > first && r; k--) {

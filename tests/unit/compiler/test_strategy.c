@@ -239,6 +239,38 @@ static void test_serialize_threads(void **state) {
   assert_non_null(strstr(txt, "L[tx * 2 + 1] = A[tx]"));
   tvm_free(txt);
 
+  /* a barrier that ends a nested statement still separates what follows:
+   * allocate S shared { for tx { let y = tx { S[y] = A[y]; barrier };
+   * B[tx] = S[3 - tx] } } */
+  {
+    tvm_expr *S = tvm_var(c, "S", TVM_HANDLE);
+    tvm_expr *y = tvm_var(c, "y", TVM_I32);
+    tvm_stmt *first = tvm_let_stmt(
+        c, y, tx,
+        tvm_seq2(c,
+                 tvm_store(c, S, y, tvm_load(c, TVM_F32, A, y, NULL), NULL),
+                 tvm_barrier(c, "shared")));
+    tvm_stmt *second = tvm_store(
+        c, B, tx,
+        tvm_load(c, TVM_F32, S, tvm_sub(c, tvm_int(c, 3), tx), NULL), NULL);
+    tvm_stmt *k3 = tvm_allocate(
+        c, S, TVM_F32, tvm_int(c, 4), "shared",
+        tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 4), TVM_FOR_THREAD,
+                "threadIdx.x", tvm_seq2(c, first, second)));
+    f = tvm_func_new(c, "k3", params, NULL, 2, k3);
+    assert_int_equal(tvm_pass_serialize_threads(c, f, NULL, &g), TVM_OK);
+    txt = tvm_stmt_str(g->body);
+    assert_non_null(txt);
+    const char *l1 = strstr(txt, "for (tx, 0, 4)");
+    const char *l2 = l1 ? strstr(l1 + 1, "for (tx, 0, 4)") : NULL;
+    const char *b = strstr(txt, "B[tx] = S[3 - tx]");
+    assert_non_null(l2);
+    assert_non_null(b);
+    assert_true(b > l2); /* the read of S waits for every write */
+    assert_null(strstr(txt, "barrier"));
+    tvm_free(txt);
+  }
+
   /* a barrier under a serial loop inside a thread loop: refused */
   tvm_expr *j = tvm_var(c, "j", TVM_I32);
   tvm_stmt *inner = tvm_for(c, j, tvm_int(c, 0), tvm_int(c, 2),

@@ -40,11 +40,13 @@ struct kernel_builder {
   tvm_lower_options lo;
   tvm_ctx *ctx; /* tensor expressions, schedules, loop IR */
   tvm_strategy_env *env; /* strategies, generic family, intrinsics */
+  int lanes;             /* the generic CPU schedule's vector lanes */
   tvm_module mod;
   tvm_arena *arena; /* names, labels, argument arrays */
   kernel_rec *recs;
   int nrecs, caprecs;
   tvm_strmap table; /* key -> rec index + 1 */
+  const tvm_tune_hooks *hooks; /* the tuner's, or NULL */
 };
 
 /* ---- keys ---------------------------------------------------------------- */
@@ -197,6 +199,7 @@ tvm_status kernel_builder_create(const tvm_target *t,
     kernel_builder_free(kb);
     return st;
   }
+  kb->lanes = tvm_strategy_env_lanes(kb->env);
   kb->mod.ctx = kb->ctx;
   *out = kb;
   return TVM_OK;
@@ -409,19 +412,53 @@ static tvm_status declare(kernel_builder *kb, const tvm_graph_group *G,
   return st;
 }
 
+void kernel_builder_set_hooks(kernel_builder *kb, const tvm_tune_hooks *h) {
+  kb->hooks = h;
+}
+
+/* Calls the tuner's hook for group G (key: its group key), if any. */
+static tvm_status call_hook(kernel_builder *kb, const tvm_graph_group *G,
+                            const tvm_plugin_strategy *strat, const char *key,
+                            double flops, int reused, tvm_config *cfg) {
+  if (!kb->hooks || !kb->hooks->kernel || !strat)
+    return TVM_OK;
+  tvm_tune_kernel k;
+  char wl[64];
+  compiler_tune_kernel_init(&k, kb->t, &kb->lo, kb->lanes, G, strat, key,
+                            flops, reused, wl);
+  return kb->hooks->kernel(kb->hooks->ud, &k, cfg);
+}
+
+/* The strategy tried first for G's anchor (what the tuner's hook keys
+ * its records by), or NULL when the core's generic schedule applies. */
+static const tvm_plugin_strategy *first_strategy(kernel_builder *kb,
+                                                 const tvm_graph_group *G) {
+  const tvm_plugin_strategy *c[1];
+  const tvm_gnode *a = G->anchor;
+  return tvm_target_strategies(kb->t, a->op,
+                               a->def ? (int)a->def->pattern : -1, c, 1)
+             ? c[0]
+             : NULL;
+}
+
 /* Schedules outs through the target's strategies for the anchor (by
- * name, pattern, default), else the core's generic schedule of the
- * target's family (tvm/strategy.h; knobs at their defaults).  On success
- * *sp is the schedule to lower (freed by the caller). */
+ * name, pattern, default; knobs preset by the tuner's hook), else the
+ * core's generic schedule of the target's family (tvm/strategy.h).  On
+ * success *sp is the schedule to lower (freed by the caller). */
 static tvm_status schedule_group(kernel_builder *kb, const tvm_graph_group *G,
-                                 tvm_tensor **outs, tvm_schedule **sp) {
+                                 tvm_tensor **outs, tvm_schedule **sp,
+                                 const char *key, double flops) {
   const tvm_gnode *a = G->anchor;
   tvm_config *cfg = tvm_config_create();
   tvm_status st;
+  *sp = NULL;
   if (!cfg)
     return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
-  st = tvm_strategy_schedule(kb->env, a->op, a->def ? (int)a->def->pattern : -1,
-                             a, outs, G->noutputs, cfg, sp, NULL);
+  st = call_hook(kb, G, first_strategy(kb, G), key, flops, 0, cfg);
+  if (!st)
+    st = tvm_strategy_schedule(kb->env, a->op,
+                               a->def ? (int)a->def->pattern : -1, a, outs,
+                               G->noutputs, cfg, sp, NULL);
   tvm_config_free(cfg);
   return st;
 }
@@ -492,9 +529,10 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
     out->kernel = r->name;
     out->label = r->label;
     out->reused = 1;
+    st = call_hook(kb, G, first_strategy(kb, G), key, out->flops, 1, NULL);
     tvm_free(key);
     tvm_ptrmap_free(&seen);
-    return TVM_OK;
+    return st;
   }
 
   kernel_rec r = {0};
@@ -512,7 +550,7 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
       out->args[nargs++] = G->inputs[i];
     }
   /* scheduling may give a 0-d output a 1-element form (tvm/strategy.h) */
-  if ((st = schedule_group(kb, G, outs, &s)))
+  if ((st = schedule_group(kb, G, outs, &s, key, out->flops)))
     goto fail;
   for (int k = 0; k < G->noutputs; k++) {
     args[nargs] = outs[k];
@@ -534,4 +572,24 @@ fail:
   tvm_ptrmap_free(&seen);
   return tvm_diag_prefix(st, "group %d (%s, anchor '%s'): ", G->id,
                          G->anchor->op, G->anchor->name ? G->anchor->name : "");
+}
+
+/* For the tuner (tune_kernel.c): G's tensor expressions declared in c, as
+ * kernel_builder_add declares them, and which inputs the outputs read. */
+tvm_status compiler_group_declare(tvm_ctx *c, const tvm_graph_group *G,
+                                  tvm_tensor **in, tvm_tensor **outs,
+                                  unsigned char *used) {
+  kernel_builder tmp;
+  tvm_ptrmap seen = {0};
+  memset(&tmp, 0, sizeof tmp);
+  tmp.ctx = c;
+  tvm_status st = declare(&tmp, G, in, outs);
+  if (!st)
+    st = reach(outs, G->noutputs, &seen);
+  for (int i = 0; i < G->ninputs && !st; i++) {
+    void *p;
+    used[i] = (unsigned char)tvm_ptrmap_get(&seen, in[i]->op, &p);
+  }
+  tvm_ptrmap_free(&seen);
+  return st;
 }

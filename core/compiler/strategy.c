@@ -127,6 +127,41 @@ tvm_status tvm_strategy_env_intrins(tvm_strategy_env *e,
   return TVM_OK;
 }
 
+/* See compiler_int.h. */
+tvm_status compiler_strategy_apply(const tvm_target *t, tvm_ctx *ctx,
+                                   const tvm_plugin_strategy *p,
+                                   const tvm_gnode *anchor, tvm_schedule *s,
+                                   tvm_tensor **outs, int nouts,
+                                   tvm_config *cfg) {
+  tvm_strategy_env *e = NULL;
+  tvm_plugin_strategy_call call;
+  tvm_tensor_intrin *const *in;
+  const char *const *names;
+  int ni;
+  tvm_status st = tvm_strategy_env_create(t, ctx, &e);
+  if (!st)
+    st = tvm_strategy_env_intrins(e, &in, &names, &ni);
+  if (!st) {
+    memset(&call, 0, sizeof call);
+    call.struct_size = sizeof call;
+    call.nintrins = (uint32_t)ni;
+    call.anchor = anchor;
+    call.op = anchor ? anchor->op : NULL;
+    call.intrins = in;
+    call.intrin_names = names;
+    if (p->struct_size >= sizeof(tvm_plugin_strategy) && p->schedule_call)
+      st = p->schedule_call(t->instance, &call, s, outs, (uint32_t)nouts, cfg);
+    else if (p->schedule)
+      st = p->schedule(t->instance, s, outs, (uint32_t)nouts, cfg);
+    else
+      st = tvm_diag_set(TVM_ERR_INVALID, "strategy '%s' has no schedule "
+                                         "function",
+                        p->name ? p->name : "?");
+  }
+  tvm_strategy_env_free(e);
+  return st;
+}
+
 /* Runs strategy p on a fresh schedule of outs. */
 static tvm_status run_one(tvm_strategy_env *e, const tvm_plugin_strategy *p,
                           const tvm_plugin_strategy_call *call,

@@ -10,27 +10,17 @@ tests_plugins_simt_tvm_simt_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-Dtvm_plugin_query=simt_llvm_cpu_query
 tests_plugins_simt_tvm_simt_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
 tests_plugins_simt_tvm_simt_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
-tests_plugins_simt_tvm_simt_la_LIBADD = libtvm.la $(LLVM_LIBS) -lpthread -ldl
+tests_plugins_simt_tvm_simt_la_LIBADD = libtvm_plugin_sdk.la $(TVM_LIBS) $(LLVM_LIBS) -lpthread -ldl
 EXTRA_DIST += tests/plugins/simt/simt.yaml
 
-if HAVE_CMOCKA
-# every operator test of test_ops_llvm.c, on simt
-check_PROGRAMS += tests/plugins/simt/test_ops_simt
-TESTS += tests/plugins/simt/test_ops_simt
-tests_plugins_simt_test_ops_simt_SOURCES = \
-	tests/unit/graph/ops/test_ops_llvm.c tests/unit/graph/ops/ops_test.h
-tests_plugins_simt_test_ops_simt_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DOPS_TARGET_YAML=\"tests/plugins/simt/simt.yaml\"
-tests_plugins_simt_test_ops_simt_CFLAGS = $(TVM_TEST_CF)
-tests_plugins_simt_test_ops_simt_LDADD = $(TVM_TEST_LIBS) -lm
-EXTRA_tests_plugins_simt_test_ops_simt_DEPENDENCIES = \
-	tests/plugins/simt/tvm-simt.la
-endif
+# every operator case of tvm-backend-ops (plugin-sdk/tools), on simt
+TESTS += tests/plugins/simt/test_simt_backend_ops.sh
+EXTRA_DIST += tests/plugins/simt/test_simt_backend_ops.sh
 # zoo models on simt against llvm-cpu
 check_PROGRAMS += tests/plugins/simt/test_simt_zoo
 TESTS += tests/plugins/simt/test_simt_zoo
 tests_plugins_simt_test_simt_zoo_SOURCES = tests/plugins/simt/test_simt_zoo.c
-tests_plugins_simt_test_simt_zoo_LDADD = libtvm.la -lm
+tests_plugins_simt_test_simt_zoo_LDADD = $(TVM_LIBS) -lm
 EXTRA_tests_plugins_simt_test_simt_zoo_DEPENDENCIES = \
 	tests/plugins/simt/tvm-simt.la plugins/llvm-cpu/tvm-llvm-cpu.la
 endif

@@ -95,4 +95,15 @@ void compiler_tune_kernel_init(tvm_tune_kernel *k, const tvm_target *t,
 tvm_status compiler_schedule_generic(tvm_schedule *s, tvm_tensor **outs,
                                      int nouts, int lanes);
 
+/* ---- strategy.c ------------------------------------------------------------
+ */
+/* Applies strategy p to schedule s of outs (schedule_call with t's
+ * intrinsics declared in ctx, or schedule for older entries): for the
+ * tuner, which schedules candidates one by one. */
+tvm_status compiler_strategy_apply(const tvm_target *t, tvm_ctx *ctx,
+                                   const tvm_plugin_strategy *p,
+                                   const tvm_gnode *anchor, tvm_schedule *s,
+                                   tvm_tensor **outs, int nouts,
+                                   tvm_config *cfg);
+
 #endif /* TVM_COMPILER_INT_H */

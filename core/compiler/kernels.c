@@ -6,11 +6,13 @@
  * topological order, the group outputs as the schedule's outputs.  Only
  * the inputs the outputs actually read become kernel arguments (constant
  * inputs such as Reshape's shape are read at compile time).  The schedule
- * is the target's strategy for the anchor operator (highest priority;
- * knobs at their defaults from a fresh tvm_config), else the core's
- * generic one; a strategy that fails is reported in the log and the
- * generic schedule used instead.  tvm_lower appends the kernel to the
- * module as "fused_<ops>_<k>".
+ * comes from tvm_strategy_schedule (tvm/strategy.h): the target's
+ * strategy for the anchor operator by name, then by fusion pattern, then
+ * its default (knobs at their defaults from a fresh tvm_config), else the
+ * core's generic schedule of the target's family (cpu or thread); a
+ * strategy that fails other than by declining (TVM_ERR_UNSUPPORTED) is a
+ * compile error.  tvm_lower appends the kernel to the module as
+ * "fused_<ops>_<k>".
  *
  * Identical groups share a kernel: a group's key spells its operators,
  * attributes, wiring, every value's type and the bytes of the constants it
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tvm/strategy.h"
 #include "compiler_int.h"
 
 #define NAME_OPS_MAX 48
@@ -35,8 +38,9 @@ typedef struct kernel_rec {
 struct kernel_builder {
   const tvm_target *t;
   tvm_lower_options lo;
-  int lanes;
   tvm_ctx *ctx; /* tensor expressions, schedules, loop IR */
+  tvm_strategy_env *env; /* strategies, generic family, intrinsics */
+  int lanes;             /* the generic CPU schedule's vector lanes */
   tvm_module mod;
   tvm_arena *arena; /* names, labels, argument arrays */
   kernel_rec *recs;
@@ -184,13 +188,18 @@ tvm_status kernel_builder_create(const tvm_target *t,
     return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
   kb->t = t;
   kb->lo = *lo;
-  kb->lanes = lo->vector_bits >= 128 ? lo->vector_bits / 32 : 4;
   kb->ctx = tvm_ctx_create();
   kb->arena = tvm_arena_create();
   if (!kb->ctx || !kb->arena) {
     kernel_builder_free(kb);
     return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
   }
+  tvm_status st = tvm_strategy_env_create(t, kb->ctx, &kb->env);
+  if (st) {
+    kernel_builder_free(kb);
+    return st;
+  }
+  kb->lanes = tvm_strategy_env_lanes(kb->env);
   kb->mod.ctx = kb->ctx;
   *out = kb;
   return TVM_OK;
@@ -203,6 +212,7 @@ void kernel_builder_free(kernel_builder *kb) {
     tvm_free(kb->recs[i].key);
   tvm_free(kb->recs);
   tvm_strmap_free(&kb->table);
+  tvm_strategy_env_free(kb->env);
   if (kb->ctx)
     tvm_ctx_destroy(kb->ctx);
   if (kb->arena)
@@ -419,41 +429,37 @@ static tvm_status call_hook(kernel_builder *kb, const tvm_graph_group *G,
   return kb->hooks->kernel(kb->hooks->ud, &k, cfg);
 }
 
-/* Schedules outs: the strategy of the anchor (knobs preset by the tuner's
- * hook), else the generic schedule.  On success *sp is the schedule to
- * lower (freed by the caller). */
+/* The strategy tried first for G's anchor (what the tuner's hook keys
+ * its records by), or NULL when the core's generic schedule applies. */
+static const tvm_plugin_strategy *first_strategy(kernel_builder *kb,
+                                                 const tvm_graph_group *G) {
+  const tvm_plugin_strategy *c[1];
+  const tvm_gnode *a = G->anchor;
+  return tvm_target_strategies(kb->t, a->op,
+                               a->def ? (int)a->def->pattern : -1, c, 1)
+             ? c[0]
+             : NULL;
+}
+
+/* Schedules outs through the target's strategies for the anchor (by
+ * name, pattern, default; knobs preset by the tuner's hook), else the
+ * core's generic schedule of the target's family (tvm/strategy.h).  On
+ * success *sp is the schedule to lower (freed by the caller). */
 static tvm_status schedule_group(kernel_builder *kb, const tvm_graph_group *G,
                                  tvm_tensor **outs, tvm_schedule **sp,
                                  const char *key, double flops) {
-  const tvm_plugin_strategy *strat =
-      tvm_target_strategy(kb->t, G->anchor->op);
+  const tvm_gnode *a = G->anchor;
+  tvm_config *cfg = tvm_config_create();
   tvm_status st;
   *sp = NULL;
-  if (strat) {
-    tvm_config *cfg = tvm_config_create();
-    if (!cfg)
-      return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
-    if ((st = call_hook(kb, G, strat, key, flops, 0, cfg))) {
-      tvm_config_free(cfg);
-      return st;
-    }
-    st = tvm_schedule_create(kb->ctx, outs, G->noutputs, sp);
-    if (!st)
-      st = strat->schedule(kb->t->instance, *sp, outs, (uint32_t)G->noutputs,
-                           cfg);
-    tvm_config_free(cfg);
-    if (!st)
-      return TVM_OK;
-    tvm_log(TVM_LOG_WARN,
-            "strategy '%s' of target '%s' failed on %s (%s); using the "
-            "generic schedule",
-            strat->name, kb->t->name, G->anchor->op, tvm_diag_message());
-    tvm_schedule_free(*sp);
-    *sp = NULL;
-  }
-  st = tvm_schedule_create(kb->ctx, outs, G->noutputs, sp);
+  if (!cfg)
+    return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
+  st = call_hook(kb, G, first_strategy(kb, G), key, flops, 0, cfg);
   if (!st)
-    st = compiler_schedule_generic(*sp, outs, G->noutputs, kb->lanes);
+    st = tvm_strategy_schedule(kb->env, a->op,
+                               a->def ? (int)a->def->pattern : -1, a, outs,
+                               G->noutputs, cfg, sp, NULL);
+  tvm_config_free(cfg);
   return st;
 }
 
@@ -523,8 +529,7 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
     out->kernel = r->name;
     out->label = r->label;
     out->reused = 1;
-    st = call_hook(kb, G, tvm_target_strategy(kb->t, G->anchor->op), key,
-                   out->flops, 1, NULL);
+    st = call_hook(kb, G, first_strategy(kb, G), key, out->flops, 1, NULL);
     tvm_free(key);
     tvm_ptrmap_free(&seen);
     return st;
@@ -544,12 +549,13 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
       args[nargs] = in[i];
       out->args[nargs++] = G->inputs[i];
     }
+  /* scheduling may give a 0-d output a 1-element form (tvm/strategy.h) */
+  if ((st = schedule_group(kb, G, outs, &s, key, out->flops)))
+    goto fail;
   for (int k = 0; k < G->noutputs; k++) {
     args[nargs] = outs[k];
     out->args[nargs++] = G->outputs[k];
   }
-  if ((st = schedule_group(kb, G, outs, &s, key, out->flops)))
-    goto fail;
   st = tvm_lower(s, args, nargs, r.name, &kb->lo, &kb->mod);
   tvm_schedule_free(s);
   if (st)

@@ -112,8 +112,10 @@ tvm_status tvm_tune_kernel_lower(tvm_tune_kernel *k, tvm_config *cfg,
   if (generic) {
     st = compiler_schedule_generic(s, outs, G->noutputs, k->lanes);
   } else {
-    st = k->strat->schedule(k->t->instance, s, outs, (uint32_t)G->noutputs,
-                            cfg);
+    /* schedule() or schedule_call() with the intrinsics declared in this
+     * candidate's context (tvm/strategy.h) */
+    st = compiler_strategy_apply(k->t, out->ctx, k->strat, G->anchor, s, outs,
+                                 G->noutputs, cfg);
     if (!st && tvm_config_rejected(cfg))
       st = tvm_diag_set(TVM_ERR_INVALID, "rejected by the template: %s",
                         tvm_config_rejected(cfg));

@@ -1,5 +1,7 @@
 # core/lower: files of this folder (see Makefile.am)
 libtvm_la_SOURCES += core/lower/simplify.c
+# strategy: the serialize_threads pass (thread kernels on one CPU thread)
+libtvm_la_SOURCES += core/lower/serialize_threads.c
 # helper B2: bound inference, schedule_ops, tensorize, storage_flatten,
 # the pipeline and its options
 libtvm_la_SOURCES += \

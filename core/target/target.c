@@ -211,22 +211,80 @@ tvm_status tvm_target_load(const char *name_or_path, tvm_target **out) {
   return tvm_target_load_with(tvm_plugins(), name_or_path, out);
 }
 
-/* The highest-priority strategy of t for op; fields are read only inside
- * the info's struct_size. */
+/* Strategy i of info: the array's stride is the struct_size of its first
+ * element (an ABI 1-3 plugin's entries are 32 bytes, an ABI 4 one's 48). */
+static const tvm_plugin_strategy *strategy_at(
+    const tvm_plugin_target_info *info, uint32_t i) {
+  uint32_t stride = info->strategies[0].struct_size;
+  if (stride < offsetof(tvm_plugin_strategy, match)) return NULL;
+  return (const tvm_plugin_strategy *)((const char *)info->strategies +
+                                       (size_t)stride * i);
+}
+
+/* See tvm/target.h. */
+const tvm_plugin_strategy *tvm_plugin_strategy_at(
+    const tvm_plugin_target_info *info, uint32_t i) {
+  if (!info || !TVM_HAS_FIELD(tvm_plugin_target_info, info, nstrategies) ||
+      !info->strategies || i >= info->nstrategies)
+    return NULL;
+  return strategy_at(info, i);
+}
+
+/* What s matches: an ABI 1-3 entry (no match field) names an operator. */
+static uint32_t strategy_match(const tvm_plugin_strategy *s) {
+  return TVM_HAS_FIELD(tvm_plugin_strategy, s, pattern) ? s->match
+                                                        : TVM_STRATEGY_MATCH_OP;
+}
+
+/* Does strategy s match operator op of fusion pattern `pattern` at
+ * level `level` (0 exact name, 1 pattern, 2 default)? */
+static int strategy_matches(const tvm_plugin_strategy *s, int level,
+                            const char *op, int pattern) {
+  uint32_t m = strategy_match(s);
+  if (!s->schedule &&
+      !(TVM_HAS_FIELD(tvm_plugin_strategy, s, schedule_call) &&
+        s->schedule_call))
+    return 0;
+  if (level == 0) return m == TVM_STRATEGY_MATCH_OP && s->op && op &&
+                         strcmp(s->op, op) == 0;
+  if (level == 1) return m == TVM_STRATEGY_MATCH_PATTERN && pattern >= 0 &&
+                         s->pattern == (uint32_t)pattern;
+  return m == TVM_STRATEGY_MATCH_DEFAULT;
+}
+
+/* See tvm/target.h. */
+int tvm_target_strategies(const tvm_target *t, const char *op, int pattern,
+                          const tvm_plugin_strategy **out, int cap) {
+  const tvm_plugin_target_info *info = tvm_target_info(t);
+  int n = 0;
+  if (!TVM_HAS_FIELD(tvm_plugin_target_info, info, nstrategies) ||
+      !info->strategies || info->nstrategies == 0 ||
+      !strategy_at(info, 0))
+    return 0;
+  for (int level = 0; level < 3; level++) {
+    int first = n;
+    for (uint32_t i = 0; i < info->nstrategies && n < cap; i++) {
+      const tvm_plugin_strategy *s = strategy_at(info, i);
+      if (!strategy_matches(s, level, op, pattern)) continue;
+      int k = n++; /* insertion by priority, highest first, stable */
+      while (k > first && out[k - 1]->priority < s->priority) {
+        out[k] = out[k - 1];
+        k--;
+      }
+      out[k] = s;
+    }
+  }
+  return n;
+}
+
+/* The highest-priority strategy of t naming op exactly. */
 const tvm_plugin_strategy *tvm_target_strategy(const tvm_target *t,
                                                const char *op) {
-  const tvm_plugin_target_info *info = tvm_target_info(t);
-  const tvm_plugin_strategy *best = NULL;
-  if (!op || !TVM_HAS_FIELD(tvm_plugin_target_info, info, nstrategies) ||
-      !info->strategies)
-    return NULL;
-  for (uint32_t i = 0; i < info->nstrategies; i++) {
-    const tvm_plugin_strategy *s = &info->strategies[i];
-    if (s->op && strcmp(s->op, op) == 0 && s->schedule &&
-        (!best || s->priority > best->priority))
-      best = s;
-  }
-  return best;
+  const tvm_plugin_strategy *c[1];
+  if (!op) return NULL;
+  int n = tvm_target_strategies(t, op, -1, c, 1);
+  return n > 0 && strategy_match(c[0]) == TVM_STRATEGY_MATCH_OP ? c[0]
+                                                                 : NULL;
 }
 
 /* Lowering options from the plugin's target_info; each field is read

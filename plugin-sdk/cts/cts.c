@@ -123,8 +123,11 @@ static void check_info(const tvm_target *t) {
   cts_check(ok, "memory scopes are well-formed", why);
   ok = in->nstrategies == 0 || in->strategies != NULL;
   for (uint32_t i = 0; ok && i < in->nstrategies; i++) {
-    const tvm_plugin_strategy *s = &in->strategies[i];
-    if (!s->op || !s->name || !s->schedule)
+    /* the table's stride is its entries' struct_size (ABI 1-3: 32) */
+    const tvm_plugin_strategy *s = tvm_plugin_strategy_at(in, i);
+    int fn = s && (s->schedule || (s->struct_size >= sizeof *s &&
+                                   s->schedule_call));
+    if (!s || !s->op || !s->name || !fn)
       ok = 0, snprintf(why, sizeof why, "strategy %u incomplete", i);
   }
   cts_check(ok, "strategies name an op, a template and a schedule function",

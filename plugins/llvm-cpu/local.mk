@@ -2,7 +2,8 @@
 # module exporting only tvm_plugin_query (see Makefile.am).
 if BUILD_LLVM_CPU
 plugins_LTLIBRARIES += plugins/llvm-cpu/tvm-llvm-cpu.la
-plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = \
+# (a variable: tests/plugins/simt links the same sources)
+LLVM_CPU_SOURCES = \
 	plugins/llvm-cpu/llvm_cpu.h \
 	plugins/llvm-cpu/plugin.c \
 	plugins/llvm-cpu/host_cpu.c \
@@ -23,6 +24,7 @@ plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = \
 	plugins/llvm-cpu/strategy_pool.c \
 	plugins/llvm-cpu/strategy_isa.c \
 	plugins/llvm-cpu/strategy_layout.c
+plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = $(LLVM_CPU_SOURCES)
 plugins_llvm_cpu_tvm_llvm_cpu_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
 plugins_llvm_cpu_tvm_llvm_cpu_la_LDFLAGS = $(TVM_PLUGIN_LINK)
 plugins_llvm_cpu_tvm_llvm_cpu_la_LIBADD = libtvm_plugin_sdk.la $(TVM_LIBS) $(LLVM_LIBS) -lpthread -ldl

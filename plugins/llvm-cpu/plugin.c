@@ -32,16 +32,19 @@ void *lc_host_alloc(uint64_t n) { return tvm_sdk_alloc(g_host, n); }
 /* ---- attribute schema ---------------------------------------------------- */
 #define ATTR(ty, nm, def, lo, hi, ch, dc) \
   {sizeof(tvm_plugin_attr), ty, nm, def, lo, hi, ch, dc}
-/* Schedule templates, by operator (strategy_*.c). */
+/* Schedule templates, by registry operator name (strategy_*.c; "matmul"
+ * is tvmc matmul's packed product).  Everything else gets the core's
+ * generic CPU schedule (keys: [cpu]). */
+#define STRATEGY(op, name, fn)                                            \
+  {sizeof(tvm_plugin_strategy), 10, op, name, fn, TVM_STRATEGY_MATCH_OP, 0, \
+   NULL}
 static const tvm_plugin_strategy strategies[] = {
-    {sizeof(tvm_plugin_strategy), 10, "matmul", "llvm-cpu.matmul_packed",
-     llvm_cpu_schedule_matmul},
-    {sizeof(tvm_plugin_strategy), 10, "Conv_NCHWc", "llvm-cpu.conv2d_NCHWc",
-     llvm_cpu_schedule_conv2d_nchwc},
-    {sizeof(tvm_plugin_strategy), 10, "Gemm", "llvm-cpu.dense",
-     llvm_cpu_schedule_dense},
-    {sizeof(tvm_plugin_strategy), 10, "Pool_NCHWc", "llvm-cpu.pool_NCHWc",
-     llvm_cpu_schedule_pool_nchwc},
+    STRATEGY("matmul", "llvm-cpu.matmul_packed", llvm_cpu_schedule_matmul),
+    STRATEGY("Conv_NCHWc", "llvm-cpu.conv2d_NCHWc",
+             llvm_cpu_schedule_conv2d_nchwc),
+    STRATEGY("Gemm", "llvm-cpu.dense", llvm_cpu_schedule_dense),
+    STRATEGY("Pool_NCHWc", "llvm-cpu.pool_NCHWc",
+             llvm_cpu_schedule_pool_nchwc),
 };
 
 static const tvm_plugin_attr schema[] = {

@@ -34,6 +34,17 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
   /* the node through libtvm's accessors: tvm_gnode is not frozen */
   int64_t xs[TVM_MAX_DIMS], ws[TVM_MAX_DIMS];
   tvm_dtype xt;
+  if (n && out && strcmp(tvm_gnode_op_name(n), "MatMul") == 0 &&
+      tvm_gnode_input_shape(n, 0, xs) == 2 &&
+      tvm_gnode_input_shape(n, 1, ws) == 2 &&
+      tvm_gnode_input_dtype(n, 1, &xt) == 0 && xt.code == kDLFloat &&
+      xt.bits == 32) {
+    int64_t lanes = t->vector_bits >= 128 ? t->vector_bits / 32 : 4;
+    int64_t N = ws[1];
+    int64_t nr = N % (2 * lanes) == 0 ? 2 * lanes : lanes;
+    snprintf(out->weight, sizeof out->weight, "NK%dn", (int)nr);
+    return 0;
+  }
   if (!n || !out || strcmp(tvm_gnode_op_name(n), "Conv") != 0 ||
       tvm_gnode_input_shape(n, 0, xs) != 4 ||
       tvm_gnode_input_shape(n, 1, ws) != 4 ||

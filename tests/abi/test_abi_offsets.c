@@ -58,7 +58,16 @@ static void test_schema_structs(void **state) {
   OFF(tvm_plugin_strategy, op, 8);
   OFF(tvm_plugin_strategy, name, 16);
   OFF(tvm_plugin_strategy, schedule, 24);
-  assert_int_equal(sizeof(tvm_plugin_strategy), 32);
+  OFF(tvm_plugin_strategy, match, 32); /* ABI 4 */
+  OFF(tvm_plugin_strategy, pattern, 36);
+  OFF(tvm_plugin_strategy, schedule_call, 40);
+  assert_int_equal(sizeof(tvm_plugin_strategy), 48);
+  OFF(tvm_plugin_strategy_call, nintrins, 4);
+  OFF(tvm_plugin_strategy_call, anchor, 8);
+  OFF(tvm_plugin_strategy_call, op, 16);
+  OFF(tvm_plugin_strategy_call, intrins, 24);
+  OFF(tvm_plugin_strategy_call, intrin_names, 32);
+  assert_int_equal(sizeof(tvm_plugin_strategy_call), 40);
 }
 
 static void test_target_info(void **state) {
@@ -74,7 +83,9 @@ static void test_target_info(void **state) {
   OFF(tvm_plugin_target_info, nstrategies, 56);
   OFF(tvm_plugin_target_info, unroll_max_extent, 60);
   OFF(tvm_plugin_target_info, description, 64);
-  assert_int_equal(sizeof(tvm_plugin_target_info), 72);
+  OFF(tvm_plugin_target_info, max_threads_per_block, 72); /* ABI 4 */
+  OFF(tvm_plugin_target_info, thread_warp_size, 76);
+  assert_int_equal(sizeof(tvm_plugin_target_info), 80);
 }
 
 static void test_blob_and_args(void **state) {

@@ -8,7 +8,10 @@
 #     runs the installed conformance tests (tvm-plugin-cts) through it, which
 #     compile hand-built loop programs with its codegen and run them on its
 #     interpreter against C references; and checks the installed tvmc
-#     lists it.
+#     lists it;
+#  4. runs zoo:mlp on the example's own device (a target without a vector
+#     unit: the generic schedule must give it scalar code) and compares
+#     the output with llvm-cpu's on the same inputs.
 set -u
 b=${TVM_BUILDDIR:?run through make check}
 s=${TVM_SRCDIR:?run through make check}
@@ -68,4 +71,37 @@ list=$("$tvmc" targets) || { echo "tvmc targets failed"; exit 1; }
 printf '%s\n' "$list"
 printf '%s\n' "$list" | grep -q "toyaccel .*ABI 2  $tmp/plugins/toyaccel.so" ||
   { echo "tvmc does not list the plugin"; exit 1; }
+echo "== $tvmc run zoo:mlp --target toyaccel"
+# the installed llvm-cpu plugin and targets as well, for the reference
+instplug=$(dirname "$(find "$dest" -name 'tvm-llvm-cpu.so' | head -1)")
+insttgt=$(dirname "$(find "$dest" -name 'llvm-cpu.yaml' | head -1)")
+TVM_PLUGIN_PATH="$tmp/plugins:$instplug" TVM_TARGET_PATH="$tmp/plugins:$insttgt" \
+  "$tvmc" run zoo:mlp --target toyaccel --repeat 1 --output-dir "$tmp/toy" ||
+  { echo "zoo:mlp does not run on toyaccel"; exit 1; }
+[ -f "$instplug/tvm-llvm-cpu.so" ] || { echo "llvm-cpu not installed: cannot compare"; exit 77; }
+TVM_PLUGIN_PATH="$instplug" TVM_TARGET_PATH="$insttgt" \
+  "$tvmc" run zoo:mlp --target llvm-cpu --repeat 1 --output-dir "$tmp/cpu" \
+  >/dev/null || { echo "zoo:mlp on llvm-cpu failed"; exit 1; }
+# float32 .npy payload, one value a line (header length at bytes 8-9)
+npy_f32() {
+  hl=$(od -A n -t u2 -j 8 -N 2 "$1" | tr -d ' ')
+  od -A n -v -t f4 -j $((10 + hl)) "$1" | tr -s ' ' '\n' | grep -v '^$'
+}
+n=0
+for f in "$tmp/cpu"/*.npy; do
+  g="$tmp/toy/$(basename "$f")"
+  [ -f "$g" ] || { echo "toyaccel wrote no $(basename "$f")"; exit 1; }
+  npy_f32 "$f" >"$tmp/a"
+  npy_f32 "$g" >"$tmp/b"
+  [ -s "$tmp/a" ] && [ "$(wc -l <"$tmp/a")" = "$(wc -l <"$tmp/b")" ] ||
+    { echo "$(basename "$f"): different sizes"; exit 1; }
+  paste "$tmp/a" "$tmp/b" | awk -v name="$(basename "$f")" '
+    { d = $1 - $2; if (d < 0) d = -d; a = $1 < 0 ? -$1 : $1;
+      r = d / (1 + a); if (r > m) m = r; n++ }
+    END { printf "%s: %d values, max relative difference %.3g\n", name, n, m;
+          exit !(n > 0 && m <= 1e-5) }' ||
+    { echo "toyaccel and llvm-cpu disagree on zoo:mlp"; exit 1; }
+  n=$((n + 1))
+done
+[ $n -gt 0 ] || { echo "llvm-cpu wrote no output"; exit 1; }
 exit 0

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "matmul_job.h"
+#include "tvm/graph.h"
+#include "tvm/strategy.h"
 
 /* --dump-ir hook: prints the function after the pass. */
 static void dump_ir(void *ud, const char *pass, const tvm_func *f) {
@@ -38,20 +40,52 @@ static tvm_status upload(tvm_device *d, const float *h, int64_t n,
                          TVM_COPY_HOST_TO_DEVICE);
 }
 
+/* The width nr of B's column panels: the target's choice for a MatMul
+ * node A[M, K] x B[K, N] (alter_layout; weight layout "NK<nr>n"), else,
+ * when the target says nothing (no alter_layout, or an empty answer), the
+ * core's default: the largest of 16, 8, 4, 2, 1 that divides N. */
+static tvm_status packing_width(const tvm_target *t, int64_t M, int64_t N,
+                                int64_t K, int *nr) {
+  tvm_graph *g = NULL;
+  tvm_gnode *node = NULL;
+  tvm_plugin_layout L;
+  tvm_status st = tvm_graph_create(&g);
+  *nr = 16;
+  while (*nr > 1 && N % *nr) *nr /= 2;
+  if (st != TVM_OK) return st;
+  tvm_gvalue *in[2] = {
+      tvm_graph_input(g, "A", TVM_F32, (int64_t[]){M, K}, 2),
+      tvm_graph_input(g, "B", TVM_F32, (int64_t[]){K, N}, 2)};
+  tvm_graph_apply(g, "MatMul", "matmul", in, 2, NULL, 0, 1, &node);
+  if ((st = tvm_graph_status(g)) == TVM_OK &&
+      (st = tvm_target_alter_layout(t, node, &L)) == TVM_OK && L.weight[0]) {
+    int w = 0;
+    char tail[4] = "";
+    if (sscanf(L.weight, "NK%dn%3s", &w, tail) != 1 || w <= 0 || w > 4096)
+      st = tvm_diag_set(TVM_ERR_INVALID,
+                        "target '%s' asks for matmul weight layout '%s'; "
+                        "expected NK<nr>n (B in panels of nr columns)",
+                        t->name, L.weight);
+    else
+      *nr = w;
+  }
+  tvm_graph_free(g);
+  return st;
+}
+
 /* Builds the job; on failure everything allocated so far is freed by
  * tvmc_matmul_free (which the caller calls in every case). */
 tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
                              int64_t K, const tvmc_matmul_opts *o,
                              tvmc_matmul_job *job) {
-  const tvm_plugin_target_info *info = tvm_target_info(t);
-  const tvm_plugin_strategy *strat;
+  tvm_strategy_env *env = NULL;
   tvm_schedule *s = NULL;
   tvm_lower_options lo;
   tvm_module m = {0};
   tvmc_matmul_te te;
   tvm_device *d;
   tvm_status st;
-  int lanes;
+  int nr;
 
   memset(job, 0, sizeof *job);
   job->M = M, job->N = N, job->K = K;
@@ -59,22 +93,18 @@ tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
   job->ctx = tvm_ctx_create();
   job->cfg = tvm_config_create();
   if (!job->ctx || !job->cfg) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
-  lanes = info->vector_bits >= 32 ? (int)info->vector_bits / 32 : 1;
-
-  st = tvmc_matmul_declare(job->ctx, job->cfg, M, N, K, lanes, &te);
+  if ((st = packing_width(t, M, N, K, &nr)) != TVM_OK) return st;
+  st = tvmc_matmul_declare(job->ctx, job->cfg, M, N, K, nr, &te);
   if (st != TVM_OK) return st;
-  st = tvm_schedule_create(job->ctx, &te.C, 1, &s);
-  if (st != TVM_OK) return st;
-  strat = tvm_target_strategy(t, "matmul");
-  job->strategy = strat ? strat->name : "none";
-  if (strat) {
-    st = strat->schedule(t->instance, s, &te.C, 1, job->cfg);
-    if (st != TVM_OK) {
-      tvm_diag_prefix(st, "schedule template '%s' of target '%s': ",
-                      strat->name, t->name);
-      goto out;
-    }
-  }
+  /* the strategy rule of every compilation (tvm/strategy.h): "matmul"
+   * strategies by name, then contraction-pattern ones and the default,
+   * then the core's generic schedule; a failure is an error */
+  st = tvm_strategy_env_create(t, job->ctx, &env);
+  if (st == TVM_OK)
+    st = tvm_strategy_schedule(env, "matmul", TVM_PAT_OUT_ELEMWISE_FUSABLE,
+                               NULL, &te.C, 1, job->cfg, &s, &job->strategy);
+  tvm_strategy_env_free(env);
+  if (st != TVM_OK) goto out;
   tvm_lower_options_init(&lo);
   tvm_target_lower_options(t, &lo);
   if (o && o->dump_pass) {

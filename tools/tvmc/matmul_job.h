@@ -16,7 +16,7 @@ typedef struct tvmc_matmul_job {
   tvm_runtime_func *func;
   void *dA, *dB, *dC;  /* device buffers */
   float *hA, *hB, *hC; /* host copies */
-  const char *strategy; /* template used, or "none" */
+  const char *strategy; /* template used (core.generic_* when none) */
 } tvmc_matmul_job;
 
 /* Options of the build: --dump-ir PASS prints the IR after that pass. */

@@ -3,22 +3,30 @@
  * bench/matmul: C[M, N] = A[M, K] x B[K, N] in float32, with B packed into
  * panels of nr columns so that the inner loop reads it contiguously.
  *
- * The packing width nr is the knob "pack_n" (a multiple of the target's
- * vector lanes that divides N); the schedule template reads it back by
- * name.
+ * The packing width nr is the knob "pack_n", whose default is the width
+ * the target chose for B's layout (alter_layout, weight "NK<nr>n"; see
+ * matmul_job.c) and whose other choices are half and twice that width
+ * where they divide N.  When nr does not divide N, B is padded with zero
+ * columns up to a multiple of nr (the last panel).  The schedule template
+ * reads nr back from the packed tensor's shape.
  */
 #include "matmul_te.h"
 
 typedef struct pack_args {
   tvm_tensor *B;
-  int64_t nr;
+  int64_t nr, N;
 } pack_args;
 
-/* Bp[jo, k, ji] = B[k, jo*nr + ji] */
+/* Bp[jo, k, ji] = B[k, jo*nr + ji], 0 past column N - 1 (padding; the
+ * read is clamped since both sides of a select are evaluated) */
 static tvm_expr *pack_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   pack_args *a = ud;
   tvm_expr *col = tvm_add(c, tvm_mul(c, i[0], tvm_int(c, a->nr)), i[2]);
-  return TVM_AT(c, a->B, i[1], col);
+  if (a->N % a->nr == 0) return TVM_AT(c, a->B, i[1], col);
+  tvm_expr *last = tvm_int(c, a->N - 1);
+  return tvm_select(c, tvm_lt(c, col, tvm_int(c, a->N)),
+                    TVM_AT(c, a->B, i[1], tvm_min(c, col, last)),
+                    tvm_fconst(c, TVM_F32, 0.0));
 }
 
 typedef struct mm_args {
@@ -40,30 +48,29 @@ static tvm_expr *matmul_body(tvm_ctx *c, tvm_expr **i, void *ud) {
 }
 
 /* Declares A, B, the packed B and C in c; the packing width comes from the
- * "pack_n" knob of cfg.  Fails when no multiple of lanes divides N. */
+ * "pack_n" knob of cfg around the target's width nr (see the top). */
 tvm_status tvmc_matmul_declare(tvm_ctx *c, tvm_config *cfg, int64_t M,
-                               int64_t N, int64_t K, int lanes,
+                               int64_t N, int64_t K, int nr,
                                tvmc_matmul_te *out) {
   int64_t choices[3];
-  int n = 0;
+  int n = 0, dflt;
   pack_args pa;
   mm_args ma;
 
-  if (M <= 0 || N <= 0 || K <= 0 || lanes <= 0)
+  if (M <= 0 || N <= 0 || K <= 0 || nr <= 0)
     return tvm_diag_set(TVM_ERR_INVALID, "matmul: sizes must be positive");
-  for (int64_t f = lanes; f <= 4 * lanes && n < 3; f *= 2)
-    if (N % f == 0) choices[n++] = f;
-  if (n == 0)
-    return tvm_diag_set(TVM_ERR_INVALID,
-                        "matmul: N=%lld is not a multiple of the vector "
-                        "width (%d lanes); pick N divisible by %d",
-                        (long long)N, lanes, lanes);
+  if (nr % 2 == 0 && N % (nr / 2) == 0) choices[n++] = nr / 2;
+  dflt = n;
+  choices[n++] = nr;
+  if (N % (2 * nr) == 0) choices[n++] = 2 * nr;
   out->A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){M, K}, 2);
   out->B = tvm_placeholder(c, "B", TVM_F32, (int64_t[]){K, N}, 2);
   if (!out->A || !out->B) return tvm_ctx_status(c);
   pa.B = out->B;
-  pa.nr = tvm_cfg_choice(cfg, "pack_n", choices, n, n > 1 ? 1 : 0);
-  out->Bp = tvm_compute(c, "B_packed", (int64_t[]){N / pa.nr, K, pa.nr}, 3,
+  pa.N = N;
+  pa.nr = tvm_cfg_choice(cfg, "pack_n", choices, n, dflt);
+  out->Bp = tvm_compute(c, "B_packed",
+                        (int64_t[]){(N + pa.nr - 1) / pa.nr, K, pa.nr}, 3,
                         pack_body, &pa);
   if (!out->Bp) return tvm_diag_status() ? tvm_diag_status() : TVM_ERR_NOMEM;
   ma.A = out->A;

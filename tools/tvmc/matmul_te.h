@@ -10,7 +10,7 @@ typedef struct tvmc_matmul_te {
 } tvmc_matmul_te;
 
 tvm_status tvmc_matmul_declare(tvm_ctx *c, tvm_config *cfg, int64_t M,
-                               int64_t N, int64_t K, int lanes,
+                               int64_t N, int64_t K, int nr,
                                tvmc_matmul_te *out);
 
 #endif

@@ -147,6 +147,14 @@ TVM_API tvm_status tvm_pass_thread_sync(tvm_ctx *c, tvm_func *f,
 TVM_API tvm_status tvm_pass_split_host_device(tvm_ctx *c, tvm_func *f,
                                               const tvm_lower_options *o,
                                               tvm_module *m, tvm_func **host);
+/* Runs a device kernel on one CPU thread: thread-bound loops become
+ * serial loops, split at barriers (loop fission) with per-thread
+ * allocations expanded to one slice per thread; see
+ * core/lower/serialize_threads.c.  Not part of tvm_lower's pipeline: a
+ * plugin that runs thread kernels on a CPU calls it in its codegen. */
+TVM_API tvm_status tvm_pass_serialize_threads(tvm_ctx *c, tvm_func *f,
+                                              const tvm_lower_options *o,
+                                              tvm_func **out);
 TVM_API tvm_status tvm_pass_simplify(tvm_ctx *c, tvm_func *f,
                                      const tvm_lower_options *o,
                                      tvm_func **out);

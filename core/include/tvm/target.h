@@ -52,11 +52,25 @@ TVM_API tvm_status tvm_target_load_with(tvm_plugin_registry *r,
 /* (tvm_target_free, tvm_target_attr, tvm_target_has_key, tvm_target_info
  * and tvm_target_probe are in tvm/runtime.h.) */
 
-/* The plugin's schedule template for operator op (the strategy with the
- * highest priority among those naming op), or NULL when it has none and
- * the core's generic schedule applies. */
+/* The plugin's schedule template naming operator op exactly (the one
+ * with the highest priority), or NULL. */
 TVM_API const tvm_plugin_strategy *tvm_target_strategy(const tvm_target *t,
                                                        const char *op);
+/* Entry i of info's strategy table, read with the stride of the plugin's
+ * own struct_size (ABI 1-3 entries are 32 bytes, ABI 4 ones 48); NULL
+ * past the end or for a malformed table.  Fields past an entry's
+ * struct_size must not be read. */
+TVM_API const tvm_plugin_strategy *tvm_plugin_strategy_at(
+    const tvm_plugin_target_info *info, uint32_t i);
+/* The strategies that may schedule operator op of fusion pattern
+ * `pattern` (a tvm_gop_pattern, -1 = unknown), in the order they are
+ * tried: those naming op, then those registered for the pattern, then
+ * the target's defaults, each group by priority (highest first).  Fills
+ * at most cap entries of out and returns how many.  ABI 1-3 plugins'
+ * strategies only ever match by name. */
+TVM_API int tvm_target_strategies(const tvm_target *t, const char *op,
+                                  int pattern,
+                                  const tvm_plugin_strategy **out, int cap);
 /* Fills o (after tvm_lower_options_init) from the target's info:
  * vector_bits, has_threads, num_queues, scopes, unroll_max_extent.  The
  * scope array is owned by the target. */

@@ -63,6 +63,15 @@
  *      targets (has_threads or num_queues > 0) get device functions only
  *      in codegen; their host code runs in the runtime as host programs
  *      that call launch (plugin-sdk/docs/HOST_DEVICE.md).
+ *      tvm_plugin_strategy gains match/pattern (strategies for an
+ *      operator pattern or a target-wide default, besides an exact
+ *      operator name) and schedule_call (the strategy receives a
+ *      tvm_plugin_strategy_call: the anchor node, its operator, and the
+ *      tensor intrinsics the host declared once for the target);
+ *      tvm_plugin_target_info gains max_threads_per_block and
+ *      thread_warp_size (bounds of the core's generic thread schedules).
+ *      Plugins built for 1-3 still load; their strategies match exact
+ *      operator names and are called through schedule().
  */
 #ifndef TVM_PLUGIN_H
 #define TVM_PLUGIN_H
@@ -174,16 +183,56 @@ typedef struct tvm_plugin_intrin {
                      tvm_tensor_intrin **out);
 } tvm_plugin_intrin;
 
-/* A schedule template for an operator (its compute comes from the core's
- * operator library).  schedule() applies primitives to s for the outputs
- * outs, reading knob values from cfg (tvm/config.h). */
+/* What a strategy matches (tvm_plugin_strategy.match, ABI 4). */
+enum {
+  TVM_STRATEGY_MATCH_OP = 0,      /* op is an operator name of the registry */
+  TVM_STRATEGY_MATCH_PATTERN = 1, /* pattern is a tvm_gop_pattern */
+  TVM_STRATEGY_MATCH_DEFAULT = 2  /* every operator nothing else matches */
+};
+
+/* What the host hands a strategy besides the schedule (ABI 4, see
+ * schedule_call).  Borrowed for the call. */
+typedef struct tvm_plugin_strategy_call {
+  uint32_t struct_size;
+  uint32_t nintrins;
+  /* The fused group's anchor node (read its attributes with
+   * tvm_gnode_int/_float/_ints of tvm/graph.h), or NULL when the
+   * computation comes from no graph (tvmc matmul). */
+  const tvm_gnode *anchor;
+  const char *op; /* the operator scheduled: the anchor's, or "matmul" */
+  /* The target's tensor intrinsics, declared once by the host in the
+   * schedule's ctx, in target_info->intrins order (an entry is NULL
+   * when its declare() failed). */
+  tvm_tensor_intrin *const *intrins;
+  const char *const *intrin_names;
+} tvm_plugin_strategy_call;
+
+/* A schedule template.  It matches (ABI 4 match/pattern; ABI 1-3: always
+ * an exact name) an operator of the registry by name (op, e.g. "Gemm",
+ * "Conv_NCHWc", "MaxPool"; tvmc matmul asks for "matmul"), a fusion
+ * pattern, or every operator; the host picks, for a fused group's anchor
+ * operator, exact name > pattern > default > the core's generic schedule,
+ * the highest priority first within each.  schedule() (or, when set,
+ * schedule_call()) applies primitives to s for the group outputs outs
+ * (the fused epilogue included), reading knob values from cfg
+ * (tvm/config.h).  A strategy that does not apply returns
+ * TVM_ERR_UNSUPPORTED and the host tries the next candidate; any other
+ * failure is a compile error naming the operator and the strategy. */
 typedef struct tvm_plugin_strategy {
   uint32_t struct_size;
   int32_t priority; /* higher wins when several match */
-  const char *op;   /* operator name, e.g. "matmul", "conv2d" */
+  const char *op;   /* MATCH_OP: registry operator name; else a label */
   const char *name; /* template name, recorded in tuning logs */
   int32_t (*schedule)(tvm_plugin_target *t, tvm_schedule *s,
                       tvm_tensor **outs, uint32_t nouts, tvm_config *cfg);
+  /* ABI 4 */
+  uint32_t match;   /* TVM_STRATEGY_MATCH_* */
+  uint32_t pattern; /* MATCH_PATTERN: a tvm_gop_pattern value */
+  /* Preferred over schedule when non-NULL. */
+  int32_t (*schedule_call)(tvm_plugin_target *t,
+                           const tvm_plugin_strategy_call *call,
+                           tvm_schedule *s, tvm_tensor **outs,
+                           uint32_t nouts, tvm_config *cfg);
 } tvm_plugin_strategy;
 
 /* What a target instance is like; owned by the target. */
@@ -201,6 +250,9 @@ typedef struct tvm_plugin_target_info {
   uint32_t nstrategies;
   uint32_t unroll_max_extent; /* 0 = core default */
   const char *description;    /* e.g. "x86-64 znver4 +avx512f, 2 threads" */
+  /* ABI 4 */
+  uint32_t max_threads_per_block; /* has_threads: 0 = 1024 */
+  uint32_t thread_warp_size;      /* threads that run in lockstep; 0 = 32 */
 } tvm_plugin_target_info;
 
 enum { /* tvm_plugin_blob.format */
@@ -369,8 +421,12 @@ _Static_assert(sizeof(tvm_plugin_attr) == 56, "ABI 1 frozen");
 _Static_assert(sizeof(tvm_plugin_attr_value) == 40, "ABI 1 frozen");
 _Static_assert(sizeof(tvm_plugin_scope) == 32, "ABI 1 frozen");
 _Static_assert(sizeof(tvm_plugin_intrin) == 24, "ABI 1 frozen");
-_Static_assert(sizeof(tvm_plugin_strategy) == 32, "ABI 1 frozen");
-_Static_assert(sizeof(tvm_plugin_target_info) == 72, "ABI 1 frozen");
+_Static_assert(offsetof(tvm_plugin_strategy, match) == 32, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_strategy) == 48, "ABI 4 frozen");
+_Static_assert(sizeof(tvm_plugin_strategy_call) == 40, "ABI 4 frozen");
+_Static_assert(offsetof(tvm_plugin_target_info, max_threads_per_block) == 72,
+               "ABI 1 frozen");
+_Static_assert(sizeof(tvm_plugin_target_info) == 80, "ABI 4 frozen");
 _Static_assert(sizeof(tvm_plugin_kernel) == 48, "ABI 1 frozen");
 _Static_assert(sizeof(tvm_plugin_blob) == 40, "ABI 1 frozen");
 _Static_assert(sizeof(tvm_plugin_arg) == 16, "ABI 1 frozen");

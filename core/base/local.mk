@@ -8,7 +8,8 @@ libtvm_la_SOURCES += \
 	core/base/ptrmap.c \
 	core/base/strmap.c \
 	core/base/editdist.c \
-	core/base/file.c
+	core/base/file.c \
+	core/base/checked.c
 
 base_tests = tests/unit/base/test_alloc tests/unit/base/test_containers \
 	tests/unit/base/test_diag

@@ -297,6 +297,8 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   if ((st = run_pass(g, o, "cse", tvm_graph_pass_cse)) ||
       (st = run_pass(g, o, "dce", tvm_graph_pass_dce)))
     return st;
+  if ((st = compiler_check_sizes(g, o)))
+    return st;
   if (o->fuse)
     st = run_pass(g, o, "fuse_ops", tvm_graph_pass_fuse_ops);
   else

@@ -75,4 +75,10 @@ int kernel_builder_nkernels(const kernel_builder *kb);
 tvm_status compiler_schedule_generic(tvm_schedule *s, tvm_tensor **outs,
                                      int nouts, int lanes);
 
+/* limits.c: refuses values with more elements than 32-bit indexing
+ * reaches or more bytes than the memory limit, naming the node. */
+uint64_t compiler_tensor_byte_limit(const tvm_compile_options *o);
+tvm_status compiler_check_sizes(const tvm_graph *g,
+                                const tvm_compile_options *o);
+
 #endif /* TVM_COMPILER_INT_H */

@@ -40,6 +40,10 @@ typedef struct tvm_compile_options {
   /* 1 (default): the target chooses operator layouts (alter_layout, e.g.
    * NCHW16c convolutions on llvm-cpu); 0: the model's layouts. */
   int alter_layout;
+  /* Largest tensor in bytes the compiled model may use; a larger one is
+   * refused at compile time naming its node.  0 (default): the value of
+   * $TVM_MAX_TENSOR_BYTES, else the machine's physical memory. */
+  uint64_t max_tensor_bytes;
 } tvm_compile_options;
 
 TVM_API void tvm_compile_options_init(tvm_compile_options *o);

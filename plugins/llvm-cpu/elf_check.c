@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "llvm_cpu.h"
+#include "elf_check.h"
+#include "tvm/base.h"
 
 /* Largest section a kernel object may declare (zero-filled .bss
  * included): far above any real kernel, far below what makes the JIT's

@@ -176,9 +176,7 @@ struct tvm_plugin_module {
   char link_err[512]; /* first JIT linking error */
 };
 
-/* elf_check.c: structural validation of a kernel object (shared != 0:
- * a shared object) before LLVM or dlopen sees it; reports what is wrong. */
-int32_t lc_check_elf(const uint8_t *d, uint64_t n, int shared);
+#include "elf_check.h" /* lc_check_elf: kernel objects validated first */
 int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
                        tvm_plugin_module **out);
 void lc_module_unload(tvm_plugin_module *m);

@@ -16,6 +16,7 @@ plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = \
 	plugins/llvm-cpu/link.c \
 	plugins/llvm-cpu/jit.c \
 	plugins/llvm-cpu/elf_check.c \
+	plugins/llvm-cpu/elf_check.h \
 	plugins/llvm-cpu/runtime.c \
 	plugins/llvm-cpu/strategy_matmul.c \
 	plugins/llvm-cpu/strategy_conv2d.c \

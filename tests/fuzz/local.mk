@@ -5,3 +5,12 @@
 TESTS += tests/fuzz/test_regressions.sh
 EXTRA_DIST += tests/fuzz/test_regressions.sh tests/fuzz/crashes \
 	tests/fuzz/small-relu-add.onnx tests/fuzz/small-relu-add.tvmpkg
+
+# `make fuzz`: the libFuzzer targets in build-fuzz/ (clang, static core);
+# tests/fuzz/run.sh runs them.
+fuzz:
+	$(SHELL) $(srcdir)/tests/fuzz/build.sh $(srcdir) $(abs_builddir)/build-fuzz
+.PHONY: fuzz
+EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/run.sh tests/fuzz/fuzz_file.h \
+	tests/fuzz/fuzz_onnx.c tests/fuzz/fuzz_npy.c tests/fuzz/fuzz_target_yaml.c \
+	tests/fuzz/fuzz_package.c tests/fuzz/corpus

@@ -8,6 +8,8 @@ libtvm_la_SOURCES += \
 libtvm_la_SOURCES += \
 	core/runtime/npy.c \
 	core/runtime/package.c \
+	core/runtime/package_int.h \
+	core/runtime/package_sign.c \
 	core/runtime/executor.c
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/runtime/test_npy

@@ -63,29 +63,23 @@
 #include <unistd.h>
 
 #include "../compiler/compiler_int.h"
+#include "package_int.h"
 #include "tvm/compiler.h"
 
-#define PKG_MAGIC "TVMCPKG"  /* + its NUL: 8 bytes */
-#define PKG_VERSION 1u
-#define PKG_HEADER 32u
-#define PKG_ENTRY 32u
-#define PKG_MAX_SECTIONS 16u
 #define PARAM_ALIGN 64u
 #define NULL_STR 0xffffffffu
-
-enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3 };
 
 /* ---- checksum ---------------------------------------------------------- */
 /* FNV-1a 64: every step is a bijection of the state for a fixed byte, so a
  * change of any single byte always changes the result. */
-static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n) {
+uint64_t runtime_pkg_fnv1a(uint64_t h, const unsigned char *p, size_t n) {
   for (size_t i = 0; i < n; i++) {
     h ^= p[i];
     h *= 0x100000001b3ull;
   }
   return h;
 }
-#define FNV_INIT 0xcbf29ce484222325ull
+#define fnv1a runtime_pkg_fnv1a
 
 /* ---- little-endian byte buffer (writer) --------------------------------- */
 typedef struct wbuf {
@@ -469,17 +463,11 @@ done:
 }
 
 /* ---- load --------------------------------------------------------------- */
-/* A section's place in the file. */
-typedef struct section {
-  const unsigned char *p;
-  uint64_t len;
-  int seen;
-} section;
-
 /* Checks the header, the table, the layout and the checksums; fills
  * secs[kind] for the kinds this reader knows. */
-static tvm_status check_container(const char *what, const unsigned char *d,
-                                  size_t size, section secs[4]) {
+tvm_status runtime_pkg_check_container(const char *what,
+                                       const unsigned char *d, size_t size,
+                                       section secs[SEC_COUNT]) {
   rbuf r = {d, d + size, 0};
   if (size < PKG_HEADER || memcmp(d, PKG_MAGIC, 8) != 0)
     return tvm_diag_set(TVM_ERR_INVALID,
@@ -526,13 +514,14 @@ static tvm_status check_container(const char *what, const unsigned char *d,
                           "%s is damaged: checksum mismatch in section %u "
                           "(kind %u)",
                           what, i, kind);
-    if (kind >= SEC_META && kind <= SEC_MODULE) {
+    if (kind >= SEC_META && kind < SEC_COUNT) {
       if (secs[kind].seen)
         return tvm_diag_set(TVM_ERR_INVALID,
                             "%s: section kind %u appears twice", what, kind);
       secs[kind].p = d + off;
       secs[kind].len = len;
       secs[kind].seen = 1;
+      secs[kind].index = i;
     }
     expect_off = off + len;
   }
@@ -712,7 +701,7 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
   unsigned char *buf = NULL;
   void *data = NULL;
   size_t size = 0;
-  section secs[4];
+  section secs[SEC_COUNT];
   tvm_plan *p = NULL;
   tvm_status st;
 
@@ -724,7 +713,9 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
   if ((st = tvm_read_file(path, "package", 0, &data, &size)) != TVM_OK)
     return st;
   buf = data;
-  if ((st = check_container(what, buf, size, secs)) != TVM_OK) goto fail;
+  if ((st = runtime_pkg_check_container(what, buf, size, secs)) != TVM_OK ||
+      (st = runtime_pkg_check_trust(what, buf, size, secs)) != TVM_OK)
+    goto fail;
   if ((st = compiler_plan_new(&p)) != TVM_OK) goto fail;
   if ((st = decode_meta(what, &secs[SEC_META], &secs[SEC_PARAMS], p)) !=
           TVM_OK ||

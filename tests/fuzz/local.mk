@@ -2,8 +2,11 @@
 # (tests/fuzz/crashes/), the libFuzzer targets (fuzz_*.c, built by
 # `make fuzz` through tests/fuzz/build.sh with clang, never by the normal
 # build) and their seed corpora.
-TESTS += tests/fuzz/test_regressions.sh
-EXTRA_DIST += tests/fuzz/test_regressions.sh tests/fuzz/crashes \
+TESTS += tests/fuzz/test_regressions.sh tests/fuzz/test_signing.sh
+check_PROGRAMS += tests/fuzz/pkg_refix
+tests_fuzz_pkg_refix_SOURCES = tests/fuzz/pkg_refix.c
+EXTRA_DIST += tests/fuzz/test_regressions.sh tests/fuzz/test_signing.sh \
+	tests/fuzz/crashes \
 	tests/fuzz/small-relu-add.onnx tests/fuzz/small-relu-add.tvmpkg
 
 # `make fuzz`: the libFuzzer targets in build-fuzz/ (clang, static core);

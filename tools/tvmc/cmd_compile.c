@@ -102,10 +102,11 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: tvmc compile MODEL [--target T] [-o FILE.tvmpkg]\n"
           "                    [--tuning-log LOG] [--dump-ir PASS|all]\n"
-          "                    [--no-fuse] [--no-plan-memory]\n"
+          "                    [--no-fuse] [--no-plan-memory] [--sign KEY]\n"
           "  MODEL is an ONNX file or zoo:NAME (zoo models: tvmc compile\n"
           "  --list-zoo).  Writes a package for `tvmc run`.  Defaults:\n"
-          "  --target llvm-cpu, -o MODEL's base name with .tvmpkg.\n");
+          "  --target llvm-cpu, -o MODEL's base name with .tvmpkg.\n"
+          "  --sign KEY signs the package with a key from tvmc keygen.\n");
 }
 
 /* The default package name: the model's base name with .tvmpkg. */
@@ -125,6 +126,7 @@ static char *default_output(const char *model) {
 
 int tvmc_cmd_compile(int argc, char **argv) {
   const char *target_name = "llvm-cpu", *model = NULL, *out = NULL;
+  const char *sign_key = NULL;
   tvmc_compile_args ca = {0};
   tvm_target *t = NULL;
   tvm_graph *g = NULL;
@@ -154,6 +156,8 @@ int tvmc_cmd_compile(int argc, char **argv) {
       ca.dump_ir = a + 10;
     } else if (!strcmp(a, "--no-fuse")) {
       ca.no_fuse = 1;
+    } else if (!strcmp(a, "--sign") && v) {
+      sign_key = v, i++;
     } else if (!strcmp(a, "--no-plan-memory")) {
       ca.no_plan_memory = 1;
     } else if (a[0] != '-' && model == NULL) {
@@ -185,8 +189,10 @@ int tvmc_cmd_compile(int argc, char **argv) {
   double secs;
   if ((p = tvmc_compile_graph("compile", g, t, &ca, &secs)) == NULL)
     goto done;
-  if (tvm_package_save(p, out) != TVM_OK) {
+  if (tvm_package_save(p, out) != TVM_OK ||
+      (sign_key && tvm_package_sign(out, sign_key) != TVM_OK)) {
     fprintf(stderr, "tvmc compile: %s\n", tvm_diag_message());
+    if (sign_key) remove(out); /* never leave an unsigned package behind */
     goto done;
   }
   /* with --dump-ir the IR went to stdout: the summary goes to stderr */

@@ -15,6 +15,7 @@ const tvmc_command tvmc_commands[] = {
     {"run", tvmc_cmd_run, "run a package or model, time it, show its outputs"},
     {"matmul", tvmc_cmd_matmul,
      "compile, check and time a matrix multiply on a target"},
+    {"keygen", tvmc_cmd_keygen, "make a key pair for signing packages"},
     {"help", tvmc_cmd_help, "show this help"},
     {"version", tvmc_cmd_version, "print the version (also --version)"},
     {NULL, NULL, NULL},

@@ -430,6 +430,10 @@ static tvm_status schedule_group(kernel_builder *kb, const tvm_graph_group *G,
   st = tvm_schedule_create(kb->ctx, outs, G->noutputs, sp);
   if (!st)
     st = compiler_schedule_generic(*sp, outs, G->noutputs, kb->lanes);
+  if (st) { /* the caller frees nothing on failure */
+    tvm_schedule_free(*sp);
+    *sp = NULL;
+  }
   return st;
 }
 

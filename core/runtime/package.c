@@ -444,7 +444,8 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
   }
   int ok = fwrite(head.d, 1, head.len, f) == head.len;
   for (int i = 0; i < 3 && ok; i++)
-    ok = fwrite(secs[i]->d, 1, secs[i]->len, f) == secs[i]->len;
+    ok = secs[i]->len == 0 || /* an empty section has no buffer */
+         fwrite(secs[i]->d, 1, secs[i]->len, f) == secs[i]->len;
   if (fclose(f) != 0) ok = 0;
   if (!ok || rename(tmp, path) != 0) {
     st = tvm_diag_set(TVM_ERR_IO, "cannot write %s: %s", path,

@@ -5,6 +5,17 @@
 TESTS += tests/fuzz/test_regressions.sh tests/fuzz/test_signing.sh
 check_PROGRAMS += tests/fuzz/pkg_refix
 tests_fuzz_pkg_refix_SOURCES = tests/fuzz/pkg_refix.c
+if HAVE_CMOCKA
+if BUILD_LLVM_CPU
+check_PROGRAMS += tests/fuzz/test_alloc_failure
+TESTS += tests/fuzz/test_alloc_failure
+tests_fuzz_test_alloc_failure_SOURCES = tests/fuzz/test_alloc_failure.c
+tests_fuzz_test_alloc_failure_CFLAGS = $(TVM_TEST_CF)
+tests_fuzz_test_alloc_failure_LDADD = $(TVM_TEST_LIBS)
+EXTRA_tests_fuzz_test_alloc_failure_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+endif
+endif
 EXTRA_DIST += tests/fuzz/test_regressions.sh tests/fuzz/test_signing.sh \
 	tests/fuzz/crashes \
 	tests/fuzz/small-relu-add.onnx tests/fuzz/small-relu-add.tvmpkg
@@ -17,3 +28,4 @@ fuzz:
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/run.sh tests/fuzz/fuzz_file.h \
 	tests/fuzz/fuzz_onnx.c tests/fuzz/fuzz_npy.c tests/fuzz/fuzz_target_yaml.c \
 	tests/fuzz/fuzz_package.c tests/fuzz/corpus
+EXTRA_DIST += tests/lsan.supp

@@ -14,9 +14,22 @@ tests_fuzz_test_alloc_failure_CFLAGS = $(TVM_TEST_CF)
 tests_fuzz_test_alloc_failure_LDADD = $(TVM_TEST_LIBS)
 EXTRA_tests_fuzz_test_alloc_failure_DEPENDENCIES = \
 	plugins/llvm-cpu/tvm-llvm-cpu.la
+# the faulty test plugin: llvm-cpu failing codegen/alloc/launch on demand
+check_LTLIBRARIES += tests/fuzz/plugins/tvm-faulty.la
+tests_fuzz_plugins_tvm_faulty_la_SOURCES = tests/fuzz/plugins/faulty.c
+tests_fuzz_plugins_tvm_faulty_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+tests_fuzz_plugins_tvm_faulty_la_LIBADD = -ldl
+check_PROGRAMS += tests/fuzz/test_plugin_faults
+TESTS += tests/fuzz/test_plugin_faults
+tests_fuzz_test_plugin_faults_SOURCES = tests/fuzz/test_plugin_faults.c
+tests_fuzz_test_plugin_faults_CFLAGS = $(TVM_TEST_CF)
+tests_fuzz_test_plugin_faults_LDADD = $(TVM_TEST_LIBS)
+EXTRA_tests_fuzz_test_plugin_faults_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la tests/fuzz/plugins/tvm-faulty.la
 endif
 endif
 EXTRA_DIST += tests/fuzz/test_regressions.sh tests/fuzz/test_signing.sh \
+	tests/fuzz/faulty.yaml \
 	tests/fuzz/crashes \
 	tests/fuzz/small-relu-add.onnx tests/fuzz/small-relu-add.tvmpkg
 

@@ -3,8 +3,9 @@
 # `make fuzz` through tests/fuzz/build.sh with clang, never by the normal
 # build) and their seed corpora.
 TESTS += tests/fuzz/test_regressions.sh tests/fuzz/test_signing.sh
-check_PROGRAMS += tests/fuzz/pkg_refix
+check_PROGRAMS += tests/fuzz/pkg_refix tests/fuzz/gen_nested_onnx
 tests_fuzz_pkg_refix_SOURCES = tests/fuzz/pkg_refix.c
+tests_fuzz_gen_nested_onnx_SOURCES = tests/fuzz/gen_nested_onnx.c
 if HAVE_CMOCKA
 if BUILD_LLVM_CPU
 check_PROGRAMS += tests/fuzz/test_alloc_failure

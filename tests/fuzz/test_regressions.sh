@@ -2,7 +2,9 @@
 # tests/fuzz/test_regressions.sh - every input under tests/fuzz/crashes/
 # that once crashed, hung or misread in tvmc must now be refused with a
 # clean message and exit status 1 (never a signal, never a hang):
-#   onnx/     models whose sizes overflowed or passed 32-bit indexing
+#   onnx/     models whose sizes overflowed or passed 32-bit indexing, or
+#             whose subgraphs nest deep enough to overflow the stack
+#             (the 4 MB one is made by gen_nested_onnx)
 #   yaml/     deeply nested target files (seconds in libyaml before)
 #   package/  packages with valid checksums and a damaged kernel object
 #             (segfaults and "LLVM ERROR" aborts in the object loader)
@@ -40,6 +42,13 @@ expect_refusal bigdim "input 'x' has 4294967300 elements" \
   "$tvmc" compile "$c/onnx/dim-2p32-plus-4.onnx" -o "$tmp/x.tvmpkg"
 expect_refusal reshape "[1099511627776, 1099511627776] has more than 2^63 elements" \
   "$tvmc" compile "$c/onnx/reshape-2p40-squared.onnx" -o "$tmp/x.tvmpkg"
+# subgraphs nested 300 000 deep (4 MB, generated): a stack overflow in
+# protobuf-c's recursive unpacker before the nesting limit
+"$b/tests/fuzz/gen_nested_onnx" 300000 "$tmp/nested.onnx" || die "gen_nested_onnx"
+expect_refusal nested-4MB "messages nest more than 64 deep" \
+  "$tvmc" compile "$tmp/nested.onnx" -o "$tmp/x.tvmpkg"
+expect_refusal nested-90 "messages nest more than 64 deep" \
+  "$tvmc" compile "$c/onnx/nested-subgraphs-90-deep.onnx" -o "$tmp/x.tvmpkg"
 # the memory limit: 32 floats = 128 bytes is more than a 100-byte limit
 TVM_MAX_TENSOR_BYTES=100 expect_refusal limit \
   "needs 128 bytes, more than the memory limit of 100 bytes" \

@@ -38,7 +38,8 @@ core_frontend_onnx_libtvm_onnx_la_SOURCES = \
 	core/frontend/onnx/tensor.c \
 	core/frontend/onnx/shape.c \
 	core/frontend/onnx/node.c \
-	core/frontend/onnx/import.c
+	core/frontend/onnx/import.c \
+	core/frontend/onnx/limits.c
 core_frontend_onnx_libtvm_onnx_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(builddir)/$(ONNX_GEN_DIR) $(PROTOBUF_C_CFLAGS)
 libtvm_la_LIBADD += core/frontend/onnx/libtvm_onnx.la

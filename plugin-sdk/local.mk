@@ -6,7 +6,7 @@ tvm_plugin_cts_SOURCES = \
 	plugin-sdk/cts/cts.h \
 	plugin-sdk/cts/cts.c \
 	plugin-sdk/cts/cts_programs.c
-tvm_plugin_cts_LDADD = libtvm.la
+tvm_plugin_cts_LDADD = $(TVM_LIBS)
 
 # The guide and the example are installed too, so that a plugin author
 # with only an installed tvm-c can copy the example and build it.

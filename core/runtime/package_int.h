@@ -12,15 +12,17 @@
 #include "tvm/base.h"
 
 #define PKG_MAGIC "TVMCPKG" /* + its NUL: 8 bytes */
-#define PKG_VERSION 1u
+#define PKG_VERSION 2u
+#define PKG_VERSION_OLDEST 1u /* no TARGET section */
 #define PKG_HEADER 32u
 #define PKG_ENTRY 32u
 #define PKG_MAX_SECTIONS 16u
 #define FNV_INIT 0xcbf29ce484222325ull
 
 /* Section kinds; SIGNATURE is optional (docs/package-format.md). */
-enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3, SEC_SIGNATURE = 4,
-       SEC_COUNT = 5 };
+enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3, SEC_TARGET = 4,
+       SEC_SIGNATURE = 5, SEC_COUNT = 6 };
+#define SEC_LAST SEC_SIGNATURE /* the last kind this reader records */
 
 /* A section's place in the file and in the section table. */
 typedef struct section {

@@ -3,7 +3,7 @@
  *
  * A package carries native code, so running one means trusting whoever
  * made it (docs/security.md).  Signing makes that trust checkable: an
- * optional SIGNATURE section (kind 4, 100 bytes: u32 algorithm = 1, the
+ * optional SIGNATURE section (kind 5, 100 bytes: u32 algorithm = 1, the
  * signer's 32-byte Ed25519 public key, a 64-byte Ed25519ph signature)
  * signs, in section-table order, every other section as u32 kind, u64
  * length and its bytes, after the domain string "tvm-c package

@@ -7,6 +7,7 @@
 #define TVM_CTS_H
 
 #include "tvm/runtime.h"
+#include "tvm/target.h"
 
 typedef struct cts_buf {
   tvm_dtype dtype;

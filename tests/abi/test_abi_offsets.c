@@ -24,7 +24,10 @@ static void test_host_api(void **state) {
   OFF(tvm_host_api, parallel_for, 40);
   OFF(tvm_host_api, num_threads, 48);
   OFF(tvm_host_api, reserved, 52);
-  assert_int_equal(sizeof(tvm_host_api), 56);
+  assert_int_equal(TVM_HOST_API_SIZE_V3, 56);
+  OFF(tvm_host_api, pool_parallel_for, 56);
+  OFF(tvm_host_api, pool_size, 64);
+  assert_int_equal(sizeof(tvm_host_api), 72);
 }
 
 static void test_schema_structs(void **state) {
@@ -116,7 +119,9 @@ static void test_vtable(void **state) {
   OFF(tvm_plugin_vtable, timer_stop, 144);
   assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V2, 152); /* ABI 2 ends here */
   OFF(tvm_plugin_vtable, alter_layout, 152);
-  assert_int_equal(sizeof(tvm_plugin_vtable), 160);
+  assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V3, 160);
+  OFF(tvm_plugin_vtable, device_open_pool, 160);
+  assert_int_equal(sizeof(tvm_plugin_vtable), 168);
   assert_int_equal(sizeof(tvm_plugin_layout), 104);
 }
 
@@ -127,7 +132,7 @@ static void test_descriptor_and_constants(void **state) {
   OFF(tvm_plugin_desc, description, 24);
   OFF(tvm_plugin_desc, vtable, 32);
   assert_int_equal(sizeof(tvm_plugin_desc), 40);
-  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 3);
+  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 4);
   assert_int_equal(TVM_PLUGIN_ABI_MIN, 1);
   assert_string_equal(TVM_PLUGIN_ENTRY, "tvm_plugin_query");
   assert_int_equal(TVM_PLUGIN_ATTR_INT, 1);

@@ -22,7 +22,10 @@ if [ ! -f Makefile ]; then
   "$src/configure" -q CC="$CC" CFLAGS="-g -O1 -fsanitize=fuzzer-no-link $SAN" \
     --disable-shared --enable-static
 fi
-make -s -j"${JOBS:-2}" libtvm.la
+# the core: libtvm, and libtvm_runtime where the tree has the split
+libs=libtvm.la
+grep -q '^libtvm_runtime_la_SOURCES' Makefile && libs="libtvm.la libtvm_runtime.la"
+make -s -j"${JOBS:-2}" $libs
 for f in "$src"/tests/fuzz/fuzz_*.c; do
   name=$(basename "$f" .c)
   extra=
@@ -37,6 +40,6 @@ for f in "$src"/tests/fuzz/fuzz_*.c; do
     objs="$objs $o"
   done
   ./libtool --silent --tag=CC --mode=link "$CC" -fsanitize=fuzzer $SAN \
-    -o "$name" $objs libtvm.la -lm
+    -o "$name" $objs $libs -lm
   echo "built $out/$name"
 done

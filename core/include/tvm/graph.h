@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define TVM_MAX_DIMS 8
+/* TVM_MAX_DIMS (tensor rank limit) is in tvm/base.h. */
 
 typedef struct tvm_gnode tvm_gnode;
 typedef struct tvm_gop_def tvm_gop_def;

@@ -41,5 +41,5 @@ fuzz:
 .PHONY: fuzz
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/run.sh tests/fuzz/fuzz_file.h \
 	tests/fuzz/fuzz_onnx.c tests/fuzz/fuzz_npy.c tests/fuzz/fuzz_target_yaml.c \
-	tests/fuzz/fuzz_package.c tests/fuzz/corpus
+	tests/fuzz/fuzz_package.c tests/fuzz/fuzz_tuning_log.c tests/fuzz/corpus
 EXTRA_DIST += tests/lsan.supp

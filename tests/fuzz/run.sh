@@ -15,7 +15,7 @@ mkdir -p "$work"
 status=0
 # reader directory -> fuzzer, and the longest input worth trying
 for entry in onnx:fuzz_onnx:65536 npy:fuzz_npy:4096 yaml:fuzz_target_yaml:16384 \
-             package:fuzz_package:65536; do
+             package:fuzz_package:65536 tuning_log:fuzz_tuning_log:16384; do
   IFS=: read -r reader bin maxlen <<<"$entry"
   exe=$fz/$bin
   [ -x "$exe" ] || { echo "run.sh: $exe missing: make fuzz" >&2; status=1; continue; }

@@ -180,6 +180,11 @@ static tvm_status gp_dce(tvm_graph *g, const tvm_target *t,
 static tvm_status gp_fuse(tvm_graph *g, const tvm_target *t,
                           const tvm_compile_options *o, int *dumped) {
   (void)t;
+  /* every tensor's size is checked once the graph is final, before any
+   * kernel is made for it */
+  tvm_status st = compiler_check_sizes(g, o);
+  if (st)
+    return st;
   if (o->fuse)
     return tvm_graph_pass_fuse_ops(g);
   *dumped = 0; /* one group per node: nothing fused to show */

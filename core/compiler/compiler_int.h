@@ -106,4 +106,10 @@ tvm_status compiler_strategy_apply(const tvm_target *t, tvm_ctx *ctx,
                                    tvm_tensor **outs, int nouts,
                                    tvm_config *cfg);
 
+/* limits.c: refuses values with more elements than 32-bit indexing
+ * reaches or more bytes than the memory limit, naming the node. */
+uint64_t compiler_tensor_byte_limit(const tvm_compile_options *o);
+tvm_status compiler_check_sizes(const tvm_graph *g,
+                                const tvm_compile_options *o);
+
 #endif /* TVM_COMPILER_INT_H */

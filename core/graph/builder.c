@@ -152,6 +152,12 @@ static tvm_status check_outputs(const tvm_gnode *n) {
                             "node '%s': %s's shape inference gave output %d a "
                             "negative dimension",
                             n->name, n->op, k);
+    int64_t bytes;
+    char what[160];
+    snprintf(what, sizeof what, "node '%s' (%s) output %d", n->name, n->op,
+             k);
+    if (tvm_shape_bytes(what, v->shape, v->ndim, 16, &bytes))
+      return tvm_diag_status();
   }
   return TVM_OK;
 }

@@ -93,7 +93,9 @@ tvm_status graph_check_shape(const char *what, const int64_t *shape,
                           "%s: dimension %d is %lld; give every dimension a "
                           "size (>= 0)",
                           what, i, (long long)shape[i]);
-  return TVM_OK;
+  /* room for the widest element (16 bytes), so byte counts fit too */
+  int64_t bytes;
+  return tvm_shape_bytes(what, shape, ndim, 16, &bytes);
 }
 
 /* A registered constant with zeroed data, for passes. */
@@ -120,14 +122,19 @@ tvm_gvalue *graph_new_const(tvm_graph *g, const char *name, tvm_dtype t,
 int64_t tvm_gvalue_numel(const tvm_gvalue *v) {
   if (!v) return 0;
   int64_t n = 1;
-  for (int i = 0; i < v->ndim; i++) n *= v->shape[i];
+  /* shapes are checked on entry (graph_check_shape); saturate anyway */
+  for (int i = 0; i < v->ndim; i++)
+    if (tvm_mul_overflow_i64(n, v->shape[i], &n)) return INT64_MAX;
   return n;
 }
 
 /* Elements times the element size of the dtype (bool: one byte each). */
 int64_t tvm_gvalue_bytes(const tvm_gvalue *v) {
   if (!v) return 0;
-  return tvm_gvalue_numel(v) * tvm_dtype_bytes(v->dtype);
+  int64_t b;
+  if (tvm_mul_overflow_i64(tvm_gvalue_numel(v), tvm_dtype_bytes(v->dtype), &b))
+    return INT64_MAX;
+  return b;
 }
 
 /* Appends v to the graph's outputs.  Fails (sticky) on a NULL value. */

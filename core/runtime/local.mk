@@ -14,12 +14,16 @@ libtvm_runtime_la_SOURCES += \
 	core/runtime/plan.c \
 	core/runtime/npy.c \
 	core/runtime/package.c \
+	core/runtime/package_int.h \
+	core/runtime/package_sign.c \
 	core/runtime/executor.c
 # (hostdev) host programs: the host half of device kernels, run by the
 # executor (plugin-sdk/docs/HOST_DEVICE.md)
 libtvm_runtime_la_SOURCES += \
 	core/runtime/host_program.c \
 	core/runtime/host_exec.c
+# package signatures: libsodium (optional, configure says so)
+libtvm_runtime_la_LIBADD += $(SODIUM_LIBS)
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/runtime/test_npy
 TESTS += tests/unit/runtime/test_npy

@@ -20,6 +20,8 @@
 #include "tvm/npy.h"
 
 #define NPY_MAX_DIMS 32
+/* Longest header accepted: a limit on input, named when hit. */
+#define NPY_MAX_HEADER 65536
 #define DATA_ALIGN 64
 
 typedef struct npy_block {
@@ -262,6 +264,11 @@ tvm_status tvm_npy_load_buffer(const void *data, size_t size,
                         "(1.0, 2.0 and 3.0 are)",
                         name, p[6], p[7]);
   }
+  if (hlen > NPY_MAX_HEADER)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s: .npy header of %zu bytes, more than the limit "
+                        "of %d (numpy itself writes a few hundred)",
+                        name, hlen, NPY_MAX_HEADER);
   if (hlen > size - hoff)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s: truncated .npy file (header of %zu bytes, "

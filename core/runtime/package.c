@@ -78,34 +78,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "package_int.h"
 #include "runtime_int.h"
 #include "tvm/host_program.h"
 
-#define PKG_MAGIC "TVMCPKG"  /* + its NUL: 8 bytes */
-#define PKG_VERSION 2u
-#define PKG_VERSION_HOST 3u /* version 2 + the HOST section */
-#define PKG_VERSION_OLDEST 1u /* no TARGET section */
-#define PKG_HEADER 32u
-#define PKG_ENTRY 32u
-#define PKG_MAX_SECTIONS 16u
 #define PARAM_ALIGN 64u
 #define NULL_STR 0xffffffffu
-
-enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3, SEC_TARGET = 4,
-       SEC_HOST = 5 };
-#define SEC_LAST SEC_HOST
 
 /* ---- checksum ---------------------------------------------------------- */
 /* FNV-1a 64: every step is a bijection of the state for a fixed byte, so a
  * change of any single byte always changes the result. */
-static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n) {
+uint64_t runtime_pkg_fnv1a(uint64_t h, const unsigned char *p, size_t n) {
   for (size_t i = 0; i < n; i++) {
     h ^= p[i];
     h *= 0x100000001b3ull;
   }
   return h;
 }
-#define FNV_INIT 0xcbf29ce484222325ull
+#define fnv1a runtime_pkg_fnv1a
 
 /* ---- little-endian byte buffer (writer) --------------------------------- */
 typedef struct wbuf {
@@ -541,8 +531,8 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
     goto done;
   }
   int ok = fwrite(head.d, 1, head.len, f) == head.len;
-  for (int i = 0; i < NSEC && ok; i++) /* an empty section has no buffer */
-    ok = secs[i]->len == 0 ||
+  for (int i = 0; i < NSEC && ok; i++)
+    ok = secs[i]->len == 0 || /* an empty section has no buffer */
          fwrite(secs[i]->d, 1, secs[i]->len, f) == secs[i]->len;
   if (fclose(f) != 0) ok = 0;
   if (!ok || rename(tmp, path) != 0) {
@@ -564,17 +554,11 @@ done:
 }
 
 /* ---- load --------------------------------------------------------------- */
-/* A section's place in the file. */
-typedef struct section {
-  const unsigned char *p;
-  uint64_t len;
-  int seen;
-} section;
-
 /* Checks the header, the table, the layout and the checksums; fills
  * secs[kind] for the kinds this reader knows. */
-static tvm_status check_container(const char *what, const unsigned char *d,
-                                  size_t size, section secs[SEC_LAST + 1]) {
+tvm_status runtime_pkg_check_container(const char *what,
+                                       const unsigned char *d, size_t size,
+                                       section secs[SEC_COUNT]) {
   rbuf r = {d, d + size, 0};
   if (size < PKG_HEADER || memcmp(d, PKG_MAGIC, 8) != 0)
     return tvm_diag_set(TVM_ERR_INVALID,
@@ -629,6 +613,7 @@ static tvm_status check_container(const char *what, const unsigned char *d,
       secs[kind].p = d + off;
       secs[kind].len = len;
       secs[kind].seen = 1;
+      secs[kind].index = i;
     }
     expect_off = off + len;
   }
@@ -873,7 +858,7 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
   unsigned char *buf = NULL;
   void *data = NULL;
   size_t size = 0;
-  section secs[SEC_LAST + 1];
+  section secs[SEC_COUNT];
   tvm_plan *p = NULL;
   tvm_status st;
 
@@ -885,7 +870,9 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
   if ((st = tvm_read_file(path, "package", 0, &data, &size)) != TVM_OK)
     return st;
   buf = data;
-  if ((st = check_container(what, buf, size, secs)) != TVM_OK) goto fail;
+  if ((st = runtime_pkg_check_container(what, buf, size, secs)) != TVM_OK ||
+      (st = runtime_pkg_check_trust(what, buf, size, secs)) != TVM_OK)
+    goto fail;
   if ((st = tvm_plan_new(&p)) != TVM_OK) goto fail;
   if ((st = decode_meta(what, &secs[SEC_META], &secs[SEC_PARAMS], p)) !=
           TVM_OK ||

@@ -40,6 +40,55 @@ static tvm_status yerr(const ydoc *d, yaml_mark_t m, tvm_status st,
                       (size_t)m.column + 1, msg);
 }
 
+/* Limits on a target file: its size (MAX_YAML_BYTES), how deeply its
+ * collections nest and how many nodes it has.  A real target file has
+ * three levels and a few dozen nodes; the limits only stop hostile input
+ * early (libyaml takes time quadratic in the nesting depth). */
+#define MAX_YAML_DEPTH 32
+#define MAX_YAML_NODES 100000
+
+/* Walks the events of buf once, refusing nesting past MAX_YAML_DEPTH or
+ * more than MAX_YAML_NODES nodes as soon as either is reached, so that the
+ * document load that follows runs on bounded input.  Syntax errors are
+ * left for the load to report. */
+static tvm_status check_limits(ydoc *d, const char *buf, size_t len) {
+  yaml_parser_t p;
+  yaml_event_t ev;
+  tvm_status st = TVM_OK;
+  int depth = 0;
+  long nodes = 0;
+  if (!yaml_parser_initialize(&p))
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory parsing %s", d->path);
+  yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+  for (;;) {
+    if (!yaml_parser_parse(&p, &ev)) break; /* the load reports it */
+    yaml_event_type_t t = ev.type;
+    yaml_mark_t m = ev.start_mark;
+    yaml_event_delete(&ev);
+    if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+      if (++depth > MAX_YAML_DEPTH) {
+        st = yerr(d, m, TVM_ERR_INVALID,
+                  "collections nest more than %d deep (the limit for a "
+                  "target file)", MAX_YAML_DEPTH);
+        break;
+      }
+    } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+      depth--;
+    }
+    if ((t == YAML_SCALAR_EVENT || t == YAML_ALIAS_EVENT ||
+         t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) &&
+        ++nodes > MAX_YAML_NODES) {
+      st = yerr(d, m, TVM_ERR_INVALID,
+                "more than %d nodes (the limit for a target file)",
+                MAX_YAML_NODES);
+      break;
+    }
+    if (t == YAML_STREAM_END_EVENT || t == YAML_DOCUMENT_END_EVENT) break;
+  }
+  yaml_parser_delete(&p);
+  return st;
+}
+
 /* Loads the first document of path; a syntax error names its position. */
 static tvm_status load_doc(ydoc *d, const char *path) {
   d->path = path;
@@ -54,6 +103,10 @@ static tvm_status load_doc(ydoc *d, const char *path) {
                                 &len);
   char *buf = data;
   if (st != TVM_OK) return st;
+  if ((st = check_limits(d, buf, len)) != TVM_OK) {
+    tvm_free(buf);
+    return st;
+  }
   yaml_parser_t p;
   if (!yaml_parser_initialize(&p)) {
     tvm_free(buf);

@@ -92,7 +92,18 @@ tvm_expr **te_const_shape(tvm_ctx *c, const char *what, const char *name,
     tvm_ctx_status(c);
     return NULL;
   }
+  int64_t numel = 1;
   for (int i = 0; i < ndim; i++) {
+    /* the loop IR indexes with int32 (tvm_int): a tensor whose flat index
+     * could pass 2^31 - 1 is refused, never silently truncated */
+    if (shape[i] > 0 && (tvm_mul_overflow_i64(numel, shape[i], &numel) ||
+                         numel > INT32_MAX)) {
+      tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                   "%s %s: more than 2^31-1 elements (dimension %d is %lld); "
+                   "the generated code indexes with 32-bit integers",
+                   what, name ? name : "?", i, (long long)shape[i]);
+      return NULL;
+    }
     if (shape[i] <= 0) {
       tvm_diag_set(TVM_ERR_INVALID,
                    "%s %s: shape[%d] is %lld; extents must be positive", what,

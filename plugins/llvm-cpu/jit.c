@@ -7,12 +7,14 @@
  * __tvm_num_threads and __tvm_assert_fail are filled in.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <llvm-c/Error.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 
@@ -54,9 +56,26 @@ static void keep_error(void *ctx, LLVMErrorRef err) {
   LLVMDisposeErrorMessage(msg);
 }
 
+/* LLVM's fatal-error handler: LLVM calls it where it cannot return an
+ * error (some object-file and codegen paths) and exits the process
+ * afterwards whatever it does, so the one thing left to do is to say
+ * clearly what happened instead of dying with a bare "LLVM ERROR" or an
+ * abort.  lc_check_elf exists so that package input never gets here. */
+static void fatal_handler(const char *reason) {
+  fprintf(stderr,
+          "tvm llvm-cpu: LLVM stopped with a fatal error: %s\n"
+          "  (the process exits now; if this happened loading a package, "
+          "the package is damaged or was not made by this tvmc: "
+          "recompile it, and use signed packages with --trusted-keys)\n",
+          reason ? reason : "?");
+}
+static pthread_once_t fatal_once = PTHREAD_ONCE_INIT;
+static void install_fatal(void) { LLVMInstallFatalErrorHandler(fatal_handler); }
+
 /* Links the object into a fresh LLJIT instance. */
 static int32_t load_object(tvm_plugin_module *m, const tvm_plugin_blob *blob) {
   lc_llvm_init();
+  pthread_once(&fatal_once, install_fatal);
   LLVMOrcLLJITRef jit = NULL;
   LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit, NULL);
   if (err) return report_err(err, "cannot create an LLJIT instance");
@@ -105,6 +124,9 @@ int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
     return lc_report(TVM_ERR_UNSUPPORTED,
                      "llvm-cpu: cannot load blob format %u (ELF object or "
                      "shared object only)", blob->format);
+  int32_t cst = lc_check_elf(blob->data, blob->size,
+                             blob->format == TVM_BLOB_SHARED_OBJECT);
+  if (cst != TVM_OK) return cst;
   tvm_plugin_module *m = calloc(1, sizeof *m);
   if (!m) return lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
   int32_t st = blob->format == TVM_BLOB_ELF_OBJECT ? load_object(m, blob)

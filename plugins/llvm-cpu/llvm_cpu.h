@@ -186,6 +186,7 @@ struct tvm_plugin_module {
   char link_err[512]; /* first JIT linking error */
 };
 
+#include "elf_check.h" /* lc_check_elf: kernel objects validated first */
 int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
                        tvm_plugin_module **out);
 void lc_module_unload(tvm_plugin_module *m);

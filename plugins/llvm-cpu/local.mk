@@ -17,6 +17,8 @@ LLVM_CPU_SOURCES = \
 	plugins/llvm-cpu/codegen_parallel.c \
 	plugins/llvm-cpu/link.c \
 	plugins/llvm-cpu/jit.c \
+	plugins/llvm-cpu/elf_check.c \
+	plugins/llvm-cpu/elf_check.h \
 	plugins/llvm-cpu/runtime.c \
 	plugins/llvm-cpu/strategy_matmul.c \
 	plugins/llvm-cpu/strategy_conv2d.c \

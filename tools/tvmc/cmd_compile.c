@@ -176,13 +176,14 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: tvmc compile MODEL [--target T] [-o FILE.tvmpkg]\n"
           "                    [--tuning-log LOG] [--dump-ir PASS|all]\n"
-          "                    [--no-fuse] [--no-plan-memory]\n"
+          "                    [--no-fuse] [--no-plan-memory] [--sign KEY]\n"
           "                    [--input-shape NAME=1x3x224x224]...\n"
           "  MODEL is an ONNX file or zoo:NAME (zoo models: tvmc compile\n"
           "  --list-zoo).  Writes a package for `tvmc run`.  Defaults:\n"
           "  --target llvm-cpu, -o MODEL's base name with .tvmpkg.\n"
           "  --input-shape fixes the shape of a graph input whose\n"
-          "  dimensions are symbolic (repeat it for several inputs).\n");
+          "  dimensions are symbolic (repeat it for several inputs).\n"
+          "  --sign KEY signs the package with a key from tvmc keygen.\n");
   /* the pass names come from the pipeline tables that run them */
   const char *const *gp = tvm_compile_pass_names();
   const char *const *lp = tvm_lower_pass_names();
@@ -210,6 +211,7 @@ static char *default_output(const char *model) {
 
 int tvmc_cmd_compile(int argc, char **argv) {
   const char *target_name = "llvm-cpu", *model = NULL, *out = NULL;
+  const char *sign_key = NULL;
   tvmc_compile_args ca = {0};
   static tvmc_shapes shapes;
   tvm_target *t = NULL;
@@ -240,6 +242,8 @@ int tvmc_cmd_compile(int argc, char **argv) {
       ca.dump_ir = a + 10;
     } else if (!strcmp(a, "--no-fuse")) {
       ca.no_fuse = 1;
+    } else if (!strcmp(a, "--sign") && v) {
+      sign_key = v, i++;
     } else if (!strcmp(a, "--no-plan-memory")) {
       ca.no_plan_memory = 1;
     } else if (!strcmp(a, "--input-shape") && v) {
@@ -276,8 +280,10 @@ int tvmc_cmd_compile(int argc, char **argv) {
   double secs;
   if ((p = tvmc_compile_graph("compile", g, t, &ca, &secs)) == NULL)
     goto done;
-  if (tvm_package_save(p, out) != TVM_OK) {
+  if (tvm_package_save(p, out) != TVM_OK ||
+      (sign_key && tvm_package_sign(out, sign_key) != TVM_OK)) {
     fprintf(stderr, "tvmc compile: %s\n", tvm_diag_message());
+    if (sign_key) remove(out); /* never leave an unsigned package behind */
     goto done;
   }
   /* with --dump-ir the IR went to stdout: the summary goes to stderr */

@@ -37,6 +37,7 @@ typedef struct run_opts {
   int repeat;
   int profile;
   int json;
+  const char *trusted_keys; /* refuse packages not signed by these keys */
 } run_opts;
 
 static void usage(FILE *f) {
@@ -44,6 +45,7 @@ static void usage(FILE *f) {
           "usage: tvmc run MODEL|PACKAGE [--target T] [--input NAME=FILE.npy]...\n"
           "                [--input-shape NAME=1x3x224x224]...\n"
           "                [--output-dir DIR] [--repeat N] [--profile] [--json]\n"
+          "                [--trusted-keys FILE]\n"
           "  Runs a package from tvmc compile (or compiles MODEL: an ONNX\n"
           "  file or zoo:NAME) and prints latency and an output summary.\n"
           "  Defaults: the package's own target (llvm-cpu for a model),\n"
@@ -272,6 +274,8 @@ static int parse_args(int argc, char **argv, run_opts *o) {
       o->profile = 1;
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
+    } else if (!strcmp(a, "--trusted-keys") && v) {
+      o->trusted_keys = v, i++;
     } else if (a[0] != '-' && o->model == NULL) {
       o->model = a;
     } else {
@@ -290,6 +294,14 @@ static int parse_args(int argc, char **argv, run_opts *o) {
 
 /* Loads the package or compiles the model: *p and *t on success. */
 static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
+  if (o->trusted_keys && !is_package(o->model)) {
+    fprintf(stderr, "tvmc run: --trusted-keys checks packages' signatures; "
+            "%s is not a package\n", o->model);
+    return 1;
+  }
+  if (o->trusted_keys &&
+      tvm_package_set_trusted_keys(o->trusted_keys) != TVM_OK)
+    goto fail;
   if (is_package(o->model)) {
     if (o->target) {
       if (tvm_target_load(o->target, t) != TVM_OK ||

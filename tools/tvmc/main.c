@@ -19,6 +19,7 @@ const tvmc_command tvmc_commands[] = {
      "write a model (zoo:NAME or ONNX) as an ONNX file, for other frameworks"},
     {"matmul", tvmc_cmd_matmul,
      "compile, check and time a matrix multiply on a target"},
+    {"keygen", tvmc_cmd_keygen, "make a key pair for signing packages"},
     {"help", tvmc_cmd_help, "show this help"},
     {"version", tvmc_cmd_version, "print the version (also --version)"},
     {NULL, NULL, NULL},

@@ -491,6 +491,11 @@ tvm_status tvm_onnx_load_buffer_opts(const void *data, size_t size,
                           src, i, onnx_str(opts->shapes[i].name),
                           opts->shapes[i].ndim,
                           opts->shapes[i].dims ? "dims" : "no dims");
+  char what[512];
+  snprintf(what, sizeof what, "ONNX model '%s'", src);
+  if (data && onnx_check_nesting(data, size, &onnx__model_proto__descriptor,
+                                 what) != TVM_OK)
+    return tvm_diag_status();
   Onnx__ModelProto *m = onnx__model_proto__unpack(
       &onnx_allocator, size, (const uint8_t *)(data ? data : ""));
   if (!m)

@@ -40,6 +40,7 @@ core_frontend_onnx_libtvm_onnx_la_SOURCES = \
 	core/frontend/onnx/node.c \
 	core/frontend/onnx/versions.c \
 	core/frontend/onnx/import.c \
+	core/frontend/onnx/limits.c \
 	core/frontend/onnx/export.c
 core_frontend_onnx_libtvm_onnx_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(builddir)/$(ONNX_GEN_DIR) $(PROTOBUF_C_CFLAGS)

@@ -94,4 +94,12 @@ void onnx_default_attrs(const Onnx__NodeProto *np, const char *op,
 tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
                             size_t idx);
 
+/* limits.c: refuses a serialized message (of type desc) whose messages
+ * nest more than ONNX_MAX_NESTING deep, in one linear pass, before
+ * protobuf-c's recursive unpacker sees it; `what` names the model. */
+#define ONNX_MAX_NESTING 64
+tvm_status onnx_check_nesting(const void *data, size_t size,
+                              const ProtobufCMessageDescriptor *desc,
+                              const char *what);
+
 #endif /* TVM_ONNX_INT_H */

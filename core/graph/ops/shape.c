@@ -62,7 +62,13 @@ static tvm_status reshape_shape(const tvm_gnode *n, int64_t *out, int *nout) {
                      (long long)v);
     }
     out[d] = v;
-    known *= v;
+    if (tvm_mul_overflow_i64(known, v, &known)) {
+      char b[128];
+      return op_fail(n, TVM_ERR_INVALID,
+                     "the requested shape %s has more than 2^63 elements "
+                     "(the input has %lld)",
+                     op_shape_str(b, sizeof b, req, cnt), (long long)total);
+    }
   }
   if (infer >= 0) {
     if (known == 0 || total % known)

@@ -76,6 +76,39 @@ TVM_API void *tvm_realloc(void *p, size_t n);
 TVM_API void tvm_free(void *p);
 TVM_API char *tvm_strdup(const char *s);
 
+/* ---- checked sizes -------------------------------------------------- */
+/* Element counts, byte counts, strides and offsets derived from input are
+ * computed with these: each returns 1 (and leaves *r unspecified) when the
+ * exact result does not fit, 0 otherwise.  They are the compiler's
+ * overflow builtins, so they cost one instruction and a branch. */
+static inline int tvm_mul_overflow_i64(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+static inline int tvm_add_overflow_i64(int64_t a, int64_t b, int64_t *r) {
+  return __builtin_add_overflow(a, b, r);
+}
+static inline int tvm_mul_overflow_u64(uint64_t a, uint64_t b, uint64_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+static inline int tvm_add_overflow_u64(uint64_t a, uint64_t b, uint64_t *r) {
+  return __builtin_add_overflow(a, b, r);
+}
+static inline int tvm_mul_overflow_size(size_t a, size_t b, size_t *r) {
+  return __builtin_mul_overflow(a, b, r);
+}
+static inline int tvm_add_overflow_size(size_t a, size_t b, size_t *r) {
+  return __builtin_add_overflow(a, b, r);
+}
+/* The product of ndim non-negative dimensions into *numel; TVM_ERR_INVALID
+ * (diagnostic naming `what` and the dimension where it overflowed) when a
+ * dimension is negative or the product does not fit in int64. */
+TVM_API tvm_status tvm_shape_numel(const char *what, const int64_t *shape,
+                                   int ndim, int64_t *numel);
+/* numel elements of elem_bytes each, as bytes, with the same checks. */
+TVM_API tvm_status tvm_shape_bytes(const char *what, const int64_t *shape,
+                                   int ndim, int64_t elem_bytes,
+                                   int64_t *bytes);
+
 /* ---- arenas ---------------------------------------------------------- */
 /* An arena hands out memory that is freed all at once.  IR nodes live in
  * arenas; nothing in an arena is freed one by one. */

@@ -45,6 +45,10 @@ typedef struct tvm_compile_options {
    * target template; NULL = none (then tuning_log, when set, presets the
    * best logged knob values of each workload). */
   const struct tvm_tune_hooks *tune;
+  /* Largest tensor in bytes the compiled model may use; a larger one is
+   * refused at compile time naming its node.  0 (default): the value of
+   * $TVM_MAX_TENSOR_BYTES, else the machine's physical memory. */
+  uint64_t max_tensor_bytes;
 } tvm_compile_options;
 
 TVM_API void tvm_compile_options_init(tvm_compile_options *o);

@@ -408,6 +408,18 @@ TVM_API tvm_status tvm_plan_set_target(tvm_plan *p, const tvm_target *t);
 TVM_API tvm_status tvm_package_save(const tvm_plan *p, const char *path);
 TVM_API tvm_status tvm_package_load(const char *path, const tvm_target *expect,
                                     tvm_plan **out);
+
+/* Signed packages (core/runtime/package_sign.c, docs/security.md; need
+ * libsodium).  tvm_keygen writes an Ed25519 key pair (the secret key file
+ * mode 0600); tvm_package_sign adds or replaces a package's signature;
+ * with trusted keys set (a file of public keys; NULL clears it, and then
+ * $TVM_TRUSTED_KEYS applies) tvm_package_load refuses unsigned packages,
+ * foreign signers and modified contents. */
+TVM_API tvm_status tvm_keygen(const char *secret_path, const char *public_path);
+TVM_API tvm_status tvm_package_sign(const char *path,
+                                    const char *secret_key_path);
+TVM_API tvm_status tvm_package_set_trusted_keys(const char *path);
+
 /* Makes the target a plan was built for from what it records (plugin
  * name and attribute values; tvm_target_create over registry r, NULL =
  * the global one), with no target YAML.  A plan from a format-1 package

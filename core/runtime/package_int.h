@@ -1,0 +1,54 @@
+/*
+ * core/runtime/package_int.h - what package.c (the container, save and
+ * load) shares with package_sign.c (ed25519 signatures and trusted keys):
+ * the layout constants, the checksum and the container check.
+ */
+#ifndef TVM_RUNTIME_PACKAGE_INT_H
+#define TVM_RUNTIME_PACKAGE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tvm/base.h"
+
+#define PKG_MAGIC "TVMCPKG" /* + its NUL: 8 bytes */
+#define PKG_VERSION 2u
+#define PKG_VERSION_HOST 3u   /* version 2 + the HOST section */
+#define PKG_VERSION_OLDEST 1u /* no TARGET section */
+#define PKG_HEADER 32u
+#define PKG_ENTRY 32u
+#define PKG_MAX_SECTIONS 16u
+#define FNV_INIT 0xcbf29ce484222325ull
+
+/* Section kinds; HOST and SIGNATURE are optional
+ * (docs/package-format.md). */
+enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3, SEC_TARGET = 4,
+       SEC_HOST = 5, SEC_SIGNATURE = 6, SEC_COUNT = 7 };
+#define SEC_LAST SEC_SIGNATURE /* the last kind this reader records */
+
+/* A section's place in the file and in the section table. */
+typedef struct section {
+  const unsigned char *p;
+  uint64_t len;
+  int seen;
+  uint32_t index;
+} section;
+
+/* FNV-1a 64 over n bytes continuing from h (FNV_INIT to start). */
+uint64_t runtime_pkg_fnv1a(uint64_t h, const unsigned char *p, size_t n);
+
+/* Checks the header, the section table, the layout and every checksum of
+ * the package bytes d[0..size); fills secs[kind] for the known kinds.
+ * `what` names the package in messages. */
+tvm_status runtime_pkg_check_container(const char *what,
+                                       const unsigned char *d, size_t size,
+                                       section secs[SEC_COUNT]);
+
+/* When trusted keys are configured (tvm_package_set_trusted_keys or
+ * $TVM_TRUSTED_KEYS), refuses a package that is unsigned, signed by a key
+ * not in the list, or whose signature does not match its contents. */
+tvm_status runtime_pkg_check_trust(const char *what, const unsigned char *d,
+                                   size_t size,
+                                   const section secs[SEC_COUNT]);
+
+#endif /* TVM_RUNTIME_PACKAGE_INT_H */

@@ -1,0 +1,79 @@
+/*
+ * tests/fuzz/fuzz_package.c - libFuzzer target: the package loader
+ * (tvm_package_load, no target check) on a file holding the bytes, then
+ * the llvm-cpu plugin's kernel-object validation (lc_check_elf, compiled
+ * into this program) on the loaded device module.  A fuzzer cannot
+ * recompute checksums by chance, so the harness fixes up the package's
+ * checksums first (fuzz_pkg_fix) when the input is long enough to have a
+ * header: the decoders behind them get fuzzed, not just the FNV check.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_file.h"
+#include "tvm/compiler.h"
+
+#include "elf_check.h"
+
+/* lc_check_elf reports through lc_report: here it only needs the status. */
+int32_t lc_report(int32_t st, const char *fmt, ...) {
+  (void)fmt;
+  return st;
+}
+
+static uint64_t rd64(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+static void wr64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+/* Rewrites the file size, section checksums and header checksum of a
+ * package-shaped buffer (see docs/package-format.md) where they fit. */
+static void fuzz_pkg_fix(uint8_t *d, size_t size) {
+  if (size < 32) return;
+  uint32_t n = d[12] | (uint32_t)d[13] << 8 | (uint32_t)d[14] << 16 |
+               (uint32_t)d[15] << 24;
+  if (n == 0 || n > 16 || 32 + (uint64_t)n * 32 > size) return;
+  wr64(d + 16, size);
+  for (uint32_t i = 0; i < n; i++) {
+    uint8_t *e = d + 32 + 32 * i;
+    uint64_t off = rd64(e + 8), len = rd64(e + 16);
+    if (off <= size && len <= size - off)
+      wr64(e + 24, fnv(0xcbf29ce484222325ull, d + off, (size_t)len));
+  }
+  uint64_t h = fnv(0xcbf29ce484222325ull, d, 24);
+  wr64(d + 24, fnv(h, d + 32, (size_t)n * 32));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  uint8_t *copy = malloc(size ? size : 1);
+  if (!copy) return 0;
+  memcpy(copy, data, size);
+  fuzz_pkg_fix(copy, size);
+  const char *path = fuzz_file(copy, size, ".tvmpkg");
+  free(copy);
+  tvm_plan *p = NULL;
+  if (path && tvm_package_load(path, NULL, &p) == TVM_OK) {
+    const tvm_plugin_blob *b = &p->blob;
+    if (b->data && b->size)
+      lc_check_elf(b->data, b->size, b->format == TVM_BLOB_SHARED_OBJECT);
+    tvm_plan_free(p);
+  }
+  /* the kernel-object checker on the raw bytes as well */
+  lc_check_elf(data, size, 0);
+  return 0;
+}

@@ -188,10 +188,12 @@ static int32_t schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
 /* Registered for the graph operator MatMul (model compilation) and for
  * "matmul" (tvmc matmul and tests). */
 static const tvm_plugin_strategy strategies[] = {
-    {sizeof(tvm_plugin_strategy), 10, "MatMul", "mock_accel.gemm_tensorized",
-     schedule_matmul},
-    {sizeof(tvm_plugin_strategy), 10, "matmul", "mock_accel.gemm_tensorized",
-     schedule_matmul},
+    {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
+     .op = "MatMul", .name = "mock_accel.gemm_tensorized",
+     .schedule = schedule_matmul, .match = TVM_STRATEGY_MATCH_OP},
+    {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
+     .op = "matmul", .name = "mock_accel.gemm_tensorized",
+     .schedule = schedule_matmul, .match = TVM_STRATEGY_MATCH_OP},
 };
 
 /* ---- a lowering pass of the target's own (ABI 4) ----------------------- */

@@ -1,10 +1,10 @@
 # bench: benchmarks, side by side with their peers (see bench/RESULTS.md)
 noinst_PROGRAMS += bench/fma_peak
-bench_fma_peak_SOURCES = bench/fma_peak.c
+bench_fma_peak_SOURCES = bench/fma_peak.c bench/machine.c bench/machine.h
 
 if HAVE_OPENBLAS
 noinst_PROGRAMS += bench/matmul
-bench_matmul_SOURCES = bench/matmul.c tools/tvmc/matmul_te.c \
+bench_matmul_SOURCES = bench/matmul.c bench/machine.c bench/machine.h tools/tvmc/matmul_te.c \
 	tools/tvmc/matmul_te.h tools/tvmc/matmul_job.c tools/tvmc/matmul_job.h
 bench_matmul_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) \
 	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\"
@@ -14,8 +14,20 @@ EXTRA_DIST += bench/targets/llvm-cpu-1t.yaml bench/targets/llvm-cpu-2t.yaml
 # bench/zoo (helper Z): every zoo model, compile time and latency with and
 # without fusion, on bench/targets/llvm-cpu-2t.yaml
 noinst_PROGRAMS += bench/zoo
-bench_zoo_SOURCES = bench/zoo.c
+bench_zoo_SOURCES = bench/zoo.c bench/machine.c bench/machine.h
 bench_zoo_CFLAGS = $(AM_CFLAGS) \
 	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\" \
 	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/llvm-cpu/.libs\"
 bench_zoo_LDADD = $(TVM_LIBS) -lm
+# bench/kernels: single kernels (ResNet-18 and MobileNetV2 convolutions,
+# SGEMM shapes) against oneDNN and OpenBLAS in one interleaved run
+if HAVE_OPENBLAS
+if HAVE_DNNL
+noinst_PROGRAMS += bench/kernels
+bench_kernels_SOURCES = bench/kernels.c bench/machine.c bench/machine.h
+bench_kernels_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) -fopenmp \
+	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\" \
+	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/llvm-cpu/.libs\"
+bench_kernels_LDADD = $(TVM_LIBS) $(OPENBLAS_LIBS) -ldnnl -lgomp -lm
+endif
+endif

@@ -6,9 +6,13 @@
  *
  * Each round times tvm-c and then OpenBLAS (interleaved, so that a noisy
  * phase of the VM hits both); the figures are medians over rounds and the
- * ratio is tvm-c / OpenBLAS.  Debian's OpenBLAS mistakes Zen 5 for
- * Haswell unless OPENBLAS_CORETYPE=SkylakeX is set before it loads, so
- * the program re-executes itself with it when it is missing.
+ * ratio is tvm-c / OpenBLAS.  Debian's OpenBLAS 0.3.21 mistakes newer
+ * CPUs (Zen 5) for older ones and runs at half speed there, so the
+ * program re-executes itself with OPENBLAS_CORETYPE set from the ISA
+ * detected at run time (bench/machine.c: SkylakeX only where AVX-512 is
+ * there, Haswell for AVX2), never a fixed one: forcing SkylakeX on an
+ * AVX2-only CPU dies with SIGILL.  An OPENBLAS_CORETYPE already set is
+ * kept.
  */
 #include <cblas.h>
 #include <math.h>
@@ -19,6 +23,7 @@
 #include <unistd.h>
 
 #include "../tools/tvmc/matmul_job.h"
+#include "machine.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -107,15 +112,18 @@ int main(int argc, char **argv) {
   int rc = 0;
 
   if (!getenv("OPENBLAS_CORETYPE")) {
-    setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+    setenv("OPENBLAS_CORETYPE", bench_openblas_coretype(), 1);
     execv("/proc/self/exe", argv);
-    perror("bench/matmul: re-exec with OPENBLAS_CORETYPE=SkylakeX");
+    perror("bench/matmul: re-exec with OPENBLAS_CORETYPE set");
     return 1;
   }
   if (n <= 0 || rounds <= 0) {
     fprintf(stderr, "usage: %s [N>0] [rounds>0]\n", argv[0]);
     return 2;
   }
+  bench_machine m;
+  bench_machine_detect(&m);
+  bench_machine_print(stdout, &m);
   printf("fp32 matmul %lldx%lldx%lld, median of %d interleaved rounds; "
          "OpenBLAS %s, OPENBLAS_CORETYPE=%s\n",
          (long long)n, (long long)n, (long long)n, rounds,

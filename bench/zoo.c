@@ -27,6 +27,7 @@
 
 #include "tvm/compiler.h"
 #include "tvm/zoo.h"
+#include "machine.h"
 
 #define WARMUP 2
 
@@ -198,6 +199,9 @@ int main(int argc, char **argv) {
   const char *const *names = tvm_zoo_names();
   tvm_target *t = NULL;
   if (runs < 1) runs = 30;
+  bench_machine m;
+  bench_machine_detect(&m);
+  bench_machine_print(stdout, &m);
   if (!getenv("TVM_PLUGIN_PATH"))
     setenv("TVM_PLUGIN_PATH", BENCH_PLUGIN_DIR, 1);
   if (tvm_target_load(BENCH_TARGET_DIR "/llvm-cpu-2t.yaml", &t) != TVM_OK) {

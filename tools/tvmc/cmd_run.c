@@ -414,7 +414,12 @@ int tvmc_cmd_run(int argc, char **argv) {
     json_num(f, times[0]);
     fprintf(f, ", \"max_ms\": ");
     json_num(f, times[o.repeat - 1]);
-    fprintf(f, ", \"outputs\": [");
+    fprintf(f, ", \"times_ms\": ["); /* every timed run, sorted */
+    for (int r = 0; r < o.repeat; r++) {
+      if (r) fputs(", ", f);
+      json_num(f, times[r]);
+    }
+    fprintf(f, "], \"outputs\": [");
     for (uint32_t i = 0; i < p->noutputs; i++) {
       const tvm_plan_value *v = &p->values[p->outputs[i]];
       out_stats st = stats_of(outs[i], v);

@@ -13,6 +13,8 @@ const tvmc_command tvmc_commands[] = {
     {"compile", tvmc_cmd_compile,
      "compile a model (ONNX file or zoo:NAME) into a package"},
     {"run", tvmc_cmd_run, "run a package or model, time it, show its outputs"},
+    {"export", tvmc_cmd_export,
+     "write a model (zoo:NAME or ONNX) as an ONNX file, for other frameworks"},
     {"matmul", tvmc_cmd_matmul,
      "compile, check and time a matrix multiply on a target"},
     {"help", tvmc_cmd_help, "show this help"},

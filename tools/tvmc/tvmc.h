@@ -14,6 +14,7 @@ int tvmc_cmd_help(int argc, char **argv);
 int tvmc_cmd_version(int argc, char **argv);
 int tvmc_cmd_targets(int argc, char **argv);
 int tvmc_cmd_matmul(int argc, char **argv);
+int tvmc_cmd_export(int argc, char **argv);
 int tvmc_cmd_compile(int argc, char **argv);
 int tvmc_cmd_run(int argc, char **argv);
 

@@ -38,7 +38,8 @@ core_frontend_onnx_libtvm_onnx_la_SOURCES = \
 	core/frontend/onnx/tensor.c \
 	core/frontend/onnx/shape.c \
 	core/frontend/onnx/node.c \
-	core/frontend/onnx/import.c
+	core/frontend/onnx/import.c \
+	core/frontend/onnx/export.c
 core_frontend_onnx_libtvm_onnx_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-I$(builddir)/$(ONNX_GEN_DIR) $(PROTOBUF_C_CFLAGS)
 libtvm_la_LIBADD += core/frontend/onnx/libtvm_onnx.la
@@ -70,4 +71,10 @@ tests_unit_frontend_test_onnx_CFLAGS = $(TVM_TEST_CF)
 tests_unit_frontend_test_onnx_LDADD = core/frontend/onnx/libtvm_onnx_pb.la \
 	$(PROTOBUF_C_LIBS) $(TVM_TEST_LIBS)
 $(tests_unit_frontend_test_onnx_OBJECTS): $(ONNX_GEN_DIR)/onnx.pb-c.h
+check_PROGRAMS += tests/unit/frontend/test_onnx_export
+TESTS += tests/unit/frontend/test_onnx_export
+tests_unit_frontend_test_onnx_export_SOURCES = \
+	tests/unit/frontend/test_onnx_export.c
+tests_unit_frontend_test_onnx_export_CFLAGS = $(TVM_TEST_CF)
+tests_unit_frontend_test_onnx_export_LDADD = $(TVM_TEST_LIBS)
 endif

@@ -1,6 +1,6 @@
 /*
  * core/frontend/onnx/unavailable.c - the ONNX API of a libtvm configured
- * without ONNX import (--disable-onnx, or protoc-c, libprotobuf-c or
+ * without ONNX import and export (--disable-onnx, or protoc-c, libprotobuf-c or
  * onnx.proto missing at configure time): every entry point fails with
  * TVM_ERR_UNAVAILABLE and a message saying so and how to get it, so that
  * programs (tvmc compile model.onnx) tell the user instead of failing to
@@ -46,6 +46,15 @@ tvm_status tvm_onnx_load_buffer_opts(const void *data, size_t size,
                                      tvm_graph **out) {
   if (out) *out = NULL;
   return not_built(name_for_errors);
+}
+
+tvm_status tvm_onnx_save(const tvm_graph *g, const char *path, int opset) {
+  return tvm_diag_set(TVM_ERR_UNAVAILABLE,
+                      "cannot write %s: ONNX export was not built into this "
+                      "tvm-c (configure: %s); install protobuf-c-compiler, "
+                      "libprotobuf-c-dev and libonnx-dev and reconfigure "
+                      "with --enable-onnx",
+                      path ? path : "the ONNX model", TVM_ONNX_WHY);
 }
 
 tvm_status tvm_onnx_tensor_load(const char *path, tvm_onnx_tensor **out) {

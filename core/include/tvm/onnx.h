@@ -83,6 +83,16 @@ TVM_API tvm_status tvm_onnx_load_buffer_opts(const void *data, size_t size,
                                              const tvm_onnx_options *opts,
                                              tvm_graph **out);
 
+/* Writes g as an ONNX model file at path (atomically: a temporary file
+ * renamed over it), declaring opset `opset` of the default domain (0 =
+ * 17): nodes with their ONNX operator names and attributes, CONST values
+ * read by nodes as initializers, INPUT values and outputs with their
+ * static shapes.  Graphs with tvm-c's own operators (after alter_layout:
+ * Conv_NCHWc, LayoutTransform) or dtypes ONNX lacks are refused, naming
+ * the node.  For running the very same model in other frameworks. */
+TVM_API tvm_status tvm_onnx_save(const tvm_graph *g, const char *path,
+                                 int opset);
+
 /* A host tensor read from a TensorProto: dl is a compact row-major CPU
  * DLTensor (strides NULL) whose shape and data are owned by the struct.
  * name is the proto's name ("" when it has none). */

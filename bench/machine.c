@@ -1,0 +1,124 @@
+/*
+ * bench/machine.c - CPU model, vector ISA and measured FMA peak (see
+ * machine.h).  The peak is twelve independent chains of 512-bit FMAs
+ * (AVX-512) or 256-bit ones (AVX2), enough to cover the FMA latency on
+ * every x86 core we know; the wide kernels are compiled with target
+ * attributes and run only after __builtin_cpu_supports says the CPU has
+ * them, so nothing here executes an instruction the CPU lacks.
+ */
+#include "machine.h"
+
+#include <immintrin.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Distinct starting values keep the compiler from merging the chains. */
+static volatile float seed[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+static volatile float sink;
+
+#define CHAINS(T, set1, fma, add, lanes)                                    \
+  T b = set1(1.0000001f), c = set1(1e-7f), a[12];                          \
+  for (int i = 0; i < 12; i++) a[i] = set1(seed[i]);                        \
+  long n = 0;                                                               \
+  double t0 = seconds_now(), t;                                             \
+  do {                                                                      \
+    for (int k = 0; k < 100000; k++) {                                      \
+      a[0] = fma(a[0], b, c); a[1] = fma(a[1], b, c);                       \
+      a[2] = fma(a[2], b, c); a[3] = fma(a[3], b, c);                       \
+      a[4] = fma(a[4], b, c); a[5] = fma(a[5], b, c);                       \
+      a[6] = fma(a[6], b, c); a[7] = fma(a[7], b, c);                       \
+      a[8] = fma(a[8], b, c); a[9] = fma(a[9], b, c);                       \
+      a[10] = fma(a[10], b, c); a[11] = fma(a[11], b, c);                   \
+    }                                                                       \
+    n += 100000;                                                            \
+    t = seconds_now() - t0;                                                 \
+  } while (t < secs);                                                       \
+  T s = a[0];                                                               \
+  for (int i = 1; i < 12; i++) s = add(s, a[i]);                            \
+  float out[lanes];                                                         \
+  memcpy(out, &s, sizeof out);                                              \
+  sink = out[0];                                                            \
+  return n * 12.0 * lanes * 2 / t / 1e9;
+
+__attribute__((target("avx512f"))) static double peak512(double secs) {
+  CHAINS(__m512, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_add_ps, 16)
+}
+
+__attribute__((target("avx2,fma"))) static double peak256(double secs) {
+  CHAINS(__m256, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_add_ps, 8)
+}
+
+double bench_fma_peak(int bits, double secs) {
+  __builtin_cpu_init();
+  if (bits == 512 && __builtin_cpu_supports("avx512f")) return peak512(secs);
+  if (bits == 256 && __builtin_cpu_supports("avx2") &&
+      __builtin_cpu_supports("fma"))
+    return peak256(secs);
+  return 0;
+}
+
+static int has_avx512(void) {
+  return __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
+}
+
+const char *bench_openblas_coretype(void) {
+  __builtin_cpu_init();
+  if (has_avx512()) return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    return "Haswell";
+  if (__builtin_cpu_supports("avx")) return "Sandybridge";
+  return "Nehalem";
+}
+
+void bench_machine_detect(bench_machine *m) {
+  memset(m, 0, sizeof *m);
+  strcpy(m->cpu, "unknown CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f) {
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+      if (strncmp(line, "model name", 10)) continue;
+      char *p = strchr(line, ':');
+      if (!p) break;
+      for (p++; *p == ' '; p++) {}
+      p[strcspn(p, "\n")] = 0;
+      snprintf(m->cpu, sizeof m->cpu, "%s", p);
+      break;
+    }
+    fclose(f);
+  }
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) {
+    m->isa = "AVX-512";
+    m->vector_bits = 512;
+    m->peak_core = bench_fma_peak(512, 0.3);
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    m->isa = "AVX2+FMA";
+    m->vector_bits = 256;
+    m->peak_core = bench_fma_peak(256, 0.3);
+  } else {
+    m->isa = __builtin_cpu_supports("avx") ? "AVX" : "SSE";
+    m->vector_bits = __builtin_cpu_supports("avx") ? 256 : 128;
+  }
+  m->ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+void bench_machine_print(FILE *f, const bench_machine *m) {
+  fprintf(f, "# cpu: %s, %d online; isa: %s; fp32 FMA peak (measured): ",
+          m->cpu, m->ncpu, m->isa);
+  if (m->peak_core > 0)
+    fprintf(f, "%.1f GFLOP/s per core, %.1f on %d\n", m->peak_core,
+            m->peak_core * m->ncpu, m->ncpu);
+  else
+    fprintf(f, "not measured (no FMA unit detected)\n");
+}

@@ -1,0 +1,31 @@
+/*
+ * bench/machine.h - what every benchmark prints first: the CPU model, its
+ * vector ISA (detected at run time, never assumed) and the measured fp32
+ * FMA peak; and the OpenBLAS core type that matches the detected ISA.
+ */
+#ifndef BENCH_MACHINE_H
+#define BENCH_MACHINE_H
+
+#include <stdio.h>
+
+typedef struct bench_machine {
+  char cpu[128];     /* /proc/cpuinfo "model name" */
+  const char *isa;   /* "AVX-512", "AVX2+FMA", "AVX", "SSE4.2", "x86-64" */
+  int vector_bits;   /* 512, 256 or 128 */
+  double peak_core;  /* measured GFLOP/s fp32 per core, widest FMA */
+  int ncpu;          /* online CPUs */
+} bench_machine;
+
+/* Detects the CPU and measures its FMA peak (about 0.3 s). */
+void bench_machine_detect(bench_machine *m);
+/* "# cpu: ..., isa: ..., fp32 FMA peak: ... GFLOP/s per core (...)". */
+void bench_machine_print(FILE *f, const bench_machine *m);
+/* The OPENBLAS_CORETYPE that uses the widest vectors this CPU has
+ * ("SkylakeX" only with AVX-512F/BW/DQ/VL, "Haswell" with AVX2+FMA,
+ * "Sandybridge" with AVX, else "Nehalem"). */
+const char *bench_openblas_coretype(void);
+/* Measures the FMA peak of one core at the given width (512 or 256);
+ * 0 when the CPU lacks it. */
+double bench_fma_peak(int bits, double seconds);
+
+#endif

@@ -1,0 +1,27 @@
+# plugins/vulkan: SPIR-V written directly from loop IR, run through the
+# Vulkan API (libvulkan.so.1 dlopen'd at run time, never linked).  Builds
+# wherever vulkan/vulkan.h is (libvulkan-dev); runs wherever a Vulkan 1.1
+# driver is (lavapipe from mesa-vulkan-drivers in CI).
+if BUILD_VULKAN
+plugins_LTLIBRARIES += plugins/vulkan/tvm-vulkan.la
+plugins_vulkan_tvm_vulkan_la_SOURCES = \
+	plugins/vulkan/vulkan_int.h \
+	plugins/vulkan/spirv.h \
+	plugins/vulkan/spirv.c \
+	plugins/vulkan/codegen.c \
+	plugins/vulkan/runtime.c \
+	plugins/vulkan/plugin.c
+plugins_vulkan_tvm_vulkan_la_LDFLAGS = $(TVM_PLUGIN_LINK)
+plugins_vulkan_tvm_vulkan_la_LIBADD = $(TVM_LIBS) -ldl
+dist_targets_DATA += targets/vulkan.yaml
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/plugins/vulkan/test_vulkan
+TESTS += tests/plugins/vulkan/test_vulkan
+tests_plugins_vulkan_test_vulkan_SOURCES = tests/plugins/vulkan/test_vulkan.c
+tests_plugins_vulkan_test_vulkan_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_vulkan_test_vulkan_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_vulkan_test_vulkan_DEPENDENCIES = \
+	plugins/vulkan/tvm-vulkan.la
+endif
+endif

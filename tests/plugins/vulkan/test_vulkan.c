@@ -1,0 +1,418 @@
+/*
+ * tests/plugins/vulkan/test_vulkan.c - the vulkan plugin end to end:
+ * tensor expressions scheduled onto blocks and threads (an elementwise
+ * chain with a ragged tail, a matrix product staged through shared
+ * memory with barriers, a row reduction, a 64-bit integer kernel) are
+ * lowered for the vulkan target, compiled to SPIR-V, checked by
+ * `spirv-val --target-env vulkan1.1` when it is installed, and, when this
+ * machine has a Vulkan device (lavapipe in CI), run and compared with
+ * naive C.  Without a device the run half is skipped with the plugin's
+ * reason; compilation and validation always run.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tvm/lower.h"
+#include "tvm/runtime.h"
+#include "tvm/schedule.h"
+#include "tvm/target.h"
+#include "tvm/te.h"
+
+static tvm_target *target;
+static int have_device;
+static char why_not[512];
+
+static int setup(void **state) {
+  (void)state;
+  /* lavapipe only, no shader cache: deterministic and hermetic */
+  const char *lvp = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json";
+  if (!getenv("VK_DRIVER_FILES") && access(lvp, R_OK) == 0)
+    setenv("VK_DRIVER_FILES", lvp, 1);
+  setenv("MESA_SHADER_CACHE_DISABLE", "true", 0);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/targets/vulkan.yaml",
+           getenv("TVM_SRCDIR") ? getenv("TVM_SRCDIR") : ".");
+  if (tvm_target_load(path, &target) != TVM_OK) {
+    fprintf(stderr, "cannot load %s: %s\n", path, tvm_diag_message());
+    return -1;
+  }
+  have_device = tvm_target_probe(target) == TVM_OK;
+  if (!have_device)
+    snprintf(why_not, sizeof why_not, "%s", tvm_diag_message());
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  tvm_target_free(target);
+  return 0;
+}
+
+/* Lowers schedule s over args for the vulkan target into m. */
+static void lower(tvm_schedule *s, tvm_tensor **args, int n, const char *name,
+                  tvm_module *m) {
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(target, &o);
+  if (tvm_lower(s, args, n, name, &o, m) != TVM_OK)
+    fail_msg("lower %s: %s", name, tvm_diag_message());
+}
+
+/* Codegen, then spirv-val on every kernel of the blob. */
+static void compile_and_validate(const tvm_module *m, tvm_plugin_blob *blob) {
+  if (tvm_target_codegen(target, m, blob) != TVM_OK)
+    fail_msg("codegen: %s", tvm_diag_message());
+  assert_int_equal(blob->format, TVM_BLOB_SPIRV);
+  assert_true(blob->nkernels >= 1);
+  if (system("command -v spirv-val >/dev/null 2>&1") != 0) {
+    print_message("spirv-val not installed: SPIR-V not validated\n");
+    return;
+  }
+  /* walk the documented container: magic, count, per kernel its name,
+   * parameters, push bytes, local size and words */
+  const uint32_t *w = (const uint32_t *)(const void *)blob->data;
+  size_t at = 2;
+  assert_int_equal(w[0], 0x314b5654u);
+  for (uint32_t k = 0; k < w[1]; k++) {
+    uint32_t len = w[at++];
+    at += (len + 3) / 4;
+    uint32_t np = w[at++];
+    at += 2 * np + 1 + 3;
+    uint32_t nw = w[at++];
+    char path[] = "/tmp/tvm_vk_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, w + at, nw * 4), (ssize_t)(nw * 4));
+    close(fd);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "spirv-val --target-env vulkan1.1 %s", path);
+    int rc = system(cmd);
+    if (rc != 0) {
+      snprintf(cmd, sizeof cmd, "spirv-dis %s | head -80", path);
+      if (system(cmd)) {}
+    }
+    unlink(path);
+    assert_int_equal(rc, 0);
+    at += nw;
+  }
+}
+
+/* Runs kernel 0.. of the blob in order on buffers bufs (host arrays of
+ * sizes bytes[]): upload, launch each kernel with its codegen geometry and
+ * the given argument order, download. */
+static void run_all(const tvm_module *m, const tvm_plugin_blob *blob,
+                    void **host, const uint64_t *bytes, int nbuf) {
+  tvm_device *d = NULL;
+  tvm_runtime_module *rm = NULL;
+  if (tvm_device_open(target, &d) != TVM_OK)
+    fail_msg("device: %s", tvm_diag_message());
+  if (tvm_runtime_module_load(d, blob, &rm) != TVM_OK)
+    fail_msg("load: %s", tvm_diag_message());
+  void *dev[8];
+  for (int i = 0; i < nbuf; i++) {
+    assert_int_equal(tvm_device_alloc(d, 0, bytes[i], 64, &dev[i]), TVM_OK);
+    assert_int_equal(tvm_device_copy(d, dev[i], 0, host[i], 0, bytes[i],
+                                     TVM_COPY_HOST_TO_DEVICE),
+                     TVM_OK);
+  }
+  /* every device function takes buffers named like the lowered args */
+  for (int f = 0; f < m->nfuncs; f++) {
+    const tvm_func *fn = m->funcs[f];
+    if (fn->kind != TVM_FUNC_DEVICE) continue;
+    tvm_runtime_func *rf = NULL;
+    if (tvm_runtime_get_func(rm, fn->name, &rf) != TVM_OK)
+      fail_msg("%s", tvm_diag_message());
+    tvm_plugin_arg args[8];
+    for (int p = 0; p < fn->nparams; p++) {
+      const char *pn = fn->params[p]->u.var.name;
+      int which = -1;
+      for (int i = 0; i < nbuf; i++) {
+        char want[8];
+        snprintf(want, sizeof want, "%c", 'A' + i);
+        if (!strcmp(pn, want)) which = i;
+      }
+      if (which < 0) fail_msg("unexpected parameter %s", pn);
+      args[p].type = TVM_ARG_PTR;
+      args[p].v.ptr = dev[which];
+    }
+    const tvm_plugin_kernel *k = tvm_runtime_func_kernel(rf);
+    if (tvm_device_launch(d, rf, args, (uint32_t)fn->nparams, k->grid,
+                          k->block) != TVM_OK)
+      fail_msg("launch: %s", tvm_diag_message());
+  }
+  assert_int_equal(tvm_device_sync(d), TVM_OK);
+  for (int i = 0; i < nbuf; i++) {
+    assert_int_equal(tvm_device_copy(d, host[i], 0, dev[i], 0, bytes[i],
+                                     TVM_COPY_DEVICE_TO_HOST),
+                     TVM_OK);
+    tvm_device_free(d, 0, dev[i]);
+  }
+  tvm_runtime_module_free(rm);
+  tvm_device_close(d);
+}
+
+static float frand(unsigned *s) {
+  *s = *s * 1103515245u + 12345u;
+  return (float)((*s >> 8) % 2000) / 1000.0f - 1.0f;
+}
+
+/* ---- elementwise, ragged ---------------------------------------------------- */
+static tvm_expr *ew(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor *A = ud;
+  tvm_expr *a = TVM_AT(c, A, i[0]);
+  return tvm_add(c, tvm_mul(c, tvm_math(c, TVM_INTRIN_EXP, a), tvm_f32(c, 2)),
+                 tvm_math(c, TVM_INTRIN_ERF, a));
+}
+
+static void test_elementwise(void **state) {
+  (void)state;
+  enum { N = 1000 };
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){N}, 1);
+  tvm_tensor *B = tvm_compute(c, "B", (int64_t[]){N}, 1, ew, A);
+  tvm_schedule *s = NULL;
+  assert_int_equal(tvm_schedule_create(c, &B, 1, &s), TVM_OK);
+  tvm_stage *st = tvm_stage_of(s, B);
+  tvm_iter_var *bo, *bi;
+  assert_int_equal(tvm_split(st, tvm_stage_axis(st, 0), 64, &bo, &bi), TVM_OK);
+  assert_int_equal(tvm_bind(st, bo, tvm_thread_axis(c, "blockIdx.x", NULL)),
+                   TVM_OK);
+  assert_int_equal(tvm_bind(st, bi, tvm_thread_axis(c, "threadIdx.x", NULL)),
+                   TVM_OK);
+  tvm_module m = {c, NULL, 0};
+  lower(s, (tvm_tensor *[]){A, B}, 2, "ew", &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  assert_int_equal(blob.kernels[0].grid[0], 16);
+  assert_int_equal(blob.kernels[0].block[0], 64);
+  if (!have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  static float a[N], b[N];
+  unsigned seed = 1;
+  for (int i = 0; i < N; i++) a[i] = frand(&seed), b[i] = -7;
+  run_all(&m, &blob, (void *[]){a, b}, (uint64_t[]){sizeof a, sizeof b}, 2);
+  for (int i = 0; i < N; i++) {
+    float want = expf(a[i]) * 2 + erff(a[i]);
+    if (fabsf(b[i] - want) > 1e-5f * (1 + fabsf(want)))
+      fail_msg("B[%d] = %g, want %g", i, b[i], want);
+  }
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+/* ---- matmul through shared memory ------------------------------------------- */
+enum { MM = 64, MN = 48, MK = 40, TILE = 8 };
+static tvm_expr *mm(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud;
+  tvm_iter_var *k = tvm_reduce_axis(c, "k", 0, MK);
+  return tvm_sum(c, tvm_mul(c, TVM_AT(c, in[0], i[0], k->var),
+                            TVM_AT(c, in[1], k->var, i[1])),
+                 &k, 1);
+}
+
+static void test_matmul_shared(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *in[2];
+  in[0] = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){MM, MK}, 2);
+  in[1] = tvm_placeholder(c, "B", TVM_F32, (int64_t[]){MK, MN}, 2);
+  tvm_tensor *C = tvm_compute(c, "C", (int64_t[]){MM, MN}, 2, mm, in);
+  tvm_schedule *s = NULL;
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  tvm_stage *sc = tvm_stage_of(s, C);
+  tvm_operation *rd[1] = {sc->op};
+  tvm_tensor *AS, *BS;
+  assert_int_equal(tvm_cache_read(s, in[0], "shared", rd, 1, &AS), TVM_OK);
+  rd[0] = tvm_stage_of(s, C)->op;
+  assert_int_equal(tvm_cache_read(s, in[1], "shared", rd, 1, &BS), TVM_OK);
+  sc = tvm_stage_of(s, C);
+  tvm_iter_var *xo, *yo, *xi, *yi, *ko, *ki;
+  assert_int_equal(tvm_tile(sc, tvm_stage_axis(sc, 0), tvm_stage_axis(sc, 1),
+                            TILE, TILE, &xo, &yo, &xi, &yi),
+                   TVM_OK);
+  assert_int_equal(tvm_split(sc, tvm_stage_reduce_axis(sc, 0), TILE, &ko,
+                             &ki),
+                   TVM_OK);
+  assert_int_equal(tvm_reorder(sc, (tvm_iter_var *[]){xo, yo, ko, xi, yi, ki},
+                               6),
+                   TVM_OK);
+  assert_int_equal(tvm_bind(sc, xo, tvm_thread_axis(c, "blockIdx.y", NULL)),
+                   TVM_OK);
+  assert_int_equal(tvm_bind(sc, yo, tvm_thread_axis(c, "blockIdx.x", NULL)),
+                   TVM_OK);
+  assert_int_equal(tvm_bind(sc, xi, tvm_thread_axis(c, "threadIdx.y", NULL)),
+                   TVM_OK);
+  assert_int_equal(tvm_bind(sc, yi, tvm_thread_axis(c, "threadIdx.x", NULL)),
+                   TVM_OK);
+  /* cooperative fetch: each thread loads one element of each tile */
+  tvm_stage *stages[2] = {tvm_stage_of(s, AS), tvm_stage_of(s, BS)};
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(tvm_compute_at(stages[i], sc, ko), TVM_OK);
+    assert_int_equal(tvm_bind(stages[i], tvm_stage_axis(stages[i], 0),
+                              tvm_thread_axis(c, "threadIdx.y", NULL)),
+                     TVM_OK);
+    assert_int_equal(tvm_bind(stages[i], tvm_stage_axis(stages[i], 1),
+                              tvm_thread_axis(c, "threadIdx.x", NULL)),
+                     TVM_OK);
+  }
+  tvm_module m = {c, NULL, 0};
+  lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, "mm", &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  if (!have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  static float a[MM * MK], b[MK * MN], out[MM * MN];
+  unsigned seed = 7;
+  for (int i = 0; i < MM * MK; i++) a[i] = frand(&seed);
+  for (int i = 0; i < MK * MN; i++) b[i] = frand(&seed);
+  run_all(&m, &blob, (void *[]){a, b, out},
+          (uint64_t[]){sizeof a, sizeof b, sizeof out}, 3);
+  for (int i = 0; i < MM; i++)
+    for (int j = 0; j < MN; j++) {
+      float want = 0;
+      for (int k = 0; k < MK; k++) want += a[i * MK + k] * b[k * MN + j];
+      if (fabsf(out[i * MN + j] - want) > 1e-4f)
+        fail_msg("C[%d,%d] = %g, want %g", i, j, out[i * MN + j], want);
+    }
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+/* ---- row reduction and int64 ------------------------------------------------- */
+enum { RR = 37, RC = 100 };
+static tvm_expr *rowsum(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor *A = ud;
+  tvm_iter_var *k = tvm_reduce_axis(c, "k", 0, RC);
+  return tvm_rmax(c, TVM_AT(c, A, i[0], k->var), &k, 1);
+}
+
+static void test_row_max(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){RR, RC}, 2);
+  tvm_tensor *B = tvm_compute(c, "B", (int64_t[]){RR}, 1, rowsum, A);
+  tvm_schedule *s = NULL;
+  assert_int_equal(tvm_schedule_create(c, &B, 1, &s), TVM_OK);
+  tvm_stage *st = tvm_stage_of(s, B);
+  tvm_iter_var *bo, *bi;
+  assert_int_equal(tvm_split(st, tvm_stage_axis(st, 0), 16, &bo, &bi), TVM_OK);
+  assert_int_equal(tvm_bind(st, bo, tvm_thread_axis(c, "blockIdx.x", NULL)),
+                   TVM_OK);
+  assert_int_equal(tvm_bind(st, bi, tvm_thread_axis(c, "threadIdx.x", NULL)),
+                   TVM_OK);
+  tvm_module m = {c, NULL, 0};
+  lower(s, (tvm_tensor *[]){A, B}, 2, "rmax", &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  if (!have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  static float a[RR * RC], b[RR];
+  unsigned seed = 3;
+  for (int i = 0; i < RR * RC; i++) a[i] = frand(&seed);
+  run_all(&m, &blob, (void *[]){a, b}, (uint64_t[]){sizeof a, sizeof b}, 2);
+  for (int i = 0; i < RR; i++) {
+    float want = a[i * RC];
+    for (int k = 1; k < RC; k++) want = fmaxf(want, a[i * RC + k]);
+    assert_true(b[i] == want);
+  }
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+static tvm_expr *i64k(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud;
+  tvm_expr *a = TVM_AT(c, in[0], i[0]), *b = TVM_AT(c, in[1], i[0]);
+  /* floor division and modulo of negatives, 64-bit products */
+  return tvm_add(c, tvm_mul(c, a, tvm_const(c, TVM_I64, 3000000000ll)),
+                 tvm_add(c, tvm_floordiv(c, b, tvm_const(c, TVM_I64, 7)),
+                         tvm_floormod(c, b, tvm_const(c, TVM_I64, 5))));
+}
+
+static void test_int64(void **state) {
+  (void)state;
+  enum { N = 300 };
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *in[2];
+  in[0] = tvm_placeholder(c, "A", TVM_I64, (int64_t[]){N}, 1);
+  in[1] = tvm_placeholder(c, "B", TVM_I64, (int64_t[]){N}, 1);
+  tvm_tensor *C = tvm_compute(c, "C", (int64_t[]){N}, 1, i64k, in);
+  tvm_schedule *s = NULL;
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  tvm_stage *st = tvm_stage_of(s, C);
+  tvm_iter_var *bo, *bi;
+  assert_int_equal(tvm_split(st, tvm_stage_axis(st, 0), 32, &bo, &bi), TVM_OK);
+  assert_int_equal(tvm_bind(st, bo, tvm_thread_axis(c, "blockIdx.x", NULL)),
+                   TVM_OK);
+  assert_int_equal(tvm_bind(st, bi, tvm_thread_axis(c, "threadIdx.x", NULL)),
+                   TVM_OK);
+  tvm_module m = {c, NULL, 0};
+  lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, "i64", &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  if (!have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  static int64_t a[N], b[N], out[N];
+  for (int i = 0; i < N; i++) a[i] = i - 150, b[i] = (i * 37) % 101 - 50;
+  run_all(&m, &blob, (void *[]){a, b, out},
+          (uint64_t[]){sizeof a, sizeof b, sizeof out}, 3);
+  for (int i = 0; i < N; i++) {
+    int64_t q = b[i] / 7, r = b[i] % 5;
+    if ((b[i] % 7 != 0) && (b[i] < 0)) q -= 1;
+    if (r < 0) r += 5;
+    assert_int_equal(out[i], a[i] * 3000000000ll + q + r);
+  }
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+/* Without a device, the plugin says why and how to fix it. */
+static void test_probe_message(void **state) {
+  (void)state;
+  if (have_device) {
+    print_message("vulkan device present: %s\n",
+                  tvm_target_info(target)->description);
+    return;
+  }
+  print_message("no device: %s\n", why_not);
+  assert_non_null(strstr(why_not, "vulkan"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_probe_message),
+      cmocka_unit_test(test_elementwise),
+      cmocka_unit_test(test_matmul_shared),
+      cmocka_unit_test(test_row_max),
+      cmocka_unit_test(test_int64),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

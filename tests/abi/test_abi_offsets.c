@@ -144,6 +144,74 @@ static void test_descriptor_and_constants(void **state) {
   assert_int_equal(TVM_COPY_DEVICE_TO_DEVICE, 3);
 }
 
+
+/* The core structs plugins read (frozen, see the top of tvm/plugin.h). */
+static void test_plugin_visible_core(void **state) {
+  assert_int_equal(TVM_VAR, 3);
+  assert_int_equal(TVM_MAX, 12);
+  assert_int_equal(TVM_GE, 18);
+  assert_int_equal(TVM_NOT, 21);
+  assert_int_equal(TVM_CALL, 24);
+  assert_int_equal(TVM_LOAD, 25);
+  assert_int_equal(TVM_RAMP, 26);
+  assert_int_equal(TVM_REDUCE, 30);
+  assert_int_equal(TVM_REALIZE, 11);
+  assert_int_equal(TVM_STORE, 4);
+  assert_int_equal(TVM_EVALUATE, 7);
+  assert_int_equal(TVM_ASSERT, 9);
+  assert_int_equal(TVM_INTRIN_ISNAN, 17);
+  assert_int_equal(TVM_INTRIN_BITXOR, 22);
+  assert_int_equal(TVM_INTRIN_ACCESS_PTR, 25);
+  assert_int_equal(TVM_INTRIN_DEP_POP, 27);
+  assert_int_equal(TVM_FOR_VTHREAD, 5);
+  assert_int_equal(TVM_REDUCE_PROD, 3);
+  assert_int_equal(TVM_OP_COMPUTE, 1);
+  assert_int_equal(TVM_FUNC_HOST, 0);
+  OFF(tvm_expr, dtype, 4);
+  OFF(tvm_expr, u, 8);
+  OFF(tvm_expr, u.call.args, 24);
+  OFF(tvm_expr, u.call.nargs, 32);
+  OFF(tvm_expr, u.load.pred, 24);
+  OFF(tvm_expr, u.ramp.lanes, 24);
+  OFF(tvm_expr, u.reduce.cond, 40);
+  OFF(tvm_stmt, u, 8);
+  OFF(tvm_stmt, u.for_.body, 48);
+  OFF(tvm_stmt, u.alloc.body, 48);
+  OFF(tvm_stmt, u.attr.body, 32);
+  OFF(tvm_stmt, u.store.pred, 32);
+  OFF(tvm_stmt, u.realize.body, 40);
+  OFF(tvm_buffer, data, 8);
+  OFF(tvm_buffer, dtype, 16);
+  OFF(tvm_buffer, shape, 24);
+  OFF(tvm_buffer, strides, 32);
+  OFF(tvm_buffer, elem_offset, 40);
+  OFF(tvm_buffer, scope, 48);
+  OFF(tvm_func, kind, 8);
+  OFF(tvm_func, params, 16);
+  OFF(tvm_func, buffers, 24);
+  OFF(tvm_func, body, 32);
+  OFF(tvm_func, thread_extents, 56);
+  OFF(tvm_module, funcs, 8);
+  OFF(tvm_module, nfuncs, 16);
+  OFF(tvm_iter_var, dom, 8);
+  OFF(tvm_iter_var, kind, 24);
+  OFF(tvm_iter_var, thread_tag, 32);
+  OFF(tvm_operation, tag, 16);
+  OFF(tvm_operation, axis, 24);
+  OFF(tvm_operation, reduce_axis, 40);
+  OFF(tvm_operation, nreduce, 48);
+  OFF(tvm_operation, body, 56);
+  OFF(tvm_operation, output, 64);
+  OFF(tvm_tensor, name, 8);
+  OFF(tvm_tensor, dtype, 16);
+  OFF(tvm_tensor, ndim, 20);
+  OFF(tvm_tensor, shape, 24);
+  OFF(tvm_tensor, shape_c, 32);
+  OFF(tvm_tensor_intrin, pattern, 8);
+  OFF(tvm_tensor_intrin, emit, 16);
+  OFF(tvm_tensor_intrin, data, 24);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_api),
@@ -152,6 +220,7 @@ int main(void) {
       cmocka_unit_test(test_blob_and_args),
       cmocka_unit_test(test_vtable),
       cmocka_unit_test(test_descriptor_and_constants),
+      cmocka_unit_test(test_plugin_visible_core),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

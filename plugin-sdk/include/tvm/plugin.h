@@ -29,6 +29,20 @@
  * Plugins link against libtvm (the core) to build and read IR: the IR
  * types in tvm/ir.h, tvm/te.h and tvm/schedule.h are that library's API.
  *
+ * What plugins see of the core's structs (WRITING_A_PLUGIN.md, "What
+ * plugins see"):
+ *  - frozen: the IR and TE nodes codegen and strategies walk - tvm_expr,
+ *    tvm_stmt (kinds and union members), tvm_buffer, tvm_func,
+ *    tvm_module, tvm_iter_var, tvm_operation, tvm_tensor,
+ *    tvm_tensor_intrin.  Their kind enums only grow at the end, their
+ *    fields keep their offsets; the asserts at the end of this file check
+ *    both, and a plugin may read any field asserted there;
+ *  - wrapped: tvm_gnode/tvm_gvalue (alter_layout) through the accessors
+ *    of tvm/graph.h (tvm_gnode_op_name, tvm_gnode_input_shape,
+ *    tvm_gnode_int, ...), tvm_stage/tvm_schedule through the functions of
+ *    tvm/schedule.h (tvm_stage_op, tvm_stage_num_reduce_axes, ...).
+ *    Their fields are the core's to change.
+ *
  * ABI history (layouts frozen by the _Static_asserts at the end):
  *   1  first release.
  *   2  tvm_plugin_vtable gains timer_start/timer_stop (device timers);
@@ -353,6 +367,73 @@ _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V3 == 160, "ABI 3 frozen");
 _Static_assert(sizeof(tvm_plugin_vtable) == 168, "ABI 4 frozen");
 _Static_assert(sizeof(tvm_plugin_layout) == 104, "ABI 3 frozen");
 _Static_assert(sizeof(tvm_plugin_desc) == 40, "ABI 1 frozen");
+
+/* The core structs plugins read (see the top of this file): kind values
+ * and the offsets of the fields a plugin may read.  A change that fails
+ * one of these breaks every plugin built before it. */
+_Static_assert(TVM_VAR == 3, "plugin-visible core struct frozen");
+_Static_assert(TVM_MAX == 12, "plugin-visible core struct frozen");
+_Static_assert(TVM_GE == 18, "plugin-visible core struct frozen");
+_Static_assert(TVM_NOT == 21, "plugin-visible core struct frozen");
+_Static_assert(TVM_CALL == 24, "plugin-visible core struct frozen");
+_Static_assert(TVM_LOAD == 25, "plugin-visible core struct frozen");
+_Static_assert(TVM_RAMP == 26, "plugin-visible core struct frozen");
+_Static_assert(TVM_REDUCE == 30, "plugin-visible core struct frozen");
+_Static_assert(TVM_REALIZE == 11, "plugin-visible core struct frozen");
+_Static_assert(TVM_STORE == 4, "plugin-visible core struct frozen");
+_Static_assert(TVM_EVALUATE == 7, "plugin-visible core struct frozen");
+_Static_assert(TVM_ASSERT == 9, "plugin-visible core struct frozen");
+_Static_assert(TVM_INTRIN_ISNAN == 17, "plugin-visible core struct frozen");
+_Static_assert(TVM_INTRIN_BITXOR == 22, "plugin-visible core struct frozen");
+_Static_assert(TVM_INTRIN_ACCESS_PTR == 25, "plugin-visible core struct frozen");
+_Static_assert(TVM_INTRIN_DEP_POP == 27, "plugin-visible core struct frozen");
+_Static_assert(TVM_FOR_VTHREAD == 5, "plugin-visible core struct frozen");
+_Static_assert(TVM_REDUCE_PROD == 3, "plugin-visible core struct frozen");
+_Static_assert(TVM_OP_COMPUTE == 1, "plugin-visible core struct frozen");
+_Static_assert(TVM_FUNC_HOST == 0, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, dtype) == 4, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.call.args) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.call.nargs) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.load.pred) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.ramp.lanes) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.reduce.cond) == 40, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.for_.body) == 48, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.alloc.body) == 48, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.attr.body) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.store.pred) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.realize.body) == 40, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, data) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, dtype) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, shape) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, strides) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, elem_offset) == 40, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, scope) == 48, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, kind) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, params) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, buffers) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, body) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, thread_extents) == 56, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_module, funcs) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_module, nfuncs) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_iter_var, dom) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_iter_var, kind) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_iter_var, thread_tag) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, tag) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, axis) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, reduce_axis) == 40, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, nreduce) == 48, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, body) == 56, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, output) == 64, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, name) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, dtype) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, ndim) == 20, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, shape) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, shape_c) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor_intrin, pattern) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor_intrin, emit) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor_intrin, data) == 24, "plugin-visible core struct frozen");
 #endif
 
 #ifdef __cplusplus

@@ -24,6 +24,7 @@ core/ir/ ir
 core/te/ te
 core/schedule/ schedule
 core/lower/ lower
+core/codegen/ codegen
 core/graph/ graph
 core/tune/ tune
 core/compiler/ compiler
@@ -32,7 +33,7 @@ core/target/ target
 core/runtime/ runtime
 plugin-sdk/include/ abi
 plugin-sdk/example/ plugins
-plugin-sdk/lib/ plugins
+plugin-sdk/lib/ sdk
 plugins/ plugins
 plugin-sdk/cts/ tools
 plugin-sdk/tools/ tools
@@ -50,6 +51,8 @@ tvm/te.h te
 tvm/schedule.h schedule
 tvm/lower.h lower
 tvm/plugin.h abi
+tvm/plugin_sdk.h sdk
+tvm/codegen_c.h codegen
 tvm/runtime.h runtime
 tvm/npy.h runtime
 tvm/graph.h graph
@@ -63,7 +66,10 @@ tvm/zoo.h frontend
 '
 
 # Layer -> the layers it may include (besides itself).  config is the
-# knob-value header (tvm/config.h) that schedules read; tune is the tuner.
+# knob-value header (tvm/config.h) that schedules read; tune is the tuner
+# (the compiler calls its hooks; it measures through target and runtime);
+# codegen is the C-dialect kernel source shared by GPU plugins; sdk is the
+# plugin helper library (libtvm_plugin_sdk).
 ALLOWED='
 base
 ir base
@@ -71,15 +77,17 @@ te base ir
 schedule base ir te config
 lower base ir te schedule config
 abi base ir te schedule lower config
+sdk base ir abi
 runtime base ir abi
 graph base ir te
 config base
-tune base config ir te schedule lower abi runtime target graph compiler
+codegen base ir te schedule lower abi config
 target base ir te schedule lower abi runtime config
-compiler base ir te schedule lower abi runtime target graph config
+tune base config ir te schedule lower abi runtime target
+compiler base ir te schedule lower abi runtime target graph config tune
 frontend base ir te graph
-plugins base ir te schedule lower abi graph config
-tools base ir te schedule lower abi runtime target graph config tune compiler frontend
+plugins base ir te schedule lower abi sdk codegen graph config
+tools base ir te schedule lower abi sdk codegen runtime target graph config tune compiler frontend
 '
 
 # Known exceptions: a directory prefix and the layer above it that its

@@ -7,7 +7,7 @@ plugins_arm_mali_tvm_arm_mali_la_SOURCES = \
 	plugins/arm-mali/plugin.c \
 	plugins/arm-mali/runtime.c
 plugins_arm_mali_tvm_arm_mali_la_LDFLAGS = $(TVM_PLUGIN_LINK)
-plugins_arm_mali_tvm_arm_mali_la_LIBADD = libtvm.la -ldl
+plugins_arm_mali_tvm_arm_mali_la_LIBADD = $(TVM_LIBS) -ldl
 
 if HAVE_CMOCKA
 # Shared kernels lowered, compiled and (on an OpenCL device: PoCL in CI)

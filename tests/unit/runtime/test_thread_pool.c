@@ -2,7 +2,9 @@
  * tests/unit/runtime/test_thread_pool.c - the runtime's thread pool:
  * every index runs exactly once, work really spreads over threads, the
  * first failure is returned, nested calls run serially, resizing, and
- * outer calls from several threads at once.
+ * outer calls from several threads at once; pools made explicitly (what
+ * devices own) run side by side, and a task of one pool calling another
+ * runs serially.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -154,6 +156,75 @@ static void test_concurrent_callers(void **state) {
   }
 }
 
+/* Runs every index of a pool once on a thread of its own. */
+typedef struct pool_job {
+  tvm_thread_pool *pool;
+  counts *c;
+  int32_t rc;
+} pool_job;
+
+static void *run_pool(void *arg) {
+  pool_job *j = arg;
+  j->rc = tvm_thread_pool_run(j->pool, count_task, j->c, N);
+  return NULL;
+}
+
+/* A task of pool a that calls pool b: b's tasks run on a's thread. */
+typedef struct cross {
+  tvm_thread_pool *b;
+  int ok[8];
+} cross;
+
+static int32_t who_task(int64_t i, int64_t n, void *data) {
+  pthread_t *who = data;
+  who[i] = pthread_self();
+  return 0;
+}
+
+static int32_t cross_task(int64_t i, int64_t n, void *data) {
+  cross *x = data;
+  pthread_t who[4];
+  x->ok[i] = tvm_thread_pool_run(x->b, who_task, who, 4) == 0;
+  for (int k = 0; k < 4; k++)
+    if (!pthread_equal(who[k], pthread_self())) x->ok[i] = 0;
+  return 0;
+}
+
+static void test_pools_side_by_side(void **state) {
+  tvm_thread_pool *a = NULL, *b = NULL, *bad = (tvm_thread_pool *)1;
+  assert_int_equal(tvm_thread_pool_create(-1, &bad), TVM_ERR_INVALID);
+  assert_null(bad);
+  assert_int_equal(tvm_thread_pool_create(2, &a), TVM_OK);
+  assert_int_equal(tvm_thread_pool_create(3, &b), TVM_OK);
+  int def = tvm_runtime_num_threads();
+  assert_int_equal(tvm_thread_pool_size(a), 2);
+  assert_int_equal(tvm_thread_pool_size(b), 3);
+  static counts ca, cb;
+  memset(&ca, 0, sizeof ca);
+  memset(&cb, 0, sizeof cb);
+  pool_job ja = {a, &ca, -1}, jb = {b, &cb, -1};
+  pthread_t ta, tb;
+  assert_int_equal(pthread_create(&ta, NULL, run_pool, &ja), 0);
+  assert_int_equal(pthread_create(&tb, NULL, run_pool, &jb), 0);
+  pthread_join(ta, NULL);
+  pthread_join(tb, NULL);
+  assert_int_equal(ja.rc, 0);
+  assert_int_equal(jb.rc, 0);
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(ca.hits[i], 1);
+    assert_int_equal(cb.hits[i], 1);
+  }
+  assert_true(tvm_thread_pool_jobs(a) >= 1 && tvm_thread_pool_jobs(b) >= 1);
+  cross x = {b, {0}};
+  assert_int_equal(tvm_thread_pool_run(a, cross_task, &x, 8), 0);
+  for (int i = 0; i < 8; i++) assert_true(x.ok[i]);
+  assert_int_equal(tvm_runtime_num_threads(), def); /* untouched */
+  tvm_thread_pool_free(a);
+  tvm_thread_pool_free(b);
+  tvm_thread_pool_free(tvm_runtime_default_pool()); /* refused: a no-op */
+  assert_int_equal(tvm_runtime_parallel_for(count_task, &ca, 1), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_index_once),
@@ -162,6 +233,7 @@ int main(void) {
       cmocka_unit_test(test_nested_serial),
       cmocka_unit_test(test_resize),
       cmocka_unit_test(test_concurrent_callers),
+      cmocka_unit_test(test_pools_side_by_side),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

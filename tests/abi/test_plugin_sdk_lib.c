@@ -33,9 +33,11 @@ static void fake_free(void *p) {
   live--;
   free(p);
 }
-static const tvm_host_api host = {sizeof(tvm_host_api), TVM_PLUGIN_ABI_VERSION,
-                                  fake_report, NULL, fake_alloc, fake_free,
-                                  NULL, 1, 0};
+static const tvm_host_api host = {.struct_size = sizeof(tvm_host_api),
+                                  .abi_version = TVM_PLUGIN_ABI_VERSION,
+                                  .report = fake_report,
+                                  .alloc = fake_alloc,
+                                  .free = fake_free};
 
 static void test_report(void **state) {
   assert_int_equal(tvm_sdk_report(&host, TVM_ERR_NOMEM, "dev: %s needs %d B",

@@ -19,6 +19,13 @@ bench_zoo_CFLAGS = $(AM_CFLAGS) \
 	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\" \
 	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/llvm-cpu/.libs\"
 bench_zoo_LDADD = $(TVM_LIBS) -lm
+# bench/tune_model (tuner): the cost model's pairwise ranking accuracy on
+# held-out measured configs of a tuning log, and its prediction time;
+# bench/tune/curves.sh: the tuning-curve experiment (see bench/RESULTS.md)
+noinst_PROGRAMS += bench/tune_model
+bench_tune_model_SOURCES = bench/tune_model.c
+bench_tune_model_LDADD = $(TVM_LIBS) -lm
+EXTRA_DIST += bench/tune/curves.sh bench/tune/curves.py
 # bench/kernels: single kernels (ResNet-18 and MobileNetV2 convolutions,
 # SGEMM shapes) against oneDNN and OpenBLAS in one interleaved run
 if HAVE_OPENBLAS

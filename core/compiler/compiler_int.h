@@ -18,6 +18,7 @@
 #include "tvm/graph_passes.h"
 #include "tvm/lower.h"
 #include "tvm/schedule.h"
+#include "tvm/tune.h"
 
 /* Plans are made by the runtime (core/runtime/plan.c, tvm/runtime.h);
  * these names are the compiler's historical spellings. */
@@ -52,6 +53,35 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
 /* The module of every kernel built so far. */
 const tvm_module *kernel_builder_module(const kernel_builder *kb);
 int kernel_builder_nkernels(const kernel_builder *kb);
+
+/* The tuner's hooks (tvm/tune.h), NULL = none; called by
+ * kernel_builder_add for every group the target has a template for. */
+void kernel_builder_set_hooks(kernel_builder *kb, const tvm_tune_hooks *h);
+/* Declares G's tensor expressions in c: in[i] per group input, outs[k]
+ * per output; used[i] says whether input i is read (a kernel argument). */
+tvm_status compiler_group_declare(tvm_ctx *c, const tvm_graph_group *G,
+                                  tvm_tensor **in, tvm_tensor **outs,
+                                  unsigned char *used);
+
+/* ---- tune_kernel.c: what the tuner's hook sees --------------------------- */
+struct tvm_tune_kernel {
+  const tvm_target *t;
+  const tvm_lower_options *lo;
+  int lanes;
+  const tvm_graph_group *G;
+  const tvm_plugin_strategy *strat;
+  const char *workload, *tmpl;
+  char label[96], shape[96];
+  double flops;
+  int reused;
+};
+/* Fills k for group G (workload from the group key). */
+void compiler_tune_kernel_init(tvm_tune_kernel *k, const tvm_target *t,
+                               const tvm_lower_options *lo, int lanes,
+                               const tvm_graph_group *G,
+                               const tvm_plugin_strategy *strat,
+                               const char *key, double flops, int reused,
+                               char workload[64]);
 
 /* ---- schedule_generic.c -----------------------------------------------------
  */

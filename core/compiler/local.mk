@@ -8,6 +8,7 @@ libtvm_la_SOURCES += \
 	core/compiler/compiler_int.h \
 	core/compiler/schedule_generic.c \
 	core/compiler/kernels.c \
+	core/compiler/tune_kernel.c \
 	core/compiler/compile.c
 
 if HAVE_CMOCKA

@@ -199,6 +199,15 @@ int32_t lc_device_open_pool(tvm_plugin_target *t, tvm_host_pool *pool,
                             tvm_plugin_device **out);
 void lc_assert_trampoline(const char *msg);
 
+/* strategy_isa.c: what templates derive their knob defaults from. */
+typedef struct lc_isa {
+  int vector_bits; /* the schedules' SIMD width */
+  int lanes;       /* float32 lanes per vector */
+  int vregs;       /* vector registers of the ISA compiled for: 16 or 32 */
+  long l1_bytes, l2_bytes;
+} lc_isa;
+void lc_isa_of(const tvm_plugin_target *t, lc_isa *o);
+
 /* Schedule templates (strategy_*.c). */
 int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                                  tvm_tensor **outs, uint32_t nouts,

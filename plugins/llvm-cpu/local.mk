@@ -20,6 +20,7 @@ plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = \
 	plugins/llvm-cpu/strategy_conv2d.c \
 	plugins/llvm-cpu/strategy_dense.c \
 	plugins/llvm-cpu/strategy_pool.c \
+	plugins/llvm-cpu/strategy_isa.c \
 	plugins/llvm-cpu/strategy_layout.c
 plugins_llvm_cpu_tvm_llvm_cpu_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
 plugins_llvm_cpu_tvm_llvm_cpu_la_LDFLAGS = $(TVM_PLUGIN_LINK)

@@ -37,7 +37,8 @@ static const tvm_host_api host = {.struct_size = sizeof(tvm_host_api),
                                   .abi_version = TVM_PLUGIN_ABI_VERSION,
                                   .report = fake_report,
                                   .alloc = fake_alloc,
-                                  .free = fake_free};
+                                  .free = fake_free,
+                                  .num_threads = 1};
 
 static void test_report(void **state) {
   assert_int_equal(tvm_sdk_report(&host, TVM_ERR_NOMEM, "dev: %s needs %d B",

@@ -41,6 +41,10 @@ typedef struct tvm_compile_options {
   /* 1 (default): the target chooses operator layouts (alter_layout, e.g.
    * NCHW16c convolutions on llvm-cpu); 0: the model's layouts. */
   int alter_layout;
+  /* The tuner's hooks (tvm/tune.h): called for every group scheduled by a
+   * target template; NULL = none (then tuning_log, when set, presets the
+   * best logged knob values of each workload). */
+  const struct tvm_tune_hooks *tune;
 } tvm_compile_options;
 
 TVM_API void tvm_compile_options_init(tvm_compile_options *o);

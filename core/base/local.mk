@@ -1,5 +1,6 @@
 # core/base: arena, vectors, maps, strings, status and diagnostics, logging
-libtvm_la_SOURCES += \
+# (in libtvm_runtime: the runtime needs all of it, libtvm links it)
+libtvm_runtime_la_SOURCES += \
 	core/base/diag.c \
 	core/base/alloc.c \
 	core/base/arena.c \

@@ -191,10 +191,9 @@ static tvm_status fill_plan(tvm_plan *p, const tvm_graph *g,
   p->outputs = tvm_arena_alloc(pb.a, sizeof(uint32_t) * (g->outputs.len + 1));
   p->storage_bytes =
       tvm_arena_alloc(pb.a, sizeof(uint64_t) * ((size_t)mem->nslots + 1));
-  p->target_name = tvm_arena_strdup(pb.a, t->name);
-  p->plugin_name = tvm_arena_strdup(pb.a, t->plugin_name);
-  p->plugin_version = tvm_arena_strdup(
-      pb.a, t->plugin && t->plugin->version ? t->plugin->version : "");
+  /* name, plugin and attribute values: the runtime remakes the target */
+  if ((st = tvm_plan_set_target(p, t)) != TVM_OK)
+    goto out;
   if (!pb.index || !pb.is_out || !p->values || !p->steps || !p->inputs ||
       !p->outputs || !p->storage_bytes || !p->target_name || !p->plugin_name ||
       !p->plugin_version) {

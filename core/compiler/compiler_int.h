@@ -7,13 +7,8 @@
  *                      tvm_lower into the shared module; identical groups
  *                      share one kernel
  *   schedule_generic.c the core's schedule when the target has no strategy
- *   plan.c             plan allocation and tvm_plan_free
  *
- * Plan ownership (for package loading as well): a plan made by
- * compiler_plan_new owns an arena (plan_priv, in p->priv) holding every
- * string and array the plan points to, parameter data included; the blob's
- * data, kernel table and kernel names come from tvm_malloc (the host
- * allocator) and die with tvm_plugin_blob_free.  tvm_plan_free frees both.
+ * Plan ownership: see tvm_plan_new (tvm/runtime.h, core/runtime/plan.c).
  */
 #ifndef TVM_COMPILER_INT_H
 #define TVM_COMPILER_INT_H
@@ -25,15 +20,10 @@
 #include "tvm/schedule.h"
 #include "tvm/tune.h"
 
-/* ---- plan.c -------------------------------------------------------------- */
-typedef struct plan_priv {
-  tvm_arena *arena; /* everything the plan points to, except the blob */
-} plan_priv;
-
-/* A zeroed plan with its arena; free with tvm_plan_free. */
-tvm_status compiler_plan_new(tvm_plan **out);
-/* The plan's arena (for allocations that live as long as the plan). */
-tvm_arena *compiler_plan_arena(tvm_plan *p);
+/* Plans are made by the runtime (core/runtime/plan.c, tvm/runtime.h);
+ * these names are the compiler's historical spellings. */
+#define compiler_plan_new(out) tvm_plan_new(out)
+#define compiler_plan_arena(p) tvm_plan_arena(p)
 
 /* ---- kernels.c ------------------------------------------------------------
  */

@@ -157,7 +157,7 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     tvm_stage *sc = tvm_stage_of(s, CC);
     if ((st = tvm_compute_at(sc, so, owo))) goto out;
     tvm_iter_var *order[8];
-    int no = 0, nred = sc->op->nreduce;
+    int no = 0, nred = tvm_stage_num_reduce_axes(sc);
     if (nred == 4) { /* (ic, ry, rx) in the chosen order, then icb */
       for (int r = 0; r < 3; r++)
         order[no++] = tvm_stage_reduce_axis(sc, rorder[r]);

@@ -15,4 +15,4 @@ tvmc_SOURCES = \
 	tools/tvmc/matmul_job.h \
 	tools/tvmc/matmul_te.c \
 	tools/tvmc/matmul_te.h
-tvmc_LDADD = libtvm.la
+tvmc_LDADD = $(TVM_LIBS)

@@ -1,0 +1,39 @@
+# plugins/arm-mali: OpenCL C 1.2 kernels through the core's C-dialect
+# emitter; the ICD loader is dlopen'd (only CL/cl.h at build time).
+if BUILD_ARM_MALI
+plugins_LTLIBRARIES += plugins/arm-mali/tvm-arm-mali.la
+plugins_arm_mali_tvm_arm_mali_la_SOURCES = \
+	plugins/arm-mali/mali.h \
+	plugins/arm-mali/plugin.c \
+	plugins/arm-mali/runtime.c
+plugins_arm_mali_tvm_arm_mali_la_LDFLAGS = $(TVM_PLUGIN_LINK)
+plugins_arm_mali_tvm_arm_mali_la_LIBADD = libtvm.la -ldl
+
+if HAVE_CMOCKA
+# Shared kernels lowered, compiled and (on an OpenCL device: PoCL in CI)
+# run against naive references.
+check_PROGRAMS += tests/plugins/arm_mali/test_arm_mali
+TESTS += tests/plugins/arm_mali/test_arm_mali
+tests_plugins_arm_mali_test_arm_mali_SOURCES = \
+	tests/plugins/gpu/gpu_kernels.h \
+	tests/plugins/gpu/gpu_kernels.c \
+	tests/plugins/arm_mali/test_arm_mali.c
+tests_plugins_arm_mali_test_arm_mali_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_arm_mali_test_arm_mali_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_arm_mali_test_arm_mali_DEPENDENCIES = \
+	plugins/arm-mali/tvm-arm-mali.la
+endif
+endif
+
+# Operators of the op library with a naive thread schedule, run on PoCL.
+if BUILD_ARM_MALI
+if HAVE_CMOCKA
+check_PROGRAMS += tests/plugins/gpu/test_ops_opencl
+TESTS += tests/plugins/gpu/test_ops_opencl
+tests_plugins_gpu_test_ops_opencl_SOURCES = tests/plugins/gpu/test_ops_gpu.c
+tests_plugins_gpu_test_ops_opencl_CFLAGS = $(TVM_TEST_CF) -DGPU_TARGET=\"opencl\"
+tests_plugins_gpu_test_ops_opencl_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_gpu_test_ops_opencl_DEPENDENCIES = \
+	plugins/arm-mali/tvm-arm-mali.la
+endif
+endif

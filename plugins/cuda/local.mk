@@ -1,0 +1,43 @@
+# plugins/cuda: CUDA C through the core's C-dialect emitter, compiled with
+# NVRTC and run through the driver API (both dlopen'd; only cuda.h and
+# nvrtc.h at build time).
+if BUILD_CUDA
+plugins_LTLIBRARIES += plugins/cuda/tvm-cuda.la
+plugins_cuda_tvm_cuda_la_SOURCES = \
+	plugins/cuda/cuda_plugin.h \
+	plugins/cuda/plugin.c \
+	plugins/cuda/nvrtc.c \
+	plugins/cuda/runtime.c
+plugins_cuda_tvm_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS) \
+	-DTVM_CUDA_HOME=\"$(CUDA_HOME)\"
+plugins_cuda_tvm_cuda_la_LDFLAGS = $(TVM_PLUGIN_LINK)
+plugins_cuda_tvm_cuda_la_LIBADD = libtvm.la -ldl -lpthread
+
+if HAVE_CMOCKA
+# Shared kernels compiled with NVRTC for sm_80 and sm_90 and checked with
+# ptxas -v; run only where a GPU and driver exist (skipped otherwise).
+check_PROGRAMS += tests/plugins/cuda/test_cuda
+TESTS += tests/plugins/cuda/test_cuda
+tests_plugins_cuda_test_cuda_SOURCES = \
+	tests/plugins/gpu/gpu_kernels.h \
+	tests/plugins/gpu/gpu_kernels.c \
+	tests/plugins/cuda/test_cuda.c
+tests_plugins_cuda_test_cuda_CFLAGS = $(TVM_TEST_CF) \
+	-DTVM_CUDA_HOME=\"$(CUDA_HOME)\"
+tests_plugins_cuda_test_cuda_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_cuda_test_cuda_DEPENDENCIES = plugins/cuda/tvm-cuda.la
+endif
+endif
+
+# Operators of the op library with a naive thread schedule, compiled with
+# NVRTC (and run where a GPU exists).
+if BUILD_CUDA
+if HAVE_CMOCKA
+check_PROGRAMS += tests/plugins/gpu/test_ops_cuda
+TESTS += tests/plugins/gpu/test_ops_cuda
+tests_plugins_gpu_test_ops_cuda_SOURCES = tests/plugins/gpu/test_ops_gpu.c
+tests_plugins_gpu_test_ops_cuda_CFLAGS = $(TVM_TEST_CF) -DGPU_TARGET=\"cuda-sm90\"
+tests_plugins_gpu_test_ops_cuda_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_gpu_test_ops_cuda_DEPENDENCIES = plugins/cuda/tvm-cuda.la
+endif
+endif

@@ -1,0 +1,264 @@
+/*
+ * tests/plugins/cuda/test_cuda.c - the cuda plugin without a GPU: the
+ * shared hand-scheduled kernels (tests/plugins/gpu) lowered for cuda-sm80
+ * and cuda-sm90, emitted as CUDA C (checked for __launch_bounds__,
+ * __shared__ tiles, __syncthreads, float4 accesses), compiled with NVRTC
+ * to cubin + PTX, and the PTX assembled again with `ptxas -arch=sm_XX -v`
+ * (no register spills, shared memory within 48 KiB).  Over-limit kernels
+ * are rejected before compilation.  Probe: UNAVAILABLE with a fix-it
+ * where there is no driver (and with the stub libcuda); the kernels run
+ * against the references only where a GPU is present, else skip.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tvm/codegen_c.h"
+#include "tvm/te.h"
+#include "../gpu/gpu_kernels.h"
+
+#ifndef TVM_CUDA_HOME
+#define TVM_CUDA_HOME "/usr/local/cuda"
+#endif
+
+/* Loads a target; skips when NVRTC is missing (checked by a codegen). */
+static tvm_target *load(const char *name) {
+  tvm_target *t;
+  if (tvm_target_load(name, &t) != TVM_OK)
+    fail_msg("loading target %s: %s", name, tvm_diag_message());
+  return t;
+}
+
+/* A section of a blob as a heap string. */
+static char *section(const tvm_plugin_blob *b, const char *name) {
+  const uint8_t *p;
+  uint64_t n;
+  if (tvm_kpack_find(b->data, b->size, name, &p, &n) != TVM_OK)
+    fail_msg("blob has no section %s", name);
+  char *s = malloc(n + 1);
+  memcpy(s, p, n);
+  s[n] = 0;
+  return s;
+}
+
+/* Runs ptxas -v on ptx for sm_<arch>; returns its output (heap) or NULL
+ * when ptxas is absent. */
+static char *ptxas(const char *ptx, int arch) {
+  char ptxas_path[512], tmp[] = "/tmp/tvm_cuda_test_XXXXXX", cmd[1200];
+  snprintf(ptxas_path, sizeof ptxas_path, "%s/bin/ptxas", TVM_CUDA_HOME);
+  if (access(ptxas_path, X_OK) != 0) return NULL;
+  int fd = mkstemp(tmp);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(ptx, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "%s -arch=sm_%d -v -o /dev/null %s 2>&1",
+           ptxas_path, arch, tmp);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  size_t cap = 1 << 16, n = 0;
+  char *out = calloc(1, cap);
+  while (n + 1 < cap && fgets(out + n, (int)(cap - n), p)) n += strlen(out + n);
+  int rc = pclose(p);
+  unlink(tmp);
+  if (rc != 0) fail_msg("ptxas failed:\n%s", out);
+  return out;
+}
+
+/* Checks every "N bytes spill" and "N bytes smem" of a ptxas -v report. */
+static void check_ptxas(const char *rep, const char *what) {
+  int nfun = 0;
+  for (const char *s = rep; (s = strstr(s, "bytes spill stores")); s++) {
+    const char *b = s;
+    while (b > rep && b[-1] == ' ') b--;
+    while (b > rep && b[-1] >= '0' && b[-1] <= '9') b--;
+    if (atoi(b) != 0) fail_msg("%s spills registers:\n%s", what, rep);
+    nfun++;
+  }
+  for (const char *s = rep; (s = strstr(s, "bytes smem")); s++) {
+    const char *b = s;
+    while (b > rep && b[-1] == ' ') b--;
+    while (b > rep && b[-1] >= '0' && b[-1] <= '9') b--;
+    if (atoi(b) > 49152) fail_msg("%s uses too much shared memory:\n%s", what, rep);
+  }
+  assert_true(nfun >= 1);
+}
+
+/* Every case for one arch: CUDA C, NVRTC, ptxas. */
+static void compile_all(const char *target, int arch) {
+  tvm_target *t = load(target);
+  tvm_ctx *c = tvm_ctx_create();
+  gpu_case cases[GPU_NCASES];
+  gpu_cases_lower(t, c, cases);
+  for (int i = 0; i < GPU_NCASES; i++) {
+    tvm_plugin_blob blob;
+    tvm_status st = tvm_target_codegen(t, &cases[i].m, &blob);
+    if (st == TVM_ERR_UNAVAILABLE) {
+      printf("skipped: %s\n", tvm_diag_message());
+      gpu_cases_free(cases);
+      tvm_ctx_destroy(c);
+      tvm_target_free(t);
+      skip();
+    }
+    if (st != TVM_OK)
+      fail_msg("%s: %s: %s", target, cases[i].name, tvm_diag_message());
+    char *src = section(&blob, "source"), *ptx = section(&blob, "ptx");
+    char *a = section(&blob, "arch");
+    if (getenv("GPU_DUMP")) printf("%s\n", src);
+    assert_int_equal(atoi(a), arch);
+    const uint8_t *cubin;
+    uint64_t ncubin;
+    assert_int_equal(tvm_kpack_find(blob.data, blob.size, "cubin", &cubin, &ncubin),
+                     TVM_OK);
+    assert_true(ncubin > 4 && !memcmp(cubin, "\177ELF", 4));
+    char want[64];
+    snprintf(want, sizeof want, ".target sm_%d", arch);
+    assert_non_null(strstr(ptx, want));
+    assert_non_null(strstr(src, "extern \"C\" __global__ __launch_bounds__("));
+    if (i == 0) {
+      assert_non_null(strstr(src, "*(const float4*)(&A["));
+      assert_non_null(strstr(src, "*(float4*)(&B["));
+      assert_true(strstr(ptx, "ld.global.v4.f32") ||
+                  strstr(ptx, "ld.global.nc.v4.f32"));
+      assert_non_null(strstr(ptx, "st.global.v4.f32"));
+    }
+    if (i == 2) {
+      assert_non_null(strstr(src, "__shared__ float A_shared[256]"));
+      assert_non_null(strstr(src, "__syncthreads();"));
+      assert_int_equal(blob.kernels[0].shared_bytes, 2048);
+      assert_int_equal(blob.kernels[0].block[0], 16);
+      assert_int_equal(blob.kernels[0].block[1], 16);
+      assert_int_equal(blob.kernels[0].grid[1], 4);
+    }
+    char *rep = ptxas(ptx, arch);
+    if (rep) {
+      char what[128];
+      snprintf(what, sizeof what, "%s on sm_%d", cases[i].name, arch);
+      check_ptxas(rep, what);
+      free(rep);
+    } else {
+      printf("note: %s/bin/ptxas absent: PTX not re-assembled\n", TVM_CUDA_HOME);
+    }
+    free(src);
+    free(ptx);
+    free(a);
+    tvm_plugin_blob_free(&blob);
+  }
+  gpu_cases_free(cases);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
+static void test_sm80(void **state) { (void)state; compile_all("cuda-sm80", 80); }
+static void test_sm90(void **state) { (void)state; compile_all("cuda-sm90", 90); }
+
+static tvm_expr *copy_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  return TVM_AT(c, (tvm_tensor *)ud, i[0]);
+}
+
+/* 2048 threads per block: rejected before NVRTC runs. */
+static void test_thread_limit(void **state) {
+  (void)state;
+  tvm_target *t = load("cuda-sm90");
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t, &o);
+  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){8192}, 1);
+  tvm_tensor *B = tvm_compute(c, "B", (int64_t[]){8192}, 1, copy_body, A);
+  tvm_schedule *s;
+  tvm_iter_var *bo, *bi;
+  assert_int_equal(tvm_schedule_create(c, &B, 1, &s), TVM_OK);
+  tvm_stage *st = tvm_stage_of(s, B);
+  assert_int_equal(tvm_split(st, tvm_stage_axis(st, 0), 2048, &bo, &bi), TVM_OK);
+  assert_int_equal(tvm_bind(st, bo, tvm_thread_axis(c, "blockIdx.x", NULL)), TVM_OK);
+  assert_int_equal(tvm_bind(st, bi, tvm_thread_axis(c, "threadIdx.x", NULL)), TVM_OK);
+  tvm_module m = {c, NULL, 0};
+  assert_int_equal(tvm_lower(s, (tvm_tensor *[]){A, B}, 2, "big", &o, &m), TVM_OK);
+  tvm_plugin_blob blob;
+  assert_int_equal(tvm_target_codegen(t, &m, &blob), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "max_threads_per_block 1024"));
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
+/* float16 math compiles (cuda_fp16.h, exp computed in float32). */
+static void test_half_compile(void **state) {
+  (void)state;
+  tvm_target *t = load("cuda-sm80");
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_module m = {c, NULL, 0};
+  gpu_half_lower(t, c, &m);
+  tvm_plugin_blob blob;
+  tvm_status st = tvm_target_codegen(t, &m, &blob);
+  if (st == TVM_ERR_UNAVAILABLE) {
+    printf("skipped: %s\n", tvm_diag_message());
+    tvm_ctx_destroy(c);
+    tvm_target_free(t);
+    skip();
+  }
+  if (st != TVM_OK) fail_msg("half codegen: %s", tvm_diag_message());
+  char *src = section(&blob, "source");
+  assert_non_null(strstr(src, "#include <cuda_fp16.h>"));
+  assert_non_null(strstr(src, "expf((float)("));
+  free(src);
+  tvm_plugin_blob_free(&blob);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
+/* The stub libcuda (no driver behind it) makes probe say UNAVAILABLE. */
+static void test_probe_stub(void **state) {
+  (void)state;
+  const char *stub = TVM_CUDA_HOME "/lib64/stubs/libcuda.so";
+  if (access(stub, R_OK) != 0) {
+    printf("skipped: %s absent\n", stub);
+    skip();
+  }
+  tvm_target *t = load("cuda-sm90");
+  setenv("TVM_CUDA_DRIVER", stub, 1);
+  tvm_status st = tvm_target_probe(t);
+  unsetenv("TVM_CUDA_DRIVER");
+  assert_int_equal(st, TVM_ERR_UNAVAILABLE);
+  assert_non_null(strstr(tvm_diag_message(), "cuInit failed"));
+  tvm_target_free(t);
+}
+
+/* The kernels on a real GPU, or a skip with the probe's reason. */
+static void test_run(void **state) {
+  (void)state;
+  tvm_target *t = load("cuda-sm80");
+  tvm_device *d;
+  if (tvm_target_probe(t) != TVM_OK) {
+    printf("skipped: %s\n", tvm_diag_message());
+    tvm_target_free(t);
+    skip();
+  }
+  if (tvm_device_open(t, &d) != TVM_OK)
+    fail_msg("device_open: %s", tvm_diag_message());
+  tvm_ctx *c = tvm_ctx_create();
+  gpu_case cases[GPU_NCASES];
+  gpu_cases_lower(t, c, cases);
+  gpu_cases_run(t, d, cases, 1);
+  gpu_cases_free(cases);
+  tvm_ctx_destroy(c);
+  tvm_device_close(d);
+  tvm_target_free(t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sm80),        cmocka_unit_test(test_sm90),
+      cmocka_unit_test(test_thread_limit), cmocka_unit_test(test_half_compile),
+      cmocka_unit_test(test_probe_stub),
+      cmocka_unit_test(test_run),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

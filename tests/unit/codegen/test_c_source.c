@@ -1,0 +1,245 @@
+/*
+ * tests/unit/codegen/test_c_source.c - the C-dialect emitter on device
+ * functions built by hand, with a small test dialect: thread loops and
+ * their guards, shared arrays hoisted to kernel scope, barriers (and the
+ * refusal of a barrier under a thread-dependent condition), floordiv by
+ * C division or the helpers, vector stores (one vector access when
+ * aligned, lane by lane otherwise), constructs device code cannot have,
+ * and the kernel pack container.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tvm/codegen_c.h"
+#include "tvm/plugin.h"
+
+static const tvm_c_scope scopes[] = {
+    {"global", "", 0}, {"shared", "SHARED", 1}, {"local", "", 0}};
+
+static const tvm_c_dialect dialect = {
+    .name = "test",
+    .prelude = "/* test */\n",
+    .helper_qual = "static",
+    .kernel_qual = "KERNEL",
+    .bounds_total_fmt = "BOUNDS(%u) ",
+    .global_ptr_qual = "",
+    .restrict_kw = "RESTRICT",
+    .thread_index = {"bx", "by", "bz", "tx", "ty", "tz"},
+    .barrier_shared = "SYNC();",
+    .barrier_global = "SYNC_ALL();",
+    .scopes = scopes,
+    .nscopes = 3,
+    .int_names = {"i8", "i16", "i32", "i64"},
+    .int_vec = {"i8v", "i16v", "i32v", "i64v"},
+    .uint_names = {"u8", "u16", "u32", "u64"},
+    .uint_vec = {"u8v", "u16v", "u32v", "u64v"},
+    .float_names = {"f16", "f32", "f64"},
+    .float_vec = {NULL, "f32v", "f64v"},
+    .vload_fmt = "VLOAD(%s, %s)",
+    .vstore_fmt = "VSTORE(%s, %s, %s);",
+    .max_vector_lanes = 4,
+    .vector_needs_align = 1,
+    .f32_suffix = "f",
+    .fmin_f32 = "fminf",
+    .fmax_f32 = "fmaxf",
+    .as_int_fmt = "AS_INT(%s)",
+    .as_float_fmt = "AS_FLOAT(%s)",
+};
+
+/* A device function around body with the given launch extents. */
+static tvm_module *module_of(tvm_ctx *c, tvm_stmt *body, tvm_expr **params,
+                             int np, int blocks, int threads) {
+  tvm_buffer **bufs = tvm_ctx_alloc(c, sizeof(tvm_buffer *) * (size_t)(np + 1));
+  for (int i = 0; i < np; i++) {
+    bufs[i] = tvm_buffer_new(c, params[i]->u.var.name, TVM_F32,
+                             (tvm_expr *[]){tvm_int(c, 64)}, 1, "global");
+    bufs[i]->data = params[i];
+  }
+  tvm_func *f = tvm_func_new(c, "k", params, bufs, np, body);
+  f->kind = TVM_FUNC_DEVICE;
+  f->nthread_axes = 2;
+  f->thread_tags = tvm_ctx_alloc(c, sizeof(char *) * 2);
+  f->thread_extents = tvm_ctx_alloc(c, sizeof(tvm_expr *) * 2);
+  f->thread_tags[0] = "blockIdx.x";
+  f->thread_tags[1] = "threadIdx.x";
+  f->thread_extents[0] = tvm_int(c, blocks);
+  f->thread_extents[1] = tvm_int(c, threads);
+  tvm_module *m = tvm_ctx_alloc(c, sizeof *m);
+  m->ctx = c;
+  m->funcs = NULL;
+  m->nfuncs = 0;
+  assert_int_equal(tvm_module_add(m, f), TVM_OK);
+  return m;
+}
+
+/* bx { alloc S shared; tx(4) S[tx] = A[..]; [barrier]; tx(n2) C[..] = S[..] } */
+static tvm_module *tile(tvm_ctx *c, int n2, int barrier_in_guard) {
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *C = tvm_var(c, "C", TVM_HANDLE);
+  tvm_expr *S = tvm_var(c, "S", TVM_HANDLE);
+  tvm_expr *bx = tvm_var(c, "bx", TVM_I32), *t1 = tvm_var(c, "tx", TVM_I32);
+  tvm_expr *t2 = tvm_var(c, "tx", TVM_I32);
+  tvm_expr *i1 = tvm_add(c, tvm_mul(c, bx, tvm_int(c, 4)), t1);
+  tvm_stmt *fill = tvm_for(c, t1, tvm_int(c, 0), tvm_int(c, 4), TVM_FOR_THREAD,
+                           "threadIdx.x",
+                           tvm_store(c, S, t1, tvm_load(c, TVM_F32, A, i1, NULL), NULL));
+  tvm_stmt *use_body = tvm_store(c, C, tvm_add(c, tvm_mul(c, bx, tvm_int(c, 4)), t2),
+                                 tvm_load(c, TVM_F32, S, tvm_sub(c, tvm_int(c, 3), t2), NULL),
+                                 NULL);
+  if (barrier_in_guard) use_body = tvm_seq2(c, tvm_barrier(c, "shared"), use_body);
+  tvm_stmt *use = tvm_for(c, t2, tvm_int(c, 0), tvm_int(c, n2), TVM_FOR_THREAD,
+                          "threadIdx.x", use_body);
+  tvm_stmt *seq[3] = {fill, tvm_barrier(c, "shared"), use};
+  tvm_stmt *body = tvm_for(c, bx, tvm_int(c, 0), tvm_int(c, 2), TVM_FOR_THREAD,
+                           "blockIdx.x",
+                           tvm_allocate(c, S, TVM_F32, tvm_int(c, 4), "shared",
+                                        tvm_seq(c, seq, 3)));
+  return module_of(c, body, (tvm_expr *[]){A, C}, 2, 2, 4);
+}
+
+static void test_threads_shared_barrier(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_c_source s;
+  assert_int_equal(tvm_c_emit_module(&dialect, tile(c, 3, 0), &s), TVM_OK);
+  const char *k = strstr(s.text, "KERNEL BOUNDS(4) void k(f32* RESTRICT A, "
+                                 "f32* RESTRICT C) {\n  SHARED f32 S[4]");
+  assert_non_null(k);
+  assert_non_null(strstr(k, "i32 bx = (i32)bx;"));
+  assert_non_null(strstr(k, "i32 tx = (i32)tx;")); /* first: no guard */
+  assert_non_null(strstr(k, "SYNC();"));
+  assert_non_null(strstr(k, "i32 tx_1 = (i32)tx;")); /* a second variable */
+  assert_non_null(strstr(k, "if (tx_1 < 3) {"));
+  assert_int_equal(s.nkernels, 1);
+  assert_int_equal(s.kernels[0].grid[0], 2);
+  assert_int_equal(s.kernels[0].block[0], 4);
+  assert_int_equal(s.kernels[0].shared_bytes, 16);
+  assert_string_equal(s.kernels[0].arg_kinds, "pp");
+  tvm_c_source_free(&s);
+  /* a barrier inside the guarded loop would deadlock: refused */
+  assert_int_equal(tvm_c_emit_module(&dialect, tile(c, 3, 1), &s),
+                   TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "barrier under a thread-dependent"));
+  assert_null(s.text);
+  /* without the guard it is fine */
+  assert_int_equal(tvm_c_emit_module(&dialect, tile(c, 4, 1), &s), TVM_OK);
+  tvm_c_source_free(&s);
+  tvm_ctx_destroy(c);
+}
+
+/* C[f(bx, tx)] = A[...] with floordiv of a possibly negative value and of
+ * a non-negative one; vector stores aligned and not. */
+static void test_floordiv_and_vectors(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *C = tvm_var(c, "C", TVM_HANDLE);
+  tvm_expr *n = tvm_var(c, "n", TVM_I32);
+  tvm_expr *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_expr *neg = tvm_floordiv(c, tvm_sub(c, tx, n), tvm_int(c, 4));
+  tvm_expr *pos = tvm_floordiv(c, tx, tvm_int(c, 4));
+  tvm_stmt *st1 = tvm_store(c, C, tvm_add(c, neg, pos),
+                            tvm_load(c, TVM_F32, A, tx, NULL), NULL);
+  /* aligned: ramp(tx*4, 1, 4); unaligned: ramp(tx*4 + 1, 1, 4) */
+  tvm_expr *r1 = tvm_ramp(c, tvm_mul(c, tx, tvm_int(c, 4)), tvm_int(c, 1), 4);
+  tvm_expr *r2 = tvm_ramp(c, tvm_add(c, tvm_mul(c, tx, tvm_int(c, 4)), tvm_int(c, 1)),
+                          tvm_int(c, 1), 4);
+  tvm_dtype v4 = tvm_dtype_with_lanes(TVM_F32, 4);
+  tvm_stmt *st2 = tvm_store(c, C, r1, tvm_add(c, tvm_load(c, v4, A, r1, NULL),
+                                              tvm_broadcast(c, tvm_f32(c, 1), 4)),
+                            NULL);
+  tvm_stmt *st3 = tvm_store(c, C, r2, tvm_load(c, v4, A, r2, NULL), NULL);
+  tvm_stmt *seq[3] = {st1, st2, st3};
+  tvm_stmt *body = tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 8), TVM_FOR_THREAD,
+                           "threadIdx.x", tvm_seq(c, seq, 3));
+  tvm_module *m = module_of(c, body, (tvm_expr *[]){A, C, n}, 3, 1, 8);
+  m->funcs[0]->buffers[2] = NULL; /* n is a scalar */
+  tvm_c_source s;
+  assert_int_equal(tvm_c_emit_module(&dialect, m, &s), TVM_OK);
+  assert_non_null(strstr(s.text, "i32 n)"));
+  assert_string_equal(s.kernels[0].arg_kinds, "ppi");
+  assert_non_null(strstr(s.text, "tvm_floordiv_i32((tx - n), 4)"));
+  assert_non_null(strstr(s.text, "(tx / 4)"));
+  assert_non_null(strstr(s.text, "f32v4 _v0 = VLOAD(f32v4, &A[(tx * 4)]);"));
+  assert_non_null(strstr(s.text, "_r1.w = (_v0.w + 1.0f);"));
+  assert_non_null(strstr(s.text, "VSTORE(f32v4, &C[(tx * 4)], _r1);"));
+  /* unaligned: lanes one by one, all computed before any is stored */
+  assert_non_null(strstr(s.text, "f32 _r2_3 = A[(((tx * 4) + 1) + 1 * 3)];"));
+  assert_non_null(strstr(s.text, "C[(((tx * 4) + 1) + 1 * 3)] = _r2_3;"));
+  tvm_c_source_free(&s);
+  tvm_ctx_destroy(c);
+}
+
+/* What device code cannot have is an error naming the kernel. */
+static void test_unsupported(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *i = tvm_var(c, "i", TVM_I32);
+  tvm_expr *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_stmt *par = tvm_for(c, i, tvm_int(c, 0), tvm_int(c, 4), TVM_FOR_PARALLEL, NULL,
+                          tvm_store(c, A, i, tvm_f32(c, 0), NULL));
+  tvm_c_source s;
+  tvm_module *m = module_of(c, tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 8),
+                                       TVM_FOR_THREAD, "threadIdx.x", par),
+                            (tvm_expr *[]){A}, 1, 1, 8);
+  assert_int_equal(tvm_c_emit_module(&dialect, m, &s), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "test codegen, kernel k: parallel loop i"));
+  tvm_expr *call = tvm_call_extern(c, TVM_F32, "host_fn", NULL, 0);
+  m = module_of(c, tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 8), TVM_FOR_THREAD,
+                           "threadIdx.x", tvm_store(c, A, tx, call, NULL)),
+                (tvm_expr *[]){A}, 1, 1, 8);
+  assert_int_equal(tvm_c_emit_module(&dialect, m, &s), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "host_fn"));
+  /* no device function at all */
+  tvm_module empty = {c, NULL, 0};
+  assert_int_equal(tvm_c_emit_module(&dialect, &empty, &s), TVM_ERR_INVALID);
+  assert_non_null(strstr(tvm_diag_message(), "bind loops to blockIdx"));
+  tvm_ctx_destroy(c);
+}
+
+static void *halloc(uint64_t n) { return malloc(n); }
+
+static void test_kpack(void **state) {
+  (void)state;
+  tvm_kpack p;
+  uint8_t *data;
+  uint64_t size;
+  const uint8_t *sec;
+  uint64_t n;
+  tvm_c_kernel ks[2] = {{.name = "k0", .arg_kinds = "ppi", .nargs = 3},
+                        {.name = "k1", .arg_kinds = "", .nargs = 0}};
+  tvm_c_source src = {.kernels = ks, .nkernels = 2};
+  tvm_kpack_init(&p);
+  tvm_kpack_add(&p, "source", "abc", 3);
+  tvm_kpack_add_signatures(&p, &src);
+  assert_int_equal(tvm_kpack_finish(&p, halloc, &data, &size), TVM_OK);
+  assert_int_equal(tvm_kpack_find(data, size, "source", &sec, &n), TVM_OK);
+  assert_int_equal(n, 3);
+  assert_memory_equal(sec, "abc", 3);
+  assert_int_equal(tvm_kpack_find(data, size, "cubin", &sec, &n), TVM_ERR_NOT_FOUND);
+  char kinds[8];
+  assert_int_equal(tvm_kpack_signature(data, size, "k0", kinds, sizeof kinds), TVM_OK);
+  assert_string_equal(kinds, "ppi");
+  assert_int_equal(tvm_kpack_signature(data, size, "k1", kinds, sizeof kinds), TVM_OK);
+  assert_string_equal(kinds, "");
+  assert_int_equal(tvm_kpack_signature(data, size, "k", kinds, sizeof kinds),
+                   TVM_ERR_NOT_FOUND);
+  /* truncated and foreign data are rejected, never read past the end */
+  assert_int_equal(tvm_kpack_find(data, size - 2, "kernels", &sec, &n), TVM_ERR_INVALID);
+  data[0] = 'X';
+  assert_int_equal(tvm_kpack_find(data, size, "source", &sec, &n), TVM_ERR_INVALID);
+  free(data);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_threads_shared_barrier),
+      cmocka_unit_test(test_floordiv_and_vectors),
+      cmocka_unit_test(test_unsupported),
+      cmocka_unit_test(test_kpack),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

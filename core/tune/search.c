@@ -546,6 +546,47 @@ static tvm_status run_batch(search *s, tvm_tune_measurer *m,
   return st;
 }
 
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Measures default and best n times each, alternately (default, best,
+ * default, ...), one candidate per batch; medians into s->res. */
+static tvm_status confirm(search *s, tvm_tune_measurer *m, uint64_t dflt,
+                          uint64_t best, int n) {
+  double gd[8], gb[8];
+  int nd = 0, nb = 0;
+  double flops = tvm_tune_kernel_flops(s->k);
+  for (int i = 0; i < 2 * n; i++) {
+    uint64_t idx = i % 2 ? best : dflt;
+    tvm_tune_lowered l, *lp = &l;
+    tvm_tune_result r;
+    tvm_status st = tvm_config_set_index(s->cfg, idx);
+    if (!st)
+      st = tvm_tune_kernel_lower(s->k, s->cfg, 0, &l);
+    if (st) {
+      tvm_diag_clear();
+      continue;
+    }
+    st = tvm_tune_measure(m, &lp, 1, &r);
+    tvm_tune_lowered_free(&l);
+    if (st)
+      return st;
+    if (r.error || !(r.mean_s > 0))
+      continue;
+    if (i % 2)
+      gb[nb++] = flops / r.mean_s * 1e-9;
+    else
+      gd[nd++] = flops / r.mean_s * 1e-9;
+  }
+  qsort(gd, (size_t)nd, sizeof *gd, cmp_dbl);
+  qsort(gb, (size_t)nb, sizeof *gb, cmp_dbl);
+  s->res->confirm_default_gflops = nd ? gd[nd / 2] : 0;
+  s->res->confirm_best_gflops = nb ? gb[nb / 2] : 0;
+  return TVM_OK;
+}
+
 tvm_status tvm_tune_task(tvm_tune_kernel *k, tvm_config *cfg,
                          const tvm_tune_task_opts *o,
                          tvm_tune_task_result *out) {
@@ -632,6 +673,13 @@ tvm_status tvm_tune_task(tvm_tune_kernel *k, tvm_config *cfg,
       break;
   }
   out->best_gflops = s.best;
+  /* confirmation: the best of many noisy measurements is biased upward,
+   * so default and best are measured again, alternately */
+  if (o->confirm > 0 && s.have_best) {
+    int n = o->confirm < 8 ? o->confirm : 8;
+    if ((st = confirm(&s, m, dflt, s.best_idx, n)))
+      goto out;
+  }
   /* the best configuration goes to the compile */
   if (s.have_best && cfg) {
     int d[64];

@@ -231,6 +231,8 @@ typedef struct tvm_tune_task_opts {
   int batch;      /* candidates per round (default 8) */
   uint64_t seed;
   int patience;   /* stop after this many trials without a 1% gain; 0 = no */
+  int confirm;    /* > 0: re-measure default and best this many times each,
+                     interleaved, after the search (not logged) */
   int group;      /* the task's group id in data */
   tvm_tune_measure_opts measure;
   tvm_tune_model *model; /* xgb only */
@@ -247,6 +249,8 @@ typedef struct tvm_tune_task_result {
   int resumed;          /* taken from prior records */
   uint64_t space_size;
   double default_gflops, best_gflops, best_mean_s;
+  /* with confirm: medians of the interleaved re-measurements (0 = none) */
+  double confirm_default_gflops, confirm_best_gflops;
   double *curve;        /* best-so-far GFLOP/s after each measurement */
   int ncurve;
   int errors[8];        /* count per TVM_TUNE_* kind */

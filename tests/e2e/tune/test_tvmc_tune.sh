@@ -30,6 +30,7 @@ has "$out" "2 tasks (2 selected)"
 has "$out" "[random] task 2/2"
 has "$out" "errors: invalid 0 lower 0 build 0 run 0 crash 0 timeout 0 wrong 0"
 has "$out" "tuning curves: a.jsonl.svg"
+has "$out" "(re-measured: "
 [ -s a.jsonl.svg ] || die "no SVG"
 grep -q '<polyline' a.jsonl.svg || die "SVG without curves"
 n=$(wc -l < a.jsonl)
@@ -39,7 +40,7 @@ grep -q '"error":"ok"' a.jsonl || die "no ok record"
 
 # --resume: every prior record counts; with the same budget nothing new
 out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log a.jsonl \
-      --tuner random --resume 2>&1) || die "resume: $out"
+      --tuner random --resume --confirm 0 2>&1) || die "resume: $out"
 printf '%s\n' "$out"
 has "$out" "resuming from a.jsonl: $n records (0 malformed lines skipped)"
 has "$out" "resumed)"
@@ -48,7 +49,7 @@ has "$out" "resumed)"
 # a malformed line is reported with its line number and skipped
 printf '{"version":1,"workload": oops\n' >> a.jsonl
 out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log a.jsonl \
-      --tuner random --resume 2>&1) || die "resume with a bad line: $out"
+      --tuner random --resume --confirm 0 2>&1) || die "resume with a bad line: $out"
 has "$out" "a.jsonl:$((n + 1)): malformed line skipped (JSON 1:"
 has "$out" "(1 malformed lines skipped)"
 
@@ -65,7 +66,7 @@ has "$out" "using the template default"
 
 # the model-guided tuner
 if "$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log x.jsonl \
-     --tuner xgb 2>err.txt >out.txt; then
+     --tuner xgb --confirm 0 2>err.txt >out.txt; then
   has "$(cat out.txt)" "[xgb] task 2/2"
 else
   has "$(cat err.txt)" "libxgboost-dev"
@@ -73,11 +74,11 @@ fi
 
 # crashing and hanging candidates are recorded, the tuner goes on
 out=$(TVM_TUNE_INJECT=crash "$tvmc" tune zoo:mlp --target fast.yaml --trials 2 \
-      --log c.jsonl --tuner random 2>&1) || die "tuner died on crashes: $out"
+      --log c.jsonl --tuner random --confirm 0 2>&1) || die "tuner died on crashes: $out"
 printf '%s\n' "$out" | grep -q "run 0 crash [1-9][0-9]* timeout 0" || die "crashes not counted: $out"
 grep -q '"error":"crash"' c.jsonl || die "no crash record"
 out=$(TVM_TUNE_INJECT=hang "$tvmc" tune zoo:mlp --target fast.yaml --trials 1 \
-      --log h.jsonl --tuner random --max-tasks 1 2>&1) || die "tuner died on a hang: $out"
+      --log h.jsonl --tuner random --max-tasks 1 --confirm 0 2>&1) || die "tuner died on a hang: $out"
 has "$out" "timeout 1"
 grep -q '"error":"timeout"' h.jsonl || die "no timeout record"
 

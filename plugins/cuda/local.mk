@@ -7,7 +7,8 @@ plugins_cuda_tvm_cuda_la_SOURCES = \
 	plugins/cuda/cuda_plugin.h \
 	plugins/cuda/plugin.c \
 	plugins/cuda/nvrtc.c \
-	plugins/cuda/runtime.c
+	plugins/cuda/runtime.c \
+	plugins/cuda/strategy_matmul.c
 plugins_cuda_tvm_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS) \
 	-DTVM_CUDA_HOME=\"$(CUDA_HOME)\"
 plugins_cuda_tvm_cuda_la_LDFLAGS = $(TVM_PLUGIN_LINK)

@@ -38,3 +38,5 @@ EXTRA_tests_plugins_gpu_test_ops_opencl_DEPENDENCIES = \
 	plugins/arm-mali/tvm-arm-mali.la
 endif
 endif
+
+EXTRA_DIST += plugins/arm-mali/README.md

@@ -42,3 +42,5 @@ tests_plugins_gpu_test_ops_cuda_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_gpu_test_ops_cuda_DEPENDENCIES = plugins/cuda/tvm-cuda.la
 endif
 endif
+
+EXTRA_DIST += plugins/cuda/README.md

@@ -8,7 +8,7 @@ bench_matmul_SOURCES = bench/matmul.c bench/machine.c bench/machine.h tools/tvmc
 	tools/tvmc/matmul_te.h tools/tvmc/matmul_job.c tools/tvmc/matmul_job.h
 bench_matmul_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) \
 	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\"
-bench_matmul_LDADD = libtvm.la $(OPENBLAS_LIBS) -lm
+bench_matmul_LDADD = $(TVM_LIBS) $(OPENBLAS_LIBS) -lm
 endif
 EXTRA_DIST += bench/targets/llvm-cpu-1t.yaml bench/targets/llvm-cpu-2t.yaml
 # bench/zoo (helper Z): every zoo model, compile time and latency with and
@@ -18,7 +18,14 @@ bench_zoo_SOURCES = bench/zoo.c bench/machine.c bench/machine.h
 bench_zoo_CFLAGS = $(AM_CFLAGS) \
 	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\" \
 	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/llvm-cpu/.libs\"
-bench_zoo_LDADD = libtvm.la -lm
+bench_zoo_LDADD = $(TVM_LIBS) -lm
+# bench/tune_model (tuner): the cost model's pairwise ranking accuracy on
+# held-out measured configs of a tuning log, and its prediction time;
+# bench/tune/curves.sh: the tuning-curve experiment (see bench/RESULTS.md)
+noinst_PROGRAMS += bench/tune_model
+bench_tune_model_SOURCES = bench/tune_model.c
+bench_tune_model_LDADD = $(TVM_LIBS) -lm
+EXTRA_DIST += bench/tune/curves.sh bench/tune/curves.py
 # bench/kernels: single kernels (ResNet-18 and MobileNetV2 convolutions,
 # SGEMM shapes) against oneDNN and OpenBLAS in one interleaved run
 if HAVE_OPENBLAS
@@ -28,6 +35,6 @@ bench_kernels_SOURCES = bench/kernels.c bench/machine.c bench/machine.h
 bench_kernels_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) -fopenmp \
 	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\" \
 	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/llvm-cpu/.libs\"
-bench_kernels_LDADD = libtvm.la $(OPENBLAS_LIBS) -ldnnl -lgomp -lm
+bench_kernels_LDADD = $(TVM_LIBS) $(OPENBLAS_LIBS) -ldnnl -lgomp -lm
 endif
 endif

@@ -7,4 +7,5 @@ dist_targets_DATA += \
 	targets/mali-t860.yaml \
 	targets/mali-g76.yaml \
 	targets/cuda-sm80.yaml \
-	targets/cuda-sm90.yaml
+	targets/cuda-sm90.yaml \
+	targets/llvm-cpu-avx2.yaml

@@ -191,10 +191,9 @@ static tvm_status fill_plan(tvm_plan *p, const tvm_graph *g,
   p->outputs = tvm_arena_alloc(pb.a, sizeof(uint32_t) * (g->outputs.len + 1));
   p->storage_bytes =
       tvm_arena_alloc(pb.a, sizeof(uint64_t) * ((size_t)mem->nslots + 1));
-  p->target_name = tvm_arena_strdup(pb.a, t->name);
-  p->plugin_name = tvm_arena_strdup(pb.a, t->plugin_name);
-  p->plugin_version = tvm_arena_strdup(
-      pb.a, t->plugin && t->plugin->version ? t->plugin->version : "");
+  /* name, plugin and attribute values: the runtime remakes the target */
+  if ((st = tvm_plan_set_target(p, t)) != TVM_OK)
+    goto out;
   if (!pb.index || !pb.is_out || !p->values || !p->steps || !p->inputs ||
       !p->outputs || !p->storage_bytes || !p->target_name || !p->plugin_name ||
       !p->plugin_version) {
@@ -262,6 +261,10 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   tvm_plan *p = NULL;
   tvm_lower_options lo;
   tvm_status st;
+  tvm_tune_log *tlog = NULL; /* --tuning-log */
+  tvm_tune_apply tapply;
+  tvm_tune_hooks thooks;
+  const tvm_tune_hooks *hooks = o ? o->tune : NULL;
 
   if (out)
     *out = NULL;
@@ -276,11 +279,6 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
     return st;
   if ((st = tvm_graph_status(g)))
     return st;
-  if (o->tuning_log)
-    tvm_log(TVM_LOG_WARN,
-            "tuning log %s not applied: this release has no tuner yet, so "
-            "every schedule template uses its default knob values",
-            o->tuning_log);
 
   if ((st = run_pass(g, o, "fold_constants", tvm_graph_pass_fold_constants)) ||
       (st = run_pass(g, o, "simplify_inference",
@@ -313,8 +311,20 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
     lo.dump = dump_func;
     lo.dump_ud = dump_file(o);
   }
+  /* a tuning log presets the best record's knobs of each workload */
+  if (o->tuning_log && !hooks) {
+    if ((st = tvm_tune_log_read(o->tuning_log, &tlog)))
+      goto out;
+    memset(&tapply, 0, sizeof tapply);
+    tapply.log = tlog;
+    tapply.log_name = o->tuning_log;
+    tapply.target_name = t->name;
+    tvm_tune_apply_hooks(&tapply, &thooks);
+    hooks = &thooks;
+  }
   if ((st = kernel_builder_create(t, &lo, &kb)))
     goto out;
+  kernel_builder_set_hooks(kb, hooks);
   gk = tvm_calloc((size_t)gr->ngroups + 1, sizeof *gk);
   if (!gk) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
@@ -349,6 +359,14 @@ out:
   kernel_builder_free(kb);
   tvm_storage_plan_free(mem);
   tvm_graph_groups_free(gr);
+  if (tlog) {
+    if (tapply.missing)
+      tvm_log(TVM_LOG_INFO,
+              "tuning log %s: %d kernel(s) tuned, %d without a record for "
+              "target %s (template defaults)",
+              o->tuning_log, tapply.applied, tapply.missing, t->name);
+    tvm_tune_log_free(tlog);
+  }
   if (st) {
     tvm_plan_free(p);
     return st;

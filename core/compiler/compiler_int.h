@@ -7,13 +7,8 @@
  *                      tvm_lower into the shared module; identical groups
  *                      share one kernel
  *   schedule_generic.c the core's schedule when the target has no strategy
- *   plan.c             plan allocation and tvm_plan_free
  *
- * Plan ownership (for package loading as well): a plan made by
- * compiler_plan_new owns an arena (plan_priv, in p->priv) holding every
- * string and array the plan points to, parameter data included; the blob's
- * data, kernel table and kernel names come from tvm_malloc (the host
- * allocator) and die with tvm_plugin_blob_free.  tvm_plan_free frees both.
+ * Plan ownership: see tvm_plan_new (tvm/runtime.h, core/runtime/plan.c).
  */
 #ifndef TVM_COMPILER_INT_H
 #define TVM_COMPILER_INT_H
@@ -23,16 +18,12 @@
 #include "tvm/graph_passes.h"
 #include "tvm/lower.h"
 #include "tvm/schedule.h"
+#include "tvm/tune.h"
 
-/* ---- plan.c -------------------------------------------------------------- */
-typedef struct plan_priv {
-  tvm_arena *arena; /* everything the plan points to, except the blob */
-} plan_priv;
-
-/* A zeroed plan with its arena; free with tvm_plan_free. */
-tvm_status compiler_plan_new(tvm_plan **out);
-/* The plan's arena (for allocations that live as long as the plan). */
-tvm_arena *compiler_plan_arena(tvm_plan *p);
+/* Plans are made by the runtime (core/runtime/plan.c, tvm/runtime.h);
+ * these names are the compiler's historical spellings. */
+#define compiler_plan_new(out) tvm_plan_new(out)
+#define compiler_plan_arena(p) tvm_plan_arena(p)
 
 /* ---- kernels.c ------------------------------------------------------------
  */
@@ -62,6 +53,35 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
 /* The module of every kernel built so far. */
 const tvm_module *kernel_builder_module(const kernel_builder *kb);
 int kernel_builder_nkernels(const kernel_builder *kb);
+
+/* The tuner's hooks (tvm/tune.h), NULL = none; called by
+ * kernel_builder_add for every group the target has a template for. */
+void kernel_builder_set_hooks(kernel_builder *kb, const tvm_tune_hooks *h);
+/* Declares G's tensor expressions in c: in[i] per group input, outs[k]
+ * per output; used[i] says whether input i is read (a kernel argument). */
+tvm_status compiler_group_declare(tvm_ctx *c, const tvm_graph_group *G,
+                                  tvm_tensor **in, tvm_tensor **outs,
+                                  unsigned char *used);
+
+/* ---- tune_kernel.c: what the tuner's hook sees --------------------------- */
+struct tvm_tune_kernel {
+  const tvm_target *t;
+  const tvm_lower_options *lo;
+  int lanes;
+  const tvm_graph_group *G;
+  const tvm_plugin_strategy *strat;
+  const char *workload, *tmpl;
+  char label[96], shape[96];
+  double flops;
+  int reused;
+};
+/* Fills k for group G (workload from the group key). */
+void compiler_tune_kernel_init(tvm_tune_kernel *k, const tvm_target *t,
+                               const tvm_lower_options *lo, int lanes,
+                               const tvm_graph_group *G,
+                               const tvm_plugin_strategy *strat,
+                               const char *key, double flops, int reused,
+                               char workload[64]);
 
 /* ---- schedule_generic.c -----------------------------------------------------
  */

@@ -42,6 +42,7 @@ struct kernel_builder {
   kernel_rec *recs;
   int nrecs, caprecs;
   tvm_strmap table; /* key -> rec index + 1 */
+  const tvm_tune_hooks *hooks; /* the tuner's, or NULL */
 };
 
 /* ---- keys ---------------------------------------------------------------- */
@@ -401,10 +402,29 @@ static tvm_status declare(kernel_builder *kb, const tvm_graph_group *G,
   return st;
 }
 
-/* Schedules outs: the strategy of the anchor, else the generic schedule.
- * On success *sp is the schedule to lower (freed by the caller). */
+void kernel_builder_set_hooks(kernel_builder *kb, const tvm_tune_hooks *h) {
+  kb->hooks = h;
+}
+
+/* Calls the tuner's hook for group G (key: its group key), if any. */
+static tvm_status call_hook(kernel_builder *kb, const tvm_graph_group *G,
+                            const tvm_plugin_strategy *strat, const char *key,
+                            double flops, int reused, tvm_config *cfg) {
+  if (!kb->hooks || !kb->hooks->kernel || !strat)
+    return TVM_OK;
+  tvm_tune_kernel k;
+  char wl[64];
+  compiler_tune_kernel_init(&k, kb->t, &kb->lo, kb->lanes, G, strat, key,
+                            flops, reused, wl);
+  return kb->hooks->kernel(kb->hooks->ud, &k, cfg);
+}
+
+/* Schedules outs: the strategy of the anchor (knobs preset by the tuner's
+ * hook), else the generic schedule.  On success *sp is the schedule to
+ * lower (freed by the caller). */
 static tvm_status schedule_group(kernel_builder *kb, const tvm_graph_group *G,
-                                 tvm_tensor **outs, tvm_schedule **sp) {
+                                 tvm_tensor **outs, tvm_schedule **sp,
+                                 const char *key, double flops) {
   const tvm_plugin_strategy *strat =
       tvm_target_strategy(kb->t, G->anchor->op);
   tvm_status st;
@@ -413,6 +433,10 @@ static tvm_status schedule_group(kernel_builder *kb, const tvm_graph_group *G,
     tvm_config *cfg = tvm_config_create();
     if (!cfg)
       return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
+    if ((st = call_hook(kb, G, strat, key, flops, 0, cfg))) {
+      tvm_config_free(cfg);
+      return st;
+    }
     st = tvm_schedule_create(kb->ctx, outs, G->noutputs, sp);
     if (!st)
       st = strat->schedule(kb->t->instance, *sp, outs, (uint32_t)G->noutputs,
@@ -499,9 +523,11 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
     out->kernel = r->name;
     out->label = r->label;
     out->reused = 1;
+    st = call_hook(kb, G, tvm_target_strategy(kb->t, G->anchor->op), key,
+                   out->flops, 1, NULL);
     tvm_free(key);
     tvm_ptrmap_free(&seen);
-    return TVM_OK;
+    return st;
   }
 
   kernel_rec r = {0};
@@ -522,7 +548,7 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
     args[nargs] = outs[k];
     out->args[nargs++] = G->outputs[k];
   }
-  if ((st = schedule_group(kb, G, outs, &s)))
+  if ((st = schedule_group(kb, G, outs, &s, key, out->flops)))
     goto fail;
   st = tvm_lower(s, args, nargs, r.name, &kb->lo, &kb->mod);
   tvm_schedule_free(s);
@@ -540,4 +566,24 @@ fail:
   tvm_ptrmap_free(&seen);
   return tvm_diag_prefix(st, "group %d (%s, anchor '%s'): ", G->id,
                          G->anchor->op, G->anchor->name ? G->anchor->name : "");
+}
+
+/* For the tuner (tune_kernel.c): G's tensor expressions declared in c, as
+ * kernel_builder_add declares them, and which inputs the outputs read. */
+tvm_status compiler_group_declare(tvm_ctx *c, const tvm_graph_group *G,
+                                  tvm_tensor **in, tvm_tensor **outs,
+                                  unsigned char *used) {
+  kernel_builder tmp;
+  tvm_ptrmap seen = {0};
+  memset(&tmp, 0, sizeof tmp);
+  tmp.ctx = c;
+  tvm_status st = declare(&tmp, G, in, outs);
+  if (!st)
+    st = reach(outs, G->noutputs, &seen);
+  for (int i = 0; i < G->ninputs && !st; i++) {
+    void *p;
+    used[i] = (unsigned char)tvm_ptrmap_get(&seen, in[i]->op, &p);
+  }
+  tvm_ptrmap_free(&seen);
+  return st;
 }

@@ -6,9 +6,9 @@ libtvm_la_SOURCES += \
 	core/graph/passes/alter_layout.c \
 	core/graph/passes/plan_memory.c \
 	core/compiler/compiler_int.h \
-	core/compiler/plan.c \
 	core/compiler/schedule_generic.c \
 	core/compiler/kernels.c \
+	core/compiler/tune_kernel.c \
 	core/compiler/compile.c
 
 if HAVE_CMOCKA

@@ -5,6 +5,7 @@ libtvm_la_SOURCES += \
 	core/graph/graph_int.h \
 	core/graph/graph.c \
 	core/graph/attrs.c \
+	core/graph/gnode_view.c \
 	core/graph/builder.c \
 	core/graph/printer.c \
 	core/graph/toposort.c \

@@ -3,7 +3,6 @@
 libtvm_la_SOURCES += \
 	core/ir/ir_int.h \
 	core/ir/ctx.c \
-	core/ir/dtype.c \
 	core/ir/expr.c \
 	core/ir/expr_util.c \
 	core/ir/stmt.c \

@@ -98,7 +98,7 @@ check_LTLIBRARIES += tests/plugins/mock_accel/tvm-mock-accel.la
 tests_plugins_mock_accel_tvm_mock_accel_la_SOURCES = \
 	tests/plugins/mock_accel/mock_accel.c
 tests_plugins_mock_accel_tvm_mock_accel_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
-tests_plugins_mock_accel_tvm_mock_accel_la_LIBADD = libtvm.la
+tests_plugins_mock_accel_tvm_mock_accel_la_LIBADD = $(TVM_LIBS)
 check_PROGRAMS += tests/plugins/mock_accel/test_mock_accel
 TESTS += tests/plugins/mock_accel/test_mock_accel
 tests_plugins_mock_accel_test_mock_accel_SOURCES = \

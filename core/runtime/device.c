@@ -7,18 +7,26 @@
  * memory), copy (memcpy), sync (launches are synchronous) and the timers
  * (host monotonic clock around launch + sync).  module_load, func_get
  * and launch have no default: without them a plugin cannot run code.
+ *
+ * Every device runs its kernels' parallel loops on one thread pool: its
+ * own (sized by the target's num_threads) or one the caller lends it.
+ * An ABI 4 plugin is told which through device_open_pool; an older one
+ * is opened with device_open and keeps using the process default pool.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "tvm/runtime.h"
-#include "../target/target_int.h"
+#include "runtime_int.h"
+
+#define TVM_SLOT(p, field) RT_SLOT(p, field)
 
 struct tvm_device {
   const tvm_target *target;
   const tvm_plugin_entry *p;
   tvm_plugin_device *dev; /* the plugin's object (NULL with the default) */
+  tvm_thread_pool *pool;  /* where its kernels' parallel loops run */
+  int owns_pool;
 };
 
 struct tvm_runtime_func {
@@ -38,35 +46,78 @@ struct tvm_runtime_module {
 };
 
 /* ---- devices --------------------------------------------------------------- */
-tvm_status tvm_device_open(const tvm_target *t, tvm_device **out) {
+/* Opens a device of t on pool (own_pool: the device frees it). */
+static tvm_status device_open(const tvm_target *t, tvm_thread_pool *pool,
+                              int own_pool, tvm_device **out) {
   *out = NULL;
+  tvm_device *d = tvm_calloc(1, sizeof(*d));
+  if (d == NULL) {
+    if (own_pool) tvm_thread_pool_free(pool);
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+  }
+  d->target = t;
+  d->p = t->plugin;
+  d->pool = pool;
+  d->owns_pool = own_pool;
+  int32_t (*open_pool)(tvm_plugin_target *, tvm_host_pool *,
+                       tvm_plugin_device **) = TVM_SLOT(d->p, device_open_pool);
+  int32_t (*open)(tvm_plugin_target *, tvm_plugin_device **) =
+      TVM_SLOT(d->p, device_open);
+  int32_t rc = 0;
+  tvm_diag_clear();
+  if (open_pool != NULL)
+    rc = open_pool(t->instance, runtime_host_pool(pool), &d->dev);
+  else if (open != NULL)
+    rc = open(t->instance, &d->dev);
+  if (rc != 0) {
+    if (d->owns_pool) tvm_thread_pool_free(d->pool);
+    tvm_free(d);
+    if (tvm_diag_status() == TVM_OK)
+      tvm_diag_set(rc < 0 ? rc : TVM_ERR_INTERNAL, "device_open returned %d",
+                   (int)rc);
+    return tvm_diag_prefix(rc < 0 ? rc : TVM_ERR_INTERNAL,
+                           "opening a device of target '%s': ", t->name);
+  }
+  *out = d;
+  return TVM_OK;
+}
+
+/* Probes t; a device needs a machine that can run it. */
+static tvm_status check_target(const tvm_target *t) {
   if (t == NULL || t->plugin == NULL)
     return tvm_diag_set(TVM_ERR_INVALID, "tvm_device_open: no target");
   tvm_status st = tvm_target_probe(t);
   if (st != TVM_OK)
     return tvm_diag_prefix(st, "cannot open a device for target '%s': ",
                            t->name);
-  tvm_runtime_set_num_threads(target_num_threads(t));
-  tvm_device *d = tvm_calloc(1, sizeof(*d));
-  if (d == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
-  d->target = t;
-  d->p = t->plugin;
-  int32_t (*open)(tvm_plugin_target *, tvm_plugin_device **) =
-      TVM_SLOT(d->p, device_open);
-  if (open != NULL) {
-    tvm_diag_clear();
-    int32_t rc = open(t->instance, &d->dev);
-    if (rc != 0) {
-      tvm_free(d);
-      if (tvm_diag_status() == TVM_OK)
-        tvm_diag_set(rc < 0 ? rc : TVM_ERR_INTERNAL,
-                     "device_open returned %d", (int)rc);
-      return tvm_diag_prefix(rc < 0 ? rc : TVM_ERR_INTERNAL,
-                             "opening a device of target '%s': ", t->name);
-    }
-  }
-  *out = d;
   return TVM_OK;
+}
+
+/* A device with a pool of its own, sized by t's num_threads. */
+tvm_status tvm_device_open(const tvm_target *t, tvm_device **out) {
+  *out = NULL;
+  tvm_status st = check_target(t);
+  if (st != TVM_OK) return st;
+  tvm_thread_pool *pool = NULL;
+  if ((st = tvm_thread_pool_create(tvm_target_num_threads(t), &pool)) !=
+      TVM_OK)
+    return st;
+  return device_open(t, pool, 1, out);
+}
+
+/* A device borrowing pool (NULL: the default pool). */
+tvm_status tvm_device_open_with_pool(const tvm_target *t,
+                                     tvm_thread_pool *pool,
+                                     tvm_device **out) {
+  *out = NULL;
+  tvm_status st = check_target(t);
+  if (st != TVM_OK) return st;
+  return device_open(t, pool ? pool : tvm_runtime_default_pool(), 0, out);
+}
+
+/* The pool of d. */
+tvm_thread_pool *tvm_device_pool(const tvm_device *d) {
+  return d ? d->pool : NULL;
 }
 
 /* Closes the plugin's device (if it made one) and frees the wrapper. */
@@ -74,6 +125,7 @@ void tvm_device_close(tvm_device *d) {
   if (d == NULL) return;
   void (*close)(tvm_plugin_device *) = TVM_SLOT(d->p, device_close);
   if (close != NULL && d->dev != NULL) close(d->dev);
+  if (d->owns_pool) tvm_thread_pool_free(d->pool);
   tvm_free(d);
 }
 
@@ -219,7 +271,7 @@ void tvm_runtime_module_free(tvm_runtime_module *m) {
 }
 
 /* Hands the module its device (tvm_build with no device). */
-void runtime_module_own_device(tvm_runtime_module *m) {
+void tvm_runtime_module_own_device(tvm_runtime_module *m) {
   m->owns_device = 1;
 }
 

@@ -10,10 +10,10 @@
  * step's kernel and builds its argument array.  run() is then a loop of
  * launches and one sync.
  */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "tvm/compiler.h"
 #include "tvm/runtime.h"
 
 #define BUF_ALIGN 64

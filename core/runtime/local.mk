@@ -1,11 +1,17 @@
-# core/runtime: the thread pool, devices, loaded modules, launches, timing
-# and the codegen+load "build".
-libtvm_la_SOURCES += \
+# core/runtime (libtvm_runtime): plugin discovery and the host API,
+# targets made from validated values, thread pools, devices, loaded
+# modules, launches and timing; plans, packages, the graph executor and
+# .npy I/O.  Data types (core/ir/dtype.c) are compiled in too: they are
+# all of the IR the runtime uses.
+libtvm_runtime_la_SOURCES += \
+	core/ir/dtype.c \
+	core/runtime/runtime_int.h \
+	core/runtime/plugin_registry.c \
+	core/runtime/host_api.c \
+	core/runtime/target_create.c \
 	core/runtime/thread_pool.c \
 	core/runtime/device.c \
-	core/runtime/build.c
-# (helper H2) packages, the graph executor and .npy I/O.
-libtvm_la_SOURCES += \
+	core/runtime/plan.c \
 	core/runtime/npy.c \
 	core/runtime/package.c \
 	core/runtime/executor.c
@@ -30,6 +36,15 @@ tests_unit_runtime_test_executor_SOURCES = tests/unit/runtime/test_executor.c \
 tests_unit_runtime_test_executor_CFLAGS = $(TVM_TEST_CF)
 tests_unit_runtime_test_executor_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_unit_runtime_test_executor_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+# two devices with different num_threads, each on its own pool
+check_PROGRAMS += tests/unit/runtime/test_device_pools
+TESTS += tests/unit/runtime/test_device_pools
+tests_unit_runtime_test_device_pools_SOURCES = \
+	tests/unit/runtime/test_device_pools.c
+tests_unit_runtime_test_device_pools_CFLAGS = $(TVM_TEST_CF)
+tests_unit_runtime_test_device_pools_LDADD = $(TVM_TEST_LIBS) -lpthread
+EXTRA_tests_unit_runtime_test_device_pools_DEPENDENCIES = \
 	plugins/llvm-cpu/tvm-llvm-cpu.la
 endif
 endif

@@ -1,13 +1,14 @@
 /*
  * core/runtime/package.c - packages: a compiled plan in one file.
  *
- * Format version 1 (docs/package-format.md says the same at more length).
+ * Format version 2 (docs/package-format.md says the same at more length;
+ * version 1 is still read: it is version 2 without the TARGET section).
  * Every integer is little-endian and fixed-width; nothing depends on the
  * host's struct layout.
  *
  *   offset size
  *     0     8   magic "TVMCPKG\0"
- *     8     4   u32 format version (1)
+ *     8     4   u32 format version (2; 1 is still read)
  *    12     4   u32 section count n (1..16)
  *    16     8   u64 size of the whole file in bytes
  *    24     8   u64 FNV-1a 64 checksum of bytes [0, 24) followed by the
@@ -42,6 +43,10 @@
  *   3 MODULE the device module: u32 blob format, u32 nkernels, then per
  *            kernel: str name, u32 nargs, u32 grid[3], u32 block[3],
  *            u64 shared_bytes; then u64 size and the blob's bytes.
+ *   4 TARGET (version 2) the target's validated attribute values, so that
+ *            the runtime can make the target without its YAML file:
+ *            u32 n, then per value: str name, u32 type, i64 i, f64 f,
+ *            str s (NULL unless STRING).
  *
  * Loading checks the magic, the version, every size against the file size,
  * both kinds of checksum, then decodes with bounds checks (a section must be
@@ -51,8 +56,8 @@
  * step arguments and kernels (present in the module, same argument count),
  * inputs and outputs.  Only then is the target compared.
  *
- * A loaded plan is made like a compiled one (core/compiler/compiler_int.h):
- * compiler_plan_new gives it an arena holding every string, array and
+ * A loaded plan is made like a compiled one (core/runtime/plan.c):
+ * tvm_plan_new gives it an arena holding every string, array and
  * parameter; p->blob's data, kernels and names come from tvm_malloc; both
  * die with tvm_plan_free.
  */
@@ -62,18 +67,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../compiler/compiler_int.h"
-#include "tvm/compiler.h"
+#include "runtime_int.h"
 
 #define PKG_MAGIC "TVMCPKG"  /* + its NUL: 8 bytes */
-#define PKG_VERSION 1u
+#define PKG_VERSION 2u
+#define PKG_VERSION_OLDEST 1u /* no TARGET section */
 #define PKG_HEADER 32u
 #define PKG_ENTRY 32u
 #define PKG_MAX_SECTIONS 16u
 #define PARAM_ALIGN 64u
 #define NULL_STR 0xffffffffu
 
-enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3 };
+enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3, SEC_TARGET = 4 };
+#define SEC_LAST SEC_TARGET
 
 /* ---- checksum ---------------------------------------------------------- */
 /* FNV-1a 64: every step is a bijection of the state for a fixed byte, so a
@@ -396,11 +402,24 @@ static void encode(const tvm_plan *p, wbuf *meta, wbuf *params, wbuf *mod) {
   put(mod, p->blob.data, (size_t)p->blob.size);
 }
 
+/* Encodes the TARGET section: the target's attribute values. */
+static void encode_target(const tvm_plan *p, wbuf *tgt) {
+  put_u32(tgt, p->ntarget_attrs);
+  for (uint32_t i = 0; i < p->ntarget_attrs; i++) {
+    const tvm_plugin_attr_value *v = &p->target_attrs[i];
+    put_str(tgt, v->name);
+    put_u32(tgt, v->type);
+    put_u64(tgt, (uint64_t)v->i);
+    put_f64(tgt, v->f);
+    put_str(tgt, v->type == TVM_PLUGIN_ATTR_STRING ? v->s : NULL);
+  }
+}
+
 /* Writes p to path (through a temporary file renamed over path, so a
  * failed save never leaves half a package). */
 tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
   char what[4200];
-  wbuf meta = {0}, params = {0}, mod = {0}, head = {0};
+  wbuf meta = {0}, params = {0}, mod = {0}, tgt = {0}, head = {0};
   tvm_status st;
   if (p == NULL || path == NULL)
     return tvm_diag_set(TVM_ERR_INVALID, "tvm_package_save: NULL argument");
@@ -408,17 +427,23 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
   if ((st = check_plan(p, what)) != TVM_OK)
     return tvm_diag_prefix(st, "cannot save an inconsistent plan: ");
 
+  if (p->ntarget_attrs && p->target_attrs == NULL)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "cannot save a plan with %u target attributes and no "
+                        "values", p->ntarget_attrs);
   encode(p, &meta, &params, &mod);
-  wbuf *secs[3] = {&meta, &params, &mod};
-  const uint32_t kinds[3] = {SEC_META, SEC_PARAMS, SEC_MODULE};
-  uint64_t off = PKG_HEADER + 3 * PKG_ENTRY;
-  uint64_t total = off + meta.len + params.len + mod.len;
+  encode_target(p, &tgt);
+  enum { NSEC = 4 };
+  wbuf *secs[NSEC] = {&meta, &params, &mod, &tgt};
+  const uint32_t kinds[NSEC] = {SEC_META, SEC_PARAMS, SEC_MODULE, SEC_TARGET};
+  uint64_t off = PKG_HEADER + NSEC * PKG_ENTRY;
+  uint64_t total = off + meta.len + params.len + mod.len + tgt.len;
   put(&head, PKG_MAGIC, 8);
   put_u32(&head, PKG_VERSION);
-  put_u32(&head, 3);
+  put_u32(&head, NSEC);
   put_u64(&head, total);
   put_u64(&head, 0); /* checksum, filled below */
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < NSEC; i++) {
     put_u32(&head, kinds[i]);
     put_u32(&head, 0);
     put_u64(&head, off);
@@ -426,7 +451,7 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
     put_u64(&head, fnv1a(FNV_INIT, secs[i]->d, secs[i]->len));
     off += secs[i]->len;
   }
-  if (meta.oom || params.oom || mod.oom || head.oom) {
+  if (meta.oom || params.oom || mod.oom || tgt.oom || head.oom) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory writing %s", what);
     goto done;
   }
@@ -449,7 +474,7 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
     goto done;
   }
   int ok = fwrite(head.d, 1, head.len, f) == head.len;
-  for (int i = 0; i < 3 && ok; i++)
+  for (int i = 0; i < NSEC && ok; i++)
     ok = fwrite(secs[i]->d, 1, secs[i]->len, f) == secs[i]->len;
   if (fclose(f) != 0) ok = 0;
   if (!ok || rename(tmp, path) != 0) {
@@ -464,6 +489,7 @@ done:
   tvm_free(meta.d);
   tvm_free(params.d);
   tvm_free(mod.d);
+  tvm_free(tgt.d);
   tvm_free(head.d);
   return st;
 }
@@ -479,7 +505,7 @@ typedef struct section {
 /* Checks the header, the table, the layout and the checksums; fills
  * secs[kind] for the kinds this reader knows. */
 static tvm_status check_container(const char *what, const unsigned char *d,
-                                  size_t size, section secs[4]) {
+                                  size_t size, section secs[SEC_LAST + 1]) {
   rbuf r = {d, d + size, 0};
   if (size < PKG_HEADER || memcmp(d, PKG_MAGIC, 8) != 0)
     return tvm_diag_set(TVM_ERR_INVALID,
@@ -491,11 +517,12 @@ static tvm_status check_container(const char *what, const unsigned char *d,
   uint32_t n = get_u32(&r);
   uint64_t fsize = get_u64(&r);
   uint64_t hsum = get_u64(&r);
-  if (version != PKG_VERSION)
+  if (version < PKG_VERSION_OLDEST || version > PKG_VERSION)
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
                         "%s has package format version %u; this tvmc reads "
-                        "version %u: recompile the model with this tvmc",
-                        what, version, PKG_VERSION);
+                        "versions %u to %u: recompile the model with this "
+                        "tvmc",
+                        what, version, PKG_VERSION_OLDEST, PKG_VERSION);
   if (fsize != size)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s is damaged or truncated: its header says %llu "
@@ -526,7 +553,7 @@ static tvm_status check_container(const char *what, const unsigned char *d,
                           "%s is damaged: checksum mismatch in section %u "
                           "(kind %u)",
                           what, i, kind);
-    if (kind >= SEC_META && kind <= SEC_MODULE) {
+    if (kind >= SEC_META && kind <= SEC_LAST) {
       if (secs[kind].seen)
         return tvm_diag_set(TVM_ERR_INVALID,
                             "%s: section kind %u appears twice", what, kind);
@@ -540,7 +567,9 @@ static tvm_status check_container(const char *what, const unsigned char *d,
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s is damaged: %llu bytes after the last section",
                         what, (unsigned long long)(size - expect_off));
-  for (int k = SEC_META; k <= SEC_MODULE; k++)
+  int last = version >= 2 ? SEC_TARGET : SEC_MODULE;
+  if (version < 2) secs[SEC_TARGET].seen = 0; /* not part of version 1 */
+  for (int k = SEC_META; k <= last; k++)
     if (!secs[k].seen)
       return tvm_diag_set(TVM_ERR_INVALID, "%s has no section of kind %d",
                           what, k);
@@ -550,7 +579,7 @@ static tvm_status check_container(const char *what, const unsigned char *d,
 /* Decodes META (with PARAMS for the parameters' data) into p. */
 static tvm_status decode_meta(const char *what, section *meta,
                               section *params, tvm_plan *p) {
-  tvm_arena *a = compiler_plan_arena(p);
+  tvm_arena *a = tvm_plan_arena(p);
   rbuf r = {meta->p, meta->p + meta->len, 0};
   p->target_name = get_str(&r, a);
   p->plugin_name = get_str(&r, a);
@@ -683,6 +712,37 @@ nomem:
   return tvm_diag_set(TVM_ERR_NOMEM, "out of memory loading %s", what);
 }
 
+/* Decodes TARGET into p->target_attrs (the plan's arena). */
+static tvm_status decode_target(const char *what, section *sec, tvm_plan *p) {
+  tvm_arena *a = tvm_plan_arena(p);
+  rbuf r = {sec->p, sec->p + sec->len, 0};
+  uint32_t n = get_count(&r, 4 + 4 + 8 + 8 + 4);
+  tvm_plugin_attr_value *v =
+      r.bad ? NULL : tvm_arena_alloc(a, sizeof(*v) * (n ? n : 1));
+  if (!r.bad && v == NULL) r.bad = 2;
+  for (uint32_t i = 0; i < n && !r.bad; i++) {
+    v[i].struct_size = sizeof(v[i]);
+    v[i].name = get_str(&r, a);
+    v[i].type = get_u32(&r);
+    v[i].i = (int64_t)get_u64(&r);
+    v[i].f = get_f64(&r);
+    v[i].s = get_str(&r, a);
+    if (!r.bad && (v[i].name == NULL || v[i].type < TVM_PLUGIN_ATTR_INT ||
+                   v[i].type > TVM_PLUGIN_ATTR_STRING ||
+                   (v[i].type == TVM_PLUGIN_ATTR_STRING) != (v[i].s != NULL)))
+      r.bad = 1;
+  }
+  if (r.bad == 2)
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory loading %s", what);
+  if (r.bad || r.p != r.end)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s is damaged: the target section is malformed",
+                        what);
+  p->target_attrs = v;
+  p->ntarget_attrs = n;
+  return TVM_OK;
+}
+
 /* Refuses a package built for another target than expect. */
 static tvm_status check_target(const char *path, const tvm_plan *p,
                                const tvm_target *expect) {
@@ -712,7 +772,7 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
   unsigned char *buf = NULL;
   void *data = NULL;
   size_t size = 0;
-  section secs[4];
+  section secs[SEC_LAST + 1];
   tvm_plan *p = NULL;
   tvm_status st;
 
@@ -725,10 +785,12 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
     return st;
   buf = data;
   if ((st = check_container(what, buf, size, secs)) != TVM_OK) goto fail;
-  if ((st = compiler_plan_new(&p)) != TVM_OK) goto fail;
+  if ((st = tvm_plan_new(&p)) != TVM_OK) goto fail;
   if ((st = decode_meta(what, &secs[SEC_META], &secs[SEC_PARAMS], p)) !=
           TVM_OK ||
-      (st = decode_module(what, &secs[SEC_MODULE], p)) != TVM_OK)
+      (st = decode_module(what, &secs[SEC_MODULE], p)) != TVM_OK ||
+      (secs[SEC_TARGET].seen &&
+       (st = decode_target(what, &secs[SEC_TARGET], p)) != TVM_OK))
     goto fail;
   if ((st = check_plan(p, what)) != TVM_OK) {
     tvm_diag_prefix(st, "inconsistent plan: ");

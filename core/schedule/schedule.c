@@ -250,6 +250,19 @@ tvm_iter_var *tvm_stage_reduce_axis(tvm_stage *st, int i) {
   return st->op->reduce_axis[i];
 }
 
+/* The stage's current operation, or NULL. */
+tvm_operation *tvm_stage_op(const tvm_stage *st) { return st ? st->op : NULL; }
+
+/* Number of data-parallel root axes of the stage's current op. */
+int tvm_stage_num_axes(const tvm_stage *st) {
+  return st && st->op && st->op->kind == TVM_OP_COMPUTE ? st->op->naxis : 0;
+}
+
+/* Number of reduce root axes of the stage's current op. */
+int tvm_stage_num_reduce_axes(const tvm_stage *st) {
+  return st && st->op && st->op->kind == TVM_OP_COMPUTE ? st->op->nreduce : 0;
+}
+
 /* The annotations of iv in st, created (zeroed: serial, no binding) in
  * the ctx arena on first use; NULL on OOM. */
 tvm_iv_attr *tvm_stage_iv_attr(tvm_stage *st, tvm_iter_var *iv) {

@@ -1,29 +1,41 @@
 /*
- * core/target/target.c - the tvm_target object: finding a target file by
- * name or path, creating the plugin's instance for it, and the calls the
- * compiler makes through it (target_info, probe, codegen).
+ * core/target/target.c - targets as the compiler sees them: finding a
+ * target file by name or path and loading it (validated by
+ * target_yaml.c, made by the runtime's tvm_target_create), the listing
+ * of target files, and the calls the compiler makes through a target
+ * (strategies, lowering options, codegen, layouts, probing a plugin).
  */
 #include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tvm/runtime.h"
 #include "target_int.h"
 
-/* What the target owns beyond the public fields. */
-typedef struct target_priv {
-  tvm_arena *arena;                  /* every string and array of t */
-  const tvm_plugin_target_info *info; /* from the plugin, or zeroed */
-  tvm_scope_info *scopes;            /* info->scopes as lowering sees them */
-  int nscopes;
-} target_priv;
-
-static const tvm_plugin_target_info empty_info = {
-    sizeof(tvm_plugin_target_info), 0, 0, 0, NULL, NULL, 0, 0, NULL, NULL,
-    0, 0, ""};
-
 /* ---- search directories ------------------------------------------------- */
+/* Is the installed directory switched off (TVM_NO_INSTALLED, as for
+ * plugins; test suites set it to see the build tree alone)? */
+static int no_installed_dirs(void) {
+  const char *v = secure_getenv("TVM_NO_INSTALLED");
+  return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
+/* A heap string (tvm_free) formatted like printf, or NULL. */
+static char *aprintf(const char *fmt, ...) TVM_PRINTF(1, 2);
+static char *aprintf(const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int len = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = NULL;
+  if (len >= 0 && (s = tvm_malloc((size_t)len + 1)) != NULL)
+    vsnprintf(s, (size_t)len + 1, fmt, ap2);
+  va_end(ap2);
+  return s;
+}
 /* Appends the non-empty entries of the colon list s to v (heap strings). */
 static tvm_status split_path(const char *s, tvm_ptrvec *v) {
   while (s && *s) {
@@ -48,7 +60,7 @@ static tvm_status split_path(const char *s, tvm_ptrvec *v) {
 /* $TVM_TARGET_PATH entries, then the installed directory. */
 static tvm_status target_dirs(tvm_ptrvec *v) {
   tvm_status st = split_path(secure_getenv("TVM_TARGET_PATH"), v);
-  if (st == TVM_OK && !target_no_installed_dirs())
+  if (st == TVM_OK && !no_installed_dirs())
     st = split_path(TVM_TARGET_DIR, v);
   return st;
 }
@@ -88,7 +100,7 @@ static tvm_status yaml_files(tvm_ptrvec *out) {
     struct dirent **names = NULL;
     int n = scandir(dirs.data[i], &names, is_yaml, alphasort);
     for (int j = 0; j < n; j++) {
-      char *p = target_aprintf("%s/%s", (char *)dirs.data[i], names[j]->d_name);
+      char *p = aprintf("%s/%s", (char *)dirs.data[i], names[j]->d_name);
       if (st == TVM_OK && (p == NULL || tvm_ptrvec_push(out, p) != TVM_OK)) {
         tvm_free(p);
         st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
@@ -108,7 +120,7 @@ static tvm_status resolve(const char *name, char **path) {
   tvm_ptrvec dirs = {0};
   tvm_status st = target_dirs(&dirs);
   for (size_t i = 0; st == TVM_OK && i < dirs.len && *path == NULL; i++) {
-    char *p = target_aprintf("%s/%s.yaml", (char *)dirs.data[i], name);
+    char *p = aprintf("%s/%s.yaml", (char *)dirs.data[i], name);
     struct stat sb;
     if (p == NULL) st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
     else if (stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) *path = p;
@@ -153,36 +165,6 @@ static tvm_status resolve(const char *name, char **path) {
 }
 
 /* ---- loading --------------------------------------------------------------- */
-int target_num_threads(const tvm_target *t) {
-  const tvm_plugin_attr_value *v = tvm_target_attr(t, "num_threads");
-  if (v == NULL || v->type != TVM_PLUGIN_ATTR_INT || v->i < 0) return 0;
-  return v->i > 4096 ? 4096 : (int)v->i;
-}
-
-/* Copies the plugin's scopes into the lowering's tvm_scope_info form. */
-static tvm_status convert_scopes(tvm_target *t, target_priv *pv) {
-  const tvm_plugin_target_info *in = pv->info;
-  if (!TVM_HAS_FIELD(tvm_plugin_target_info, in, nscopes) ||
-      in->scopes == NULL || in->nscopes == 0)
-    return TVM_OK;
-  pv->scopes = tvm_arena_alloc(pv->arena, in->nscopes * sizeof(*pv->scopes));
-  if (pv->scopes == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
-  for (uint32_t i = 0; i < in->nscopes; i++) {
-    const tvm_plugin_scope *s = &in->scopes[i];
-    if (s->name == NULL)
-      return tvm_diag_set(TVM_ERR_INTERNAL,
-                          "plugin '%s': scope %u of target '%s' has no name",
-                          t->plugin_name, i, t->name);
-    pv->scopes[i].name = s->name;
-    pv->scopes[i].visibility = s->visibility;
-    pv->scopes[i].size_bytes = s->size_bytes;
-    pv->scopes[i].align = s->align;
-    pv->scopes[i].queue = s->queue;
-  }
-  pv->nscopes = (int)in->nscopes;
-  return TVM_OK;
-}
-
 /* Is arg a path rather than a target name? */
 static int is_path(const char *arg) {
   size_t n = strlen(arg);
@@ -190,8 +172,10 @@ static int is_path(const char *arg) {
 }
 
 /* Loads a target: resolves the file, parses and validates it against
- * its plugin in r, sizes the pool, creates the plugin instance and
- * caches its target_info.  On failure nothing is left allocated. */
+ * its plugin in r (into a scratch target), then makes the target from
+ * the validated values with the runtime's tvm_target_create.  Loading a
+ * target has no effect on other targets or on any thread pool.  On
+ * failure nothing is left allocated. */
 tvm_status tvm_target_load_with(tvm_plugin_registry *r,
                                 const char *name_or_path, tvm_target **out) {
   *out = NULL;
@@ -204,95 +188,27 @@ tvm_status tvm_target_load_with(tvm_plugin_registry *r,
   if (is_path(name_or_path)) path = tvm_strdup(name_or_path);
   else if ((st = resolve(name_or_path, &path)) != TVM_OK) return st;
   if (path == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
-  tvm_target *t = tvm_calloc(1, sizeof(*t));
-  target_priv *pv = tvm_calloc(1, sizeof(*pv));
+  tvm_target parsed = {0};
   tvm_arena *a = tvm_arena_create();
-  if (t == NULL || pv == NULL || a == NULL) {
-    tvm_free(t);
-    tvm_free(pv);
-    tvm_arena_destroy(a);
+  if (a == NULL) {
     tvm_free(path);
     return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
   }
-  pv->arena = a;
-  pv->info = &empty_info;
-  t->priv = pv;
-  st = target_parse(r, path, a, t);
+  st = target_parse(r, path, a, &parsed);
   tvm_free(path);
-  if (st != TVM_OK) goto fail;
-  /* The pool follows the target's num_threads before the plugin sees
-   * host->num_threads in target_create. */
-  tvm_runtime_set_num_threads(target_num_threads(t));
-  int32_t (*create)(const tvm_plugin_attr_value *, uint32_t,
-                    tvm_plugin_target **) = TVM_SLOT(t->plugin, target_create);
-  if (create == NULL) {
-    st = tvm_diag_set(TVM_ERR_ABI, "%s: plugin '%s' (%s) has no target_create",
-                      t->path, t->plugin_name, t->plugin->path);
-    goto fail;
+  if (st == TVM_OK) {
+    tvm_target_spec spec = {parsed.name,  parsed.plugin_name, parsed.path,
+                            parsed.keys,  parsed.nkeys,       parsed.attrs,
+                            parsed.nattrs, &parsed.tuning};
+    st = tvm_target_create(r, &spec, out);
   }
-  tvm_diag_clear();
-  int32_t rc = create(t->attrs, t->nattrs, &t->instance);
-  if (rc != 0 || t->instance == NULL) {
-    if (tvm_diag_status() == TVM_OK)
-      tvm_diag_set(rc ? rc : TVM_ERR_INTERNAL, "target_create returned %d",
-                   (int)rc);
-    st = tvm_diag_prefix(rc ? rc : TVM_ERR_INTERNAL,
-                         "%s: plugin '%s' refused target '%s': ", t->path,
-                         t->plugin_name, t->name);
-    t->instance = NULL;
-    goto fail;
-  }
-  const tvm_plugin_target_info *(*info)(tvm_plugin_target *) =
-      TVM_SLOT(t->plugin, target_info);
-  const tvm_plugin_target_info *ti = info ? info(t->instance) : NULL;
-  if (ti != NULL && ti->struct_size >= sizeof(uint32_t)) pv->info = ti;
-  if ((st = convert_scopes(t, pv)) != TVM_OK) goto fail;
-  tvm_diag_clear();
-  *out = t;
-  return TVM_OK;
-fail:
-  tvm_target_free(t);
+  tvm_arena_destroy(a);
   return st;
 }
 
 /* tvm_target_load_with over the global registry. */
 tvm_status tvm_target_load(const char *name_or_path, tvm_target **out) {
   return tvm_target_load_with(tvm_plugins(), name_or_path, out);
-}
-
-/* Destroys the plugin instance, then everything the target owns. */
-void tvm_target_free(tvm_target *t) {
-  if (t == NULL) return;
-  if (t->instance != NULL) {
-    void (*destroy)(tvm_plugin_target *) = TVM_SLOT(t->plugin, target_destroy);
-    if (destroy) destroy(t->instance);
-  }
-  target_priv *pv = t->priv;
-  if (pv) tvm_arena_destroy(pv->arena);
-  tvm_free(pv);
-  tvm_free(t);
-}
-
-/* ---- queries ------------------------------------------------------------------- */
-const tvm_plugin_attr_value *tvm_target_attr(const tvm_target *t,
-                                             const char *name) {
-  for (uint32_t i = 0; t && name && i < t->nattrs; i++)
-    if (t->attrs[i].name && strcmp(t->attrs[i].name, name) == 0)
-      return &t->attrs[i];
-  return NULL;
-}
-
-/* Does the target list key? */
-int tvm_target_has_key(const tvm_target *t, const char *key) {
-  for (int i = 0; t && key && i < t->nkeys; i++)
-    if (strcmp(t->keys[i], key) == 0) return 1;
-  return 0;
-}
-
-/* The info cached at load (a zeroed one when the plugin has none). */
-const tvm_plugin_target_info *tvm_target_info(const tvm_target *t) {
-  const target_priv *pv = t ? t->priv : NULL;
-  return pv ? pv->info : &empty_info;
 }
 
 /* The highest-priority strategy of t for op; fields are read only inside
@@ -317,9 +233,8 @@ const tvm_plugin_strategy *tvm_target_strategy(const tvm_target *t,
  * only when inside the info's struct_size and non-zero. */
 void tvm_target_lower_options(const tvm_target *t, tvm_lower_options *o) {
   tvm_lower_options_init(o);
-  const target_priv *pv = t ? t->priv : NULL;
-  if (pv == NULL) return;
-  const tvm_plugin_target_info *in = pv->info;
+  if (t == NULL) return;
+  const tvm_plugin_target_info *in = tvm_target_info(t);
   if (TVM_HAS_FIELD(tvm_plugin_target_info, in, vector_bits) &&
       in->vector_bits)
     o->vector_bits = (int)in->vector_bits;
@@ -327,26 +242,15 @@ void tvm_target_lower_options(const tvm_target *t, tvm_lower_options *o) {
     o->has_threads = in->has_threads != 0;
   if (TVM_HAS_FIELD(tvm_plugin_target_info, in, num_queues))
     o->num_queues = (int)in->num_queues;
-  if (pv->nscopes > 0) {
-    o->scopes = pv->scopes;
-    o->nscopes = pv->nscopes;
+  int nscopes = 0;
+  const tvm_scope_info *scopes = tvm_target_scopes(t, &nscopes);
+  if (nscopes > 0) {
+    o->scopes = scopes;
+    o->nscopes = nscopes;
   }
   if (TVM_HAS_FIELD(tvm_plugin_target_info, in, unroll_max_extent) &&
       in->unroll_max_extent)
     o->unroll_max_extent = (int)in->unroll_max_extent;
-}
-
-/* Asks the plugin whether this machine can run t (no probe slot: yes). */
-tvm_status tvm_target_probe(const tvm_target *t) {
-  int32_t (*probe)(tvm_plugin_target *) = TVM_SLOT(t->plugin, probe);
-  if (probe == NULL) return TVM_OK;
-  tvm_diag_clear();
-  int32_t rc = probe(t->instance);
-  if (rc == 0) return TVM_OK;
-  if (tvm_diag_status() == TVM_OK)
-    tvm_diag_set(rc, "plugin '%s' cannot run target '%s' here (probe "
-                 "returned %d)", t->plugin_name, t->name, (int)rc);
-  return rc < 0 ? rc : TVM_ERR_UNAVAILABLE;
 }
 
 /* Codegen through the plugin; on failure whatever the plugin put into
@@ -398,19 +302,6 @@ tvm_status tvm_target_alter_layout(const tvm_target *t, const tvm_gnode *n,
                            t->name, t->plugin_name);
   }
   return TVM_OK;
-}
-
-/* Frees a blob's host-allocated parts and empties it. */
-void tvm_plugin_blob_free(tvm_plugin_blob *b) {
-  if (b == NULL) return;
-  for (uint32_t i = 0; b->kernels && i < b->nkernels; i++)
-    tvm_free((char *)b->kernels[i].name);
-  tvm_free(b->kernels);
-  tvm_free(b->data);
-  b->kernels = NULL;
-  b->nkernels = 0;
-  b->data = NULL;
-  b->size = 0;
 }
 
 /* Probes plugin p with an instance made of its attribute defaults. */
@@ -472,7 +363,7 @@ tvm_status tvm_target_files(tvm_target_file **out, int *n) {
     for (size_t j = 0; j < i && e->name; j++)
       if (f[j].name && strcmp(f[j].name, e->name) == 0) {
         e->status = TVM_ERR_INVALID;
-        e->message = target_aprintf("shadowed by %s (same name)", f[j].path);
+        e->message = aprintf("shadowed by %s (same name)", f[j].path);
         break;
       }
     if (e->message != NULL) continue;

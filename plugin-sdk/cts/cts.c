@@ -8,6 +8,11 @@
  * codegen of a few hand-built loop programs (cts_programs.c), codegen
  * from two threads at once, and, when probe says this machine can run
  * the target, runs every program against its C reference and times one.
+ * Then what the plugin adds (cts_strategies.c, cts_intrin.c): every
+ * strategy on its operator's example cases, every tensor intrinsic
+ * tensorizing a GEMM, every memory scope, and alter_layout on
+ * convolutions - compiled always, run and compared where the machine can
+ * run the target.
  * Prints TAP ("ok N - ...", "not ok N - ...", "# SKIP") and exits 0 when
  * nothing failed, 1 otherwise, 2 on bad usage.
  */
@@ -22,7 +27,7 @@
 static int ntests, nfailed;
 
 /* Reports one check: TAP line, with the reason when it failed. */
-static int check(int ok, const char *what, const char *why) {
+int cts_check(int ok, const char *what, const char *why) {
   ntests++;
   if (ok) printf("ok %d - %s\n", ntests, what);
   else {
@@ -33,7 +38,7 @@ static int check(int ok, const char *what, const char *why) {
 }
 
 /* Reports a check that cannot run here (TAP SKIP). */
-static void skip(const char *what, const char *why) {
+void cts_skip(const char *what, const char *why) {
   ntests++;
   printf("ok %d - %s # SKIP %s\n", ntests, what, why);
 }
@@ -44,17 +49,17 @@ static void check_descriptor(const tvm_target *t) {
   char why[512];
   snprintf(why, sizeof why, "descriptor name '%s', target plugin '%s'",
            p->name, t->plugin_name);
-  check(strcmp(p->name, t->plugin_name) == 0,
+  cts_check(strcmp(p->name, t->plugin_name) == 0,
         "descriptor name equals the YAML's plugin:", why);
-  check(p->version && *p->version && strcmp(p->version, "?") != 0,
+  cts_check(p->version && *p->version && strcmp(p->version, "?") != 0,
         "descriptor has a version", "version is NULL or empty");
-  check(p->desc->description && *p->desc->description,
+  cts_check(p->desc->description && *p->desc->description,
         "descriptor has a description", "description is NULL or empty");
   snprintf(why, sizeof why, "abi_version %u", p->abi_version);
-  check(p->abi_version >= TVM_PLUGIN_ABI_MIN &&
+  cts_check(p->abi_version >= TVM_PLUGIN_ABI_MIN &&
             p->abi_version <= TVM_PLUGIN_ABI_VERSION,
         "negotiated ABI version is one this host speaks", why);
-  check(p->desc->struct_size >= sizeof(tvm_plugin_desc),
+  cts_check(p->desc->struct_size >= sizeof(tvm_plugin_desc),
         "descriptor struct_size covers the descriptor", "too small");
 }
 
@@ -84,9 +89,9 @@ static void check_schema(const tvm_target *t) {
       if (strcmp(tvm_plugin_attr_at(p, j)->name, a->name) == 0)
         ok = 0, snprintf(why, sizeof why, "attr %s twice", a->name);
   }
-  check(ok, "attribute schema is well-formed (names, types, ranges, docs)",
+  cts_check(ok, "attribute schema is well-formed (names, types, ranges, docs)",
         why);
-  check(t->nattrs == n, "every schema attribute has a validated value",
+  cts_check(t->nattrs == n, "every schema attribute has a validated value",
         "count mismatch");
 }
 
@@ -96,9 +101,9 @@ static void check_info(const tvm_target *t) {
   char why[512] = "";
   int ok = in->struct_size >= sizeof(tvm_plugin_target_info);
   if (!ok) snprintf(why, sizeof why, "struct_size %u", in->struct_size);
-  check(ok, "target_info is present and complete", why);
+  cts_check(ok, "target_info is present and complete", why);
   if (!ok) return;
-  check(in->description && *in->description, "target_info has a description",
+  cts_check(in->description && *in->description, "target_info has a description",
         "description is NULL or empty");
   ok = in->nscopes == 0 || in->scopes != NULL;
   for (uint32_t i = 0; ok && i < in->nscopes; i++) {
@@ -115,20 +120,20 @@ static void check_info(const tvm_target *t) {
       ok = 0, snprintf(why, sizeof why, "scope %s: queue %d of %u", s->name,
                        s->queue, in->num_queues);
   }
-  check(ok, "memory scopes are well-formed", why);
+  cts_check(ok, "memory scopes are well-formed", why);
   ok = in->nstrategies == 0 || in->strategies != NULL;
   for (uint32_t i = 0; ok && i < in->nstrategies; i++) {
     const tvm_plugin_strategy *s = &in->strategies[i];
     if (!s->op || !s->name || !s->schedule)
       ok = 0, snprintf(why, sizeof why, "strategy %u incomplete", i);
   }
-  check(ok, "strategies name an op, a template and a schedule function",
+  cts_check(ok, "strategies name an op, a template and a schedule function",
         why);
   ok = in->nintrins == 0 || in->intrins != NULL;
   for (uint32_t i = 0; ok && i < in->nintrins; i++)
     if (!in->intrins[i].name || !in->intrins[i].declare)
       ok = 0, snprintf(why, sizeof why, "intrinsic %u incomplete", i);
-  check(ok, "tensor intrinsics have a name and a declare function", why);
+  cts_check(ok, "tensor intrinsics have a name and a declare function", why);
 }
 
 /* ---- codegen ------------------------------------------------------------- */
@@ -158,15 +163,15 @@ static void check_codegen(const tvm_target *t, const cts_program *p) {
   tvm_target_lower_options(t, &o);
   tvm_module *m = c ? p->build(c, p, &o) : NULL;
   if (m == NULL) {
-    check(0, what, tvm_diag_message());
+    cts_check(0, what, tvm_diag_message());
     tvm_ctx_destroy(c);
     return;
   }
   tvm_plugin_blob b;
   if (tvm_target_codegen(t, m, &b) != TVM_OK) {
-    check(0, what, tvm_diag_message());
+    cts_check(0, what, tvm_diag_message());
   } else {
-    check(blob_ok(&b, p, why, sizeof why), what, why);
+    cts_check(blob_ok(&b, p, why, sizeof why), what, why);
     tvm_plugin_blob_free(&b);
   }
   tvm_ctx_destroy(c);
@@ -204,7 +209,7 @@ static void check_reentrant(const tvm_target *t) {
   for (int i = 0; i < 2; i++)
     if (pthread_create(&th[i], NULL, codegen_all, &a[i]) == 0) started++;
   for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-  check(started == 2 && a[0].ok && a[1].ok,
+  cts_check(started == 2 && a[0].ok && a[1].ok,
         "codegen is reentrant (two threads at once)",
         "a concurrent codegen failed");
 }
@@ -245,7 +250,7 @@ static void check_run(const tvm_target *t, tvm_device *d,
   tvm_target_lower_options(t, &o);
   tvm_module *m = c ? p->build(c, p, &o) : NULL;
   if (m == NULL) {
-    check(0, what, tvm_diag_message());
+    cts_check(0, what, tvm_diag_message());
     tvm_ctx_destroy(c);
     return;
   }
@@ -288,14 +293,14 @@ static void check_run(const tvm_target *t, tvm_device *d,
       ok = 0;
     }
   }
-  check(ok, what, why);
+  cts_check(ok, what, why);
   if (ok && time_it) {
     double ms[3];
     int tok = tvm_runtime_time(f, args, nargs, 2, 3, ms) == TVM_OK &&
               ms[0] >= 0 && ms[1] >= 0 && ms[2] >= 0;
     snprintf(what, sizeof what, "timing %s (%s timer): %.4f ms", p->name,
              tvm_device_has_timer(d) ? "device" : "host", tok ? ms[0] : -1);
-    check(tok, what, tvm_diag_message());
+    cts_check(tok, what, tvm_diag_message());
   }
   for (int i = 0; i < p->nbufs; i++) {
     if (dev[i]) tvm_device_free(d, 0, dev[i]);
@@ -316,7 +321,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   tvm_target *t = NULL;
-  if (!check(tvm_target_load(argv[1], &t) == TVM_OK, "the target loads",
+  if (!cts_check(tvm_target_load(argv[1], &t) == TVM_OK, "the target loads",
              tvm_diag_message())) {
     printf("1..%d\n", ntests);
     return 1;
@@ -334,13 +339,18 @@ int main(int argc, char **argv) {
     char why[1024];
     snprintf(why, sizeof why, "this machine cannot run it: %s",
              tvm_diag_message());
-    for (int i = 0; i < cts_nprograms; i++) skip(cts_programs[i].name, why);
-  } else if (check(tvm_device_open(t, &d) == TVM_OK, "a device opens",
+    for (int i = 0; i < cts_nprograms; i++) cts_skip(cts_programs[i].name, why);
+  } else if (cts_check(tvm_device_open(t, &d) == TVM_OK, "a device opens",
                    tvm_diag_message())) {
     for (int i = 0; i < cts_nprograms; i++)
       check_run(t, d, &cts_programs[i], i == 0);
-    tvm_device_close(d);
   }
+  /* what the plugin adds to scheduling and memory (run on d when open) */
+  cts_check_strategies(t, d);
+  cts_check_intrinsics(t, d);
+  cts_check_scopes(t, d);
+  cts_check_alter_layout(t, d);
+  if (d) tvm_device_close(d);
   tvm_target_free(t);
   printf("1..%d\n", ntests);
   printf("# %d passed, %d failed\n", ntests - nfailed, nfailed);

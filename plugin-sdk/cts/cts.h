@@ -7,6 +7,7 @@
 #define TVM_CTS_H
 
 #include "tvm/runtime.h"
+#include "tvm/target.h"
 
 typedef struct cts_buf {
   tvm_dtype dtype;
@@ -32,5 +33,23 @@ typedef struct cts_program {
 
 extern const cts_program cts_programs[];
 extern const int cts_nprograms;
+
+/* TAP reporting (cts.c): one check, passed when ok (why says what went
+ * wrong otherwise); returns ok.  cts_skip: a check this machine or this
+ * plugin cannot run, with the reason. */
+int cts_check(int ok, const char *what, const char *why);
+void cts_skip(const char *what, const char *why);
+
+/* cts_strategies.c: every registered strategy on its operator's example
+ * cases (plugin-sdk/tools/backend_ops_cases.c), scheduled by the
+ * strategy itself, lowered, compiled and, with a device d (NULL when
+ * the machine cannot run the target), run against the reference; and
+ * the alter_layout slot on convolution nodes. */
+void cts_check_strategies(const tvm_target *t, tvm_device *d);
+void cts_check_alter_layout(const tvm_target *t, tvm_device *d);
+/* cts_intrin.c: every declared tensor intrinsic tensorizing a GEMM, and
+ * every memory scope (alloc/copy/free and a kernel using it). */
+void cts_check_intrinsics(const tvm_target *t, tvm_device *d);
+void cts_check_scopes(const tvm_target *t, tvm_device *d);
 
 #endif

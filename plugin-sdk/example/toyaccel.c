@@ -23,14 +23,13 @@
 
 const tvm_host_api *toy_host;
 
-/* Formats a message, reports it through the host, returns status. */
+/* Formats a message, reports it through the host, returns status (the
+ * SDK library's tvm_sdk_vreport does the work). */
 int32_t toy_fail(int32_t status, const char *fmt, ...) {
-  char msg[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  tvm_sdk_vreport(toy_host, status, fmt, ap);
   va_end(ap);
-  toy_host->report(status, msg);
   return status;
 }
 
@@ -60,13 +59,9 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
                              tvm_plugin_target **out) {
   tvm_plugin_target *t = calloc(1, sizeof(*t));
   if (t == NULL) return toy_fail(TVM_ERR_NOMEM, "toyaccel: out of memory");
-  /* The host passes one value per schema entry, in schema order. */
-  for (uint32_t i = 0; i < n; i++) {
-    if (strcmp(v[i].name, "mem_kib") == 0)
-      t->mem_bytes = (uint64_t)v[i].i * 1024u;
-    else if (strcmp(v[i].name, "trace") == 0)
-      t->trace = v[i].i != 0;
-  }
+  /* The host passes every schema attribute, defaults filled in. */
+  t->mem_bytes = (uint64_t)tvm_sdk_attr_int(v, n, "mem_kib", 65536) * 1024u;
+  t->trace = tvm_sdk_attr_int(v, n, "trace", 0) != 0;
   snprintf(t->description, sizeof t->description,
            "toy bytecode interpreter, %llu KiB",
            (unsigned long long)(t->mem_bytes / 1024));

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "tvm/plugin.h"
+#include "tvm/plugin_sdk.h" /* the SDK helper library */
 
 enum toy_op {
   TOY_PUSH = 1,  /* push imm */

@@ -74,6 +74,10 @@ static uint8_t dt_of(cg *g, tvm_dtype t) {
                       "toyaccel: vector values (%u lanes) are not supported; "
                       "do not vectorize for this target",
                       (unsigned)t.lanes);
+  if (t.code == kDLFloat && t.bits != 32 && t.bits != 64 && !g->err)
+    g->err = toy_fail(TVM_ERR_UNSUPPORTED,
+                      "toyaccel: float%u is not supported (float32 and "
+                      "float64 only)", (unsigned)t.bits);
   if (t.code == kDLFloat) return t.bits == 64 ? TOY_F64 : TOY_F32;
   if (t.code == kDLUInt && t.bits == 1) return TOY_BOOL;
   if (t.code == kDLUInt && t.bits == 8) return TOY_U8;
@@ -316,10 +320,8 @@ int32_t toy_codegen(const tvm_module *m, tvm_plugin_blob *out) {
   bytes b = {0};
   put(&b, "TOY1", 4);
   put_u32(&b, (uint32_t)m->nfuncs);
-  out->kernels = toy_host->alloc(sizeof(tvm_plugin_kernel) *
-                                 (uint64_t)(m->nfuncs ? m->nfuncs : 1));
-  if (out->kernels == NULL) return toy_fail(TVM_ERR_NOMEM, "toyaccel: OOM");
-  int32_t rc = 0;
+  /* the kernel table: one kernel per function (the SDK library) */
+  int32_t rc = tvm_sdk_blob_kernels_of_module(toy_host, out, m);
   for (int i = 0; i < m->nfuncs && rc == 0; i++) {
     const tvm_func *f = m->funcs[i];
     cg g = {0};
@@ -335,29 +337,12 @@ int32_t toy_codegen(const tvm_module *m, tvm_plugin_blob *out) {
       put_u32(&b, g.nslots);
       put_u32(&b, g.n);
       put(&b, g.code, g.n * sizeof(toy_insn));
-      tvm_plugin_kernel *k = &out->kernels[i];
-      memset(k, 0, sizeof(*k));
-      k->struct_size = sizeof(*k);
-      k->nargs = (uint32_t)f->nparams;
-      char *name = toy_host->alloc(len + 1);
-      if (name == NULL) rc = toy_fail(TVM_ERR_NOMEM, "toyaccel: OOM");
-      else memcpy(name, f->name, len + 1);
-      k->name = name;
-      k->grid[0] = k->grid[1] = k->grid[2] = 1;
-      k->block[0] = k->block[1] = k->block[2] = 1;
-      out->nkernels = (uint32_t)i + 1;
     }
     free(g.code);
     free(g.vars);
   }
   if (rc == 0 && b.oom) rc = toy_fail(TVM_ERR_NOMEM, "toyaccel: OOM");
-  if (rc == 0) {
-    out->data = toy_host->alloc(b.n);
-    if (out->data == NULL) rc = toy_fail(TVM_ERR_NOMEM, "toyaccel: OOM");
-    else memcpy(out->data, b.p, b.n);
-    out->size = b.n;
-    out->format = TVM_BLOB_CUSTOM;
-  }
+  if (rc == 0) rc = tvm_sdk_blob_set_data(toy_host, out, TVM_BLOB_CUSTOM, b.p, b.n);
   free(b.p);
   return rc; /* on failure the host frees what out holds */
 }

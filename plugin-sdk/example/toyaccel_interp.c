@@ -122,7 +122,10 @@ static void store(void *base, int64_t i, uint8_t dt, double v) {
   case TOY_I8: ((int8_t *)base)[i] = (int8_t)v; break;
   case TOY_U8: case TOY_BOOL: ((uint8_t *)base)[i] = (uint8_t)v; break;
   case TOY_I16: ((int16_t *)base)[i] = (int16_t)v; break;
-  case TOY_I64: ((int64_t *)base)[i] = (int64_t)v; break;
+  case TOY_I64: /* the stack holds doubles: saturate what int64 cannot hold */
+    ((int64_t *)base)[i] = v >= 0x1p63 ? INT64_MAX
+                           : v < -0x1p63 ? INT64_MIN : (int64_t)v;
+    break;
   default: ((int32_t *)base)[i] = (int32_t)v; break;
   }
 }
@@ -255,12 +258,9 @@ int32_t toy_run(const toy_func *f, const tvm_plugin_arg *args,
     }
   }
 done:
-  if (trace && rc == 0) {
-    char msg[256];
-    snprintf(msg, sizeof msg, "toyaccel: %s ran %llu instructions", f->name,
-             (unsigned long long)steps);
-    toy_host->log(TVM_LOG_INFO, msg);
-  }
+  if (trace && rc == 0)
+    tvm_sdk_log(toy_host, TVM_LOG_INFO, "toyaccel: %s ran %llu instructions",
+                f->name, (unsigned long long)steps);
   free(s);
   return rc;
 }

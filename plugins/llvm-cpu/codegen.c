@@ -183,43 +183,6 @@ static int32_t optimize(lc_cg *cg, LLVMTargetMachineRef tm, int level) {
   return TVM_OK;
 }
 
-/* Fills the blob's kernel table: one kernel per function, grid/block 1. */
-static int32_t fill_kernels(const tvm_module *m, tvm_plugin_blob *out) {
-  out->kernels = lc_host_alloc(sizeof(tvm_plugin_kernel) * (uint64_t)m->nfuncs);
-  if (!out->kernels) return lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
-  memset(out->kernels, 0, sizeof(tvm_plugin_kernel) * (size_t)m->nfuncs);
-  out->nkernels = (uint32_t)m->nfuncs;
-  for (int i = 0; i < m->nfuncs; i++) {
-    tvm_plugin_kernel *k = &out->kernels[i];
-    size_t len = strlen(m->funcs[i]->name) + 1;
-    char *name = lc_host_alloc(len);
-    if (!name) return lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
-    memcpy(name, m->funcs[i]->name, len);
-    k->struct_size = sizeof *k;
-    k->nargs = (uint32_t)m->funcs[i]->nparams;
-    k->name = name;
-    k->grid[0] = k->grid[1] = k->grid[2] = 1;
-    k->block[0] = k->block[1] = k->block[2] = 1;
-  }
-  return TVM_OK;
-}
-
-/* Frees what fill_kernels and the data copy allocated (on failure). */
-static void blob_clear(tvm_plugin_blob *out) {
-  const tvm_host_api *h = lc_host();
-  void (*fr)(void *) = h && h->free ? h->free : free;
-  if (out->kernels) {
-    for (uint32_t i = 0; i < out->nkernels; i++)
-      if (out->kernels[i].name) fr((void *)out->kernels[i].name);
-    fr(out->kernels);
-  }
-  if (out->data) fr(out->data);
-  out->kernels = NULL;
-  out->nkernels = 0;
-  out->data = NULL;
-  out->size = 0;
-}
-
 /* Emits the optimized module as bytes of the requested format. */
 static int32_t emit_blob(lc_cg *cg, LLVMTargetMachineRef tm,
                          const tvm_plugin_target *t, tvm_plugin_blob *out) {
@@ -245,14 +208,13 @@ static int32_t emit_blob(lc_cg *cg, LLVMTargetMachineRef tm,
     obj = so;
     size = so_size;
   }
-  out->data = lc_host_alloc(size);
-  if (out->data) memcpy(out->data, obj, size);
-  out->size = size;
-  out->format = t->output_shared ? TVM_BLOB_SHARED_OBJECT : TVM_BLOB_ELF_OBJECT;
+  int32_t st = tvm_sdk_blob_set_data(
+      lc_host(), out,
+      t->output_shared ? TVM_BLOB_SHARED_OBJECT : TVM_BLOB_ELF_OBJECT, obj,
+      size);
   free(so);
   LLVMDisposeMemoryBuffer(buf);
-  if (!out->data) return lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
-  return TVM_OK;
+  return st;
 }
 
 /* Dumps the module's IR to $TVM_LLVM_DUMP.<first function><suffix>
@@ -323,8 +285,8 @@ int32_t lc_codegen(tvm_plugin_target *t, const tvm_module *m,
     maybe_dump(&cg, m, ".opt.ll");
     st = emit_blob(&cg, tm, t, out);
   }
-  if (st == TVM_OK) st = fill_kernels(m, out);
-  if (st != TVM_OK) blob_clear(out);
+  if (st == TVM_OK) st = tvm_sdk_blob_kernels_of_module(lc_host(), out, m);
+  if (st != TVM_OK) tvm_sdk_blob_clear(lc_host(), out);
 
   tvm_ptrmap_free(&cg.vars);
   tvm_ptrmap_free(&cg.nonneg);

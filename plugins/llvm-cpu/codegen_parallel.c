@@ -7,8 +7,10 @@
  * which runs its chunk of the range; the closure is a stack struct of the
  * values the body captures (plus min and extent).  The caller hands it to
  * the module global __tvm_parallel_for (a pointer the loader sets to a
- * trampoline into host->parallel_for) with min(extent, __tvm_num_threads)
- * tasks, or calls it once as task 0 of 1 when no pool was installed.
+ * trampoline into the host's pools) together with __tvm_parallel_ctx (the
+ * device the module was loaded on, so that the loop runs on that
+ * device's pool) and min(extent, __tvm_num_threads) tasks, or calls it
+ * once as task 0 of 1 when no pool was installed.
  * Generated code thus never resolves symbols against the host executable.
  */
 #include <stdio.h>
@@ -17,10 +19,12 @@
 
 #include "llvm_cpu.h"
 
-/* Defines the three module globals the loader fills in. */
+/* Defines the four module globals the loader fills in. */
 void lc_define_globals(lc_cg *cg) {
   cg->g_parallel_for = LLVMAddGlobal(cg->mod, cg->t_ptr, LC_SYM_PARALLEL_FOR);
   LLVMSetInitializer(cg->g_parallel_for, LLVMConstNull(cg->t_ptr));
+  cg->g_parallel_ctx = LLVMAddGlobal(cg->mod, cg->t_ptr, LC_SYM_PARALLEL_CTX);
+  LLVMSetInitializer(cg->g_parallel_ctx, LLVMConstNull(cg->t_ptr));
   cg->g_num_threads = LLVMAddGlobal(cg->mod, cg->t_i32, LC_SYM_NUM_THREADS);
   LLVMSetInitializer(cg->g_num_threads, LLVMConstInt(cg->t_i32, 1, 0));
   cg->g_assert_fail = LLVMAddGlobal(cg->mod, cg->t_ptr, LC_SYM_ASSERT_FAIL);
@@ -205,10 +209,12 @@ void lc_emit_parallel(lc_cg *cg, const tvm_stmt *s) {
   LLVMBuildCondBr(cg->b, usepool, pool, inl);
 
   LLVMPositionBuilderAtEnd(cg->b, pool);
-  LLVMTypeRef pft_args[3] = {cg->t_ptr, cg->t_ptr, cg->t_i64};
-  LLVMTypeRef pft = LLVMFunctionType(cg->t_i32, pft_args, 3, 0);
-  LLVMValueRef pargs[3] = {task, clo, ntasks};
-  LLVMValueRef rc1 = LLVMBuildCall2(cg->b, pft, pf, pargs, 3, "");
+  LLVMValueRef pctx =
+      LLVMBuildLoad2(cg->b, cg->t_ptr, cg->g_parallel_ctx, "pctx");
+  LLVMTypeRef pft_args[4] = {cg->t_ptr, cg->t_ptr, cg->t_ptr, cg->t_i64};
+  LLVMTypeRef pft = LLVMFunctionType(cg->t_i32, pft_args, 4, 0);
+  LLVMValueRef pargs[4] = {pctx, task, clo, ntasks};
+  LLVMValueRef rc1 = LLVMBuildCall2(cg->b, pft, pf, pargs, 4, "");
   LLVMBuildBr(cg->b, done);
 
   LLVMPositionBuilderAtEnd(cg->b, inl);

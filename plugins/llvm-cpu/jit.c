@@ -3,6 +3,7 @@
  * instance per module (process symbols such as libm resolve through a
  * dynamic-library search generator), shared objects through dlopen of a
  * temporary file.  Either way the module globals __tvm_parallel_for,
+ * __tvm_parallel_ctx (the device, whose pool the loops use),
  * __tvm_num_threads and __tvm_assert_fail are filled in.
  */
 #include <dlfcn.h>
@@ -62,6 +63,7 @@ static int32_t load_object(tvm_plugin_module *m, const tvm_plugin_blob *blob) {
   m->jit = jit;
   LLVMOrcExecutionSessionSetErrorReporter(LLVMOrcLLJITGetExecutionSession(jit),
                                           keep_error, m);
+  lc_math_library_global();
   LLVMOrcDefinitionGeneratorRef gen = NULL;
   err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
       &gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
@@ -127,7 +129,13 @@ int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
                    LC_SYM_NUM_THREADS, LC_SYM_ASSERT_FAIL);
     goto fail;
   }
-  *pf = (void *)lc_parallel_trampoline;
+  void **ctx = lookup(m, LC_SYM_PARALLEL_CTX, NULL);
+  if (ctx) { /* loops call back with their device: its pool */
+    *pf = (void *)lc_parallel_trampoline;
+    *ctx = d;
+  } else { /* compiled before __tvm_parallel_ctx: the default pool */
+    *pf = (void *)lc_parallel_trampoline_v1;
+  }
   *nt = d && d->num_threads > 0 ? d->num_threads : lc_num_cores();
   *af = (void *)lc_assert_trampoline;
   m->funcs = calloc(blob->nkernels ? blob->nkernels : 1, sizeof *m->funcs);

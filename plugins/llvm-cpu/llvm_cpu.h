@@ -14,6 +14,7 @@
 
 #include "tvm/ir.h"
 #include "tvm/plugin.h"
+#include "tvm/plugin_sdk.h"
 
 /* Names of the module globals the loader fills in (see codegen_parallel.c
  * and jit.c).  They are defined in every generated module, so generated
@@ -21,12 +22,16 @@
 #define LC_SYM_PARALLEL_FOR "__tvm_parallel_for"
 #define LC_SYM_NUM_THREADS "__tvm_num_threads"
 #define LC_SYM_ASSERT_FAIL "__tvm_assert_fail"
+/* The device a module runs on, handed back to __tvm_parallel_for so that
+ * its loops run on that device's pool.  Modules compiled before it
+ * existed lack it; the loader then installs the 3-argument trampoline. */
+#define LC_SYM_PARALLEL_CTX "__tvm_parallel_ctx"
 
 /* Signature of the generated entry points. */
 typedef int32_t (*lc_entry_fn)(const tvm_plugin_arg *args, uint32_t nargs);
 /* Signatures of the function pointers stored in the globals above. */
 typedef int32_t (*lc_task_fn)(int64_t i, int64_t n, void *data);
-typedef int32_t (*lc_parallel_for_fn)(lc_task_fn task, void *data,
+typedef int32_t (*lc_parallel_for_fn)(void *ctx, lc_task_fn task, void *data,
                                       int64_t n);
 typedef void (*lc_assert_fail_fn)(const char *msg);
 
@@ -101,7 +106,7 @@ typedef struct lc_cg {
   /* frequently used types */
   LLVMTypeRef t_i1, t_i8, t_i32, t_i64, t_ptr, t_f32, t_f64, t_void;
   /* the module globals */
-  LLVMValueRef g_parallel_for, g_num_threads, g_assert_fail;
+  LLVMValueRef g_parallel_for, g_num_threads, g_assert_fail, g_parallel_ctx;
 } lc_cg;
 
 /* Records a failure "llvm-cpu: codegen of 'f': ..." (first one wins);
@@ -160,7 +165,8 @@ void lc_define_globals(lc_cg *cg);
 /* ---- runtime (runtime.c, jit.c) ----------------------------------------- */
 struct tvm_plugin_device {
   tvm_plugin_target *target;
-  int num_threads;
+  int num_threads;     /* threads of the pool its loops run on */
+  tvm_host_pool *pool; /* the host pool (ABI 4 host), NULL: default pool */
 };
 
 struct tvm_plugin_func {
@@ -179,9 +185,28 @@ struct tvm_plugin_module {
 int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
                        tvm_plugin_module **out);
 void lc_module_unload(tvm_plugin_module *m);
-/* The functions the loader stores in the module globals. */
-int32_t lc_parallel_trampoline(lc_task_fn task, void *data, int64_t n);
+/* The functions the loader stores in the module globals: the first for
+ * modules with __tvm_parallel_ctx (ctx is their tvm_plugin_device), the
+ * second for older ones (the default pool). */
+int32_t lc_parallel_trampoline(void *ctx, lc_task_fn task, void *data,
+                               int64_t n);
+int32_t lc_parallel_trampoline_v1(lc_task_fn task, void *data, int64_t n);
+/* Makes the C math library's symbols (expf, tanhf, ...) visible to the
+ * JIT's process-wide symbol search, whatever the host program links. */
+void lc_math_library_global(void);
+/* device_open with the host pool the device's loops run on (ABI 4). */
+int32_t lc_device_open_pool(tvm_plugin_target *t, tvm_host_pool *pool,
+                            tvm_plugin_device **out);
 void lc_assert_trampoline(const char *msg);
+
+/* strategy_isa.c: what templates derive their knob defaults from. */
+typedef struct lc_isa {
+  int vector_bits; /* the schedules' SIMD width */
+  int lanes;       /* float32 lanes per vector */
+  int vregs;       /* vector registers of the ISA compiled for: 16 or 32 */
+  long l1_bytes, l2_bytes;
+} lc_isa;
+void lc_isa_of(const tvm_plugin_target *t, lc_isa *o);
 
 /* Schedule templates (strategy_*.c). */
 int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,

@@ -20,10 +20,11 @@ plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = \
 	plugins/llvm-cpu/strategy_conv2d.c \
 	plugins/llvm-cpu/strategy_dense.c \
 	plugins/llvm-cpu/strategy_pool.c \
+	plugins/llvm-cpu/strategy_isa.c \
 	plugins/llvm-cpu/strategy_layout.c
 plugins_llvm_cpu_tvm_llvm_cpu_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
 plugins_llvm_cpu_tvm_llvm_cpu_la_LDFLAGS = $(TVM_PLUGIN_LINK)
-plugins_llvm_cpu_tvm_llvm_cpu_la_LIBADD = libtvm.la $(LLVM_LIBS) -lpthread -ldl
+plugins_llvm_cpu_tvm_llvm_cpu_la_LIBADD = libtvm_plugin_sdk.la $(TVM_LIBS) $(LLVM_LIBS) -lpthread -ldl
 
 # Tests: TIR built by hand, compiled, loaded and run against C references.
 check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu

@@ -16,25 +16,18 @@ static const tvm_host_api *g_host;
 const tvm_host_api *lc_host(void) { return g_host; }
 
 /* Formats a message and hands it to host->report (falling back to the
- * core's per-thread diagnostic); returns st. */
+ * core's per-thread diagnostic); returns st.  The SDK library does the
+ * work; this keeps the plugin's many call sites short. */
 int32_t lc_report(int32_t st, const char *fmt, ...) {
-  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  tvm_sdk_vreport(g_host, st, fmt, ap);
   va_end(ap);
-  if (g_host && g_host->report)
-    g_host->report(st, msg);
-  else
-    tvm_diag_set(st, "%s", msg);
   return st;
 }
 
 /* Allocates memory the host will free (host->alloc when offered). */
-void *lc_host_alloc(uint64_t n) {
-  if (g_host && g_host->alloc) return g_host->alloc(n ? n : 1);
-  return malloc(n ? n : 1);
-}
+void *lc_host_alloc(uint64_t n) { return tvm_sdk_alloc(g_host, n); }
 
 /* ---- attribute schema ---------------------------------------------------- */
 #define ATTR(ty, nm, def, lo, hi, ch, dc) \
@@ -68,28 +61,6 @@ static const tvm_plugin_attr schema[] = {
 };
 #define NSCHEMA (sizeof schema / sizeof schema[0])
 
-/* Finds the value named name among values, or NULL. */
-static const tvm_plugin_attr_value *find_value(
-    const tvm_plugin_attr_value *values, uint32_t n, const char *name) {
-  for (uint32_t i = 0; i < n; i++)
-    if (values[i].name && strcmp(values[i].name, name) == 0) return &values[i];
-  return NULL;
-}
-
-/* A string attribute, or its default. */
-static const char *attr_str(const tvm_plugin_attr_value *v, uint32_t n,
-                            const char *name, const char *def) {
-  const tvm_plugin_attr_value *a = find_value(v, n, name);
-  return a && a->s ? a->s : def;
-}
-
-/* An int attribute, or its default. */
-static int64_t attr_int(const tvm_plugin_attr_value *v, uint32_t n,
-                        const char *name, int64_t def) {
-  const tvm_plugin_attr_value *a = find_value(v, n, name);
-  return a ? a->i : def;
-}
-
 /* Frees a target and everything it owns. */
 static void target_destroy(tvm_plugin_target *t) {
   if (!t) return;
@@ -108,12 +79,12 @@ static int32_t target_create(const tvm_plugin_attr_value *values,
   lc_llvm_init();
   tvm_plugin_target *t = calloc(1, sizeof *t);
   if (!t) return lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
-  const char *mcpu = attr_str(values, nvalues, "mcpu", "native");
-  const char *mattr = attr_str(values, nvalues, "mattr", "");
-  const char *output = attr_str(values, nvalues, "output", "object");
-  int64_t nt = attr_int(values, nvalues, "num_threads", 0);
-  int64_t ol = attr_int(values, nvalues, "opt_level", 3);
-  int64_t vb = attr_int(values, nvalues, "vector_bits", 0);
+  const char *mcpu = tvm_sdk_attr_str(values, nvalues, "mcpu", "native");
+  const char *mattr = tvm_sdk_attr_str(values, nvalues, "mattr", "");
+  const char *output = tvm_sdk_attr_str(values, nvalues, "output", "object");
+  int64_t nt = tvm_sdk_attr_int(values, nvalues, "num_threads", 0);
+  int64_t ol = tvm_sdk_attr_int(values, nvalues, "opt_level", 3);
+  int64_t vb = tvm_sdk_attr_int(values, nvalues, "vector_bits", 0);
   if (nt < 0 || nt > 1024 || ol < 0 || ol > 3 || vb < 0 || vb > 4096) {
     target_destroy(t);
     return lc_report(TVM_ERR_INVALID,
@@ -230,8 +201,12 @@ static const tvm_plugin_vtable vtable = {
     .timer_start = NULL,
     .timer_stop = NULL,
     .alter_layout = llvm_cpu_alter_layout,
+    .device_open_pool = lc_device_open_pool,
 };
 
+static const tvm_plugin_desc desc_v4 = {
+    sizeof(tvm_plugin_desc), 4, "llvm-cpu", "0.1.0",
+    "CPU code generation through the LLVM-C API (x86-64, AArch64)", &vtable};
 static const tvm_plugin_desc desc_v3 = {
     sizeof(tvm_plugin_desc), 3, "llvm-cpu", "0.1.0",
     "CPU code generation through the LLVM-C API (x86-64, AArch64)", &vtable};
@@ -242,11 +217,12 @@ static const tvm_plugin_desc desc_v1 = {
     sizeof(tvm_plugin_desc), 1, "llvm-cpu", "0.1.0",
     "CPU code generation through the LLVM-C API (x86-64, AArch64)", &vtable};
 
-/* The one exported entry: negotiates the ABI (min(3, host_abi_max)) and
+/* The one exported entry: negotiates the ABI (min(4, host_abi_max)) and
  * keeps the host API.  Pure: no LLVM initialization happens here. */
 TVM_PLUGIN_EXPORT const tvm_plugin_desc *tvm_plugin_query(
     uint32_t host_abi_max, const tvm_host_api *host) {
   if (host_abi_max < 1) return NULL;
   if (host) g_host = host;
+  if (host_abi_max >= 4) return &desc_v4;
   return host_abi_max >= 3 ? &desc_v3 : host_abi_max >= 2 ? &desc_v2 : &desc_v1;
 }

@@ -3,7 +3,10 @@
  * Memory is aligned host memory, copies are memcpy, launches are direct
  * calls of the loaded entry points; timers are left to the host clock.
  */
+#include <dlfcn.h>
+#include <gnu/lib-names.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +26,15 @@ void lc_assert_trampoline(const char *msg) {
   lc_report(TVM_ERR_INVALID, "llvm-cpu: assertion failed %s", msg ? msg : "");
 }
 
-/* Stored in __tvm_parallel_for: runs the tasks on the host's pool, or
- * one after the other when the host has none. */
-int32_t lc_parallel_trampoline(lc_task_fn task, void *data, int64_t n) {
-  const tvm_host_api *h = lc_host();
-  if (h && h->parallel_for) return h->parallel_for(task, data, n);
+/* Does the host API have the ABI 4 pool slots? */
+static int host_has_pools(const tvm_host_api *h) {
+  return h && h->struct_size >= offsetof(tvm_host_api, pool_size) +
+                                    sizeof(h->pool_size) &&
+         h->pool_parallel_for && h->pool_size;
+}
+
+/* Runs the tasks one after the other. */
+static int32_t run_serial(lc_task_fn task, void *data, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
     int32_t rc = task(i, n, data);
     if (rc) return rc;
@@ -35,16 +42,68 @@ int32_t lc_parallel_trampoline(lc_task_fn task, void *data, int64_t n) {
   return 0;
 }
 
+/* Stored in __tvm_parallel_for: runs the tasks on the pool of device ctx
+ * (the module's device) when the host gave it one, else on the host's
+ * default pool, or one after the other when the host has none. */
+int32_t lc_parallel_trampoline(void *ctx, lc_task_fn task, void *data,
+                               int64_t n) {
+  const tvm_host_api *h = lc_host();
+  const tvm_plugin_device *d = ctx;
+  if (d && d->pool && host_has_pools(h))
+    return h->pool_parallel_for(d->pool, task, data, n);
+  if (h && h->parallel_for) return h->parallel_for(task, data, n);
+  return run_serial(task, data, n);
+}
+
+/* The same for modules compiled without __tvm_parallel_ctx (packages
+ * made before it): the host's default pool. */
+int32_t lc_parallel_trampoline_v1(lc_task_fn task, void *data, int64_t n) {
+  return lc_parallel_trampoline(NULL, task, data, n);
+}
+
+/* Promotes libm to the global symbol scope once: generated code calls
+ * expf and friends, which the JIT resolves against the process; a host
+ * program that links no libm itself (one linking libtvm_runtime alone)
+ * would otherwise leave them unresolved, since plugins and their
+ * dependencies are loaded with RTLD_LOCAL.  The handle is never closed. */
+static void promote_libm(void) {
+  if (dlopen(LIBM_SO, RTLD_NOW | RTLD_GLOBAL) == NULL)
+    lc_report(TVM_ERR_UNAVAILABLE, "llvm-cpu: cannot load %s: %s", LIBM_SO,
+              dlerror());
+}
+
+void lc_math_library_global(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, promote_libm);
+}
+
 /* This machine can always run code for its own CPU. */
 int32_t lc_probe(tvm_plugin_target *t) { return TVM_OK; }
 
-/* Opens the CPU "device" with the target's thread count. */
+/* Opens the CPU "device" with the target's thread count; its loops run
+ * on the host's default pool (an ABI 1-3 host, or one that opened the
+ * device without a pool). */
 int32_t lc_device_open(tvm_plugin_target *t, tvm_plugin_device **out) {
   tvm_plugin_device *d = calloc(1, sizeof *d);
   if (!d) return lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
   d->target = t;
   d->num_threads = t->num_threads > 0 ? t->num_threads : lc_num_cores();
   *out = d;
+  return TVM_OK;
+}
+
+/* Opens the CPU "device" whose loops run on the host pool `pool` (ABI
+ * 4): as many tasks per loop as that pool has threads. */
+int32_t lc_device_open_pool(tvm_plugin_target *t, tvm_host_pool *pool,
+                            tvm_plugin_device **out) {
+  int32_t st = lc_device_open(t, out);
+  if (st != TVM_OK) return st;
+  const tvm_host_api *h = lc_host();
+  if (pool && host_has_pools(h)) {
+    (*out)->pool = pool;
+    uint32_t n = h->pool_size(pool);
+    if (n > 0) (*out)->num_threads = (int)n;
+  }
   return TVM_OK;
 }
 

@@ -8,9 +8,9 @@
  * output, the elementwise epilogue fused by fuse_ops).  O's loops are
  * (n, oc_chunk, oh, ow, oc_block); ow is split by tile_ow and
  *
- *   parallel  fused(n, oc_chunk, oh)
+ *   parallel  fused(n, oc_chunk, oh_outer)      (oh split by tile_oh)
  *     for ow_outer
- *       CC[tile_ow][oc_block] = 0                        (registers)
+ *       CC[tile_oh][tile_ow][oc_block] = 0               (registers)
  *       for ic_outer, ky, kx, ic_block                  (reduction)
  *         unrolled ow_inner: vector FMA over oc_block
  *       unrolled ow_inner: O = epilogue(CC) (vector)    (fused epilogue)
@@ -25,9 +25,23 @@
  * input is computed at the root in parallel (regular convolutions: the
  * broadcast operands then need no select) or inlined (depthwise).
  *
- * Knob: tile_ow (a divisor of the output width; default the largest one
- * up to 14, so that the accumulators and the operands fit in 32 vector
- * registers).
+ * Knobs (the tuner's space, tvm/config.h):
+ *   tile_ow       a divisor of the output width up to 32: the register
+ *                 block.  Default the largest one up to min(14, registers
+ *                 - 4) - 14 on AVX-512's 32 zmm registers (measured), 12
+ *                 on AVX2's 16 ymm - so the accumulators, the weight
+ *                 vector and the broadcast fit; values whose accumulators
+ *                 leave fewer than 2 registers free are rejected.
+ *   tile_oh       a divisor of the output height up to 8: output rows in
+ *                 the register block (default 1); tile_oh x tile_ow blocks
+ *                 whose accumulators leave fewer than 2 registers free are
+ *                 rejected.
+ *   unroll_kw     none / unroll: the kernel-width reduction loop unrolled.
+ *   order_reduce  (regular convolutions) the reduction loops as
+ *                 (ic_outer, ky, kx) or (ky, kx, ic_outer), the input
+ *                 channel block innermost in both.
+ * The channel blocks themselves (ic/oc block) are chosen by alter_layout
+ * (strategy_layout.c) from the vector width; they are not knobs yet.
  */
 #include <string.h>
 
@@ -57,7 +71,8 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   tvm_tensor *O, *CC;
   int depthwise = 0;
   tvm_status st;
-  (void)t;
+  lc_isa isa;
+  lc_isa_of(t, &isa);
   if (nouts != 1 || outs[0]->ndim != 5)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "llvm-cpu conv2d_NCHWc template: expected one 5-D "
@@ -85,15 +100,39 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
       st = tvm_compute_inline(tvm_stage_of(s, op->output));
   }
   if (st) goto out;
-  int64_t OW = O->shape_c[3];
+  int64_t OW = O->shape_c[3], OB = O->shape_c[4];
+  int64_t vpo = (OB + isa.lanes - 1) / isa.lanes; /* vectors per ow */
+  int64_t cap = isa.vregs - 4 < 14 ? isa.vregs - 4 : 14;
+  cap = cap / vpo > 1 ? cap / vpo : 1;
   int64_t choices[32];
   int nch = 0, dflt = 0;
   for (int64_t d = 1; d <= OW && d <= 32 && nch < 32; d++)
     if (OW % d == 0) {
-      if (d == divisor_upto(OW, 14)) dflt = nch;
+      if (d == divisor_upto(OW, cap)) dflt = nch;
       choices[nch++] = d;
     }
   int64_t tw = tvm_cfg_choice(cfg, "tile_ow", choices, nch, dflt);
+  if (tw > 1 && tw * vpo > isa.vregs - 2)
+    tvm_cfg_reject(cfg, "tile_ow %lld needs %lld accumulator registers of %d",
+                   (long long)tw, (long long)(tw * vpo), isa.vregs);
+  int64_t OH = O->shape_c[2], hch[8];
+  int nh = 0;
+  for (int64_t d = 1; d <= OH && d <= 8 && nh < 8; d++)
+    if (OH % d == 0)
+      hch[nh++] = d;
+  int64_t th = tvm_cfg_choice(cfg, "tile_oh", hch, nh, 0);
+  if (th * tw > 1 && th * tw * vpo > isa.vregs - 2)
+    tvm_cfg_reject(cfg, "tile_oh x tile_ow = %lld x %lld needs %lld "
+                   "accumulator registers of %d", (long long)th, (long long)tw,
+                   (long long)(th * tw * vpo), isa.vregs);
+  static const int unroll_anns[] = {TVM_ANN_NONE, TVM_ANN_UNROLL};
+  int unroll_kw = tvm_cfg_annotate(cfg, "unroll_kw", unroll_anns, 2, 0);
+  int rorder[3] = {0, 1, 2};
+  if (!depthwise && conv->nreduce == 4) {
+    static const int perms[] = {0, 1, 2, 1, 2, 0};
+    if ((st = tvm_cfg_reorder(cfg, "order_reduce", 3, perms, 2, 0, rorder)))
+      goto out;
+  }
 
   tvm_tensor *convt = conv->output;
   if ((st = tvm_cache_write(s, convt, "local", &CC))) goto out;
@@ -101,14 +140,16 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     goto out;
   {
     tvm_stage *so = tvm_stage_of(s, O);
-    tvm_iter_var *owo, *owi, *f1, *f2;
-    st = tvm_split(so, tvm_stage_axis(so, 3), tw, &owo, &owi);
+    tvm_iter_var *oho, *ohi, *owo, *owi, *f1, *f2;
+    st = tvm_split(so, tvm_stage_axis(so, 2), th, &oho, &ohi);
+    if (!st) st = tvm_split(so, tvm_stage_axis(so, 3), tw, &owo, &owi);
     if (!st)
-      st = tvm_reorder(so, (tvm_iter_var *[]){owo, owi, tvm_stage_axis(so, 4)},
-                       3);
+      st = tvm_reorder(so, (tvm_iter_var *[]){oho, owo, ohi, owi,
+                                              tvm_stage_axis(so, 4)}, 5);
     if (!st) st = tvm_fuse(so, tvm_stage_axis(so, 0), tvm_stage_axis(so, 1), &f1);
-    if (!st) st = tvm_fuse(so, f1, tvm_stage_axis(so, 2), &f2);
+    if (!st) st = tvm_fuse(so, f1, oho, &f2);
     if (!st) st = tvm_parallel(so, f2);
+    if (!st && th > 1) st = tvm_unroll(so, ohi);
     if (!st) st = tvm_unroll(so, owi);
     if (!st) st = tvm_vectorize(so, tvm_stage_axis(so, 4));
     if (st) goto out;
@@ -116,14 +157,25 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     tvm_stage *sc = tvm_stage_of(s, CC);
     if ((st = tvm_compute_at(sc, so, owo))) goto out;
     tvm_iter_var *order[8];
-    int no = 0;
-    for (int r = 0; r < sc->op->nreduce; r++)
-      order[no++] = tvm_stage_reduce_axis(sc, r);
+    int no = 0, nred = tvm_stage_num_reduce_axes(sc);
+    if (nred == 4) { /* (ic, ry, rx) in the chosen order, then icb */
+      for (int r = 0; r < 3; r++)
+        order[no++] = tvm_stage_reduce_axis(sc, rorder[r]);
+      order[no++] = tvm_stage_reduce_axis(sc, 3);
+    } else {
+      for (int r = 0; r < nred; r++)
+        order[no++] = tvm_stage_reduce_axis(sc, r);
+    }
+    tvm_iter_var *rx = nred >= 2 ? tvm_stage_reduce_axis(sc, nred == 4 ? 2 : 1)
+                                 : NULL;
+    order[no++] = tvm_stage_axis(sc, 2);
     order[no++] = tvm_stage_axis(sc, 3);
     order[no++] = tvm_stage_axis(sc, 4);
     st = tvm_reorder(sc, order, no);
+    if (!st && th > 1) st = tvm_unroll(sc, tvm_stage_axis(sc, 2));
     if (!st) st = tvm_unroll(sc, tvm_stage_axis(sc, 3));
     if (!st) st = tvm_vectorize(sc, tvm_stage_axis(sc, 4));
+    if (!st && rx && unroll_kw == TVM_ANN_UNROLL) st = tvm_unroll(sc, rx);
     if (st) goto out;
   }
   if (pad && depthwise) {

@@ -19,7 +19,8 @@
  * multiple of the vector lanes, half (then a quarter) of them is used.
  *
  * Knob: tile_n (columns per tile, default the largest of 8, 4, 2, 1 that
- * divides the columns).  A product that is not
+ * divides the columns; values whose tile_n accumulator vectors leave fewer
+ * than 2 of the ISA's vector registers free are rejected: 16 on AVX2).  A product that is not
  * "dense", or whose k is not a multiple of the lanes, is refused and gets
  * the core's generic schedule.
  */
@@ -73,6 +74,11 @@ int32_t llvm_cpu_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
   int64_t N = O->shape_c[1];
   int dflt = N % 8 == 0 ? 3 : N % 4 == 0 ? 2 : N % 2 == 0 ? 1 : 0;
   int64_t tn = tvm_cfg_choice(cfg, "tile_n", tile_n_choices, 5, dflt);
+  lc_isa isa;
+  lc_isa_of(t, &isa);
+  if (tn + 2 > isa.vregs)
+    tvm_cfg_reject(cfg, "tile_n %lld accumulators exceed %d registers",
+                   (long long)tn, isa.vregs);
   mm = dense->output;
   {
     tvm_stage *sm = tvm_stage_of(s, mm);

@@ -31,13 +31,17 @@ static int64_t channel_block(int64_t c, int64_t lanes) {
  * top of the file, leaves it empty for every other node. */
 int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
                               tvm_plugin_layout *out) {
-  if (!n || !out || strcmp(n->op, "Conv") != 0 || n->ninputs < 2 ||
-      !n->inputs[0] || !n->inputs[1] || n->inputs[0]->ndim != 4 ||
-      n->inputs[1]->ndim != 4 || n->inputs[0]->dtype.code != kDLFloat ||
-      n->inputs[0]->dtype.bits != 32)
+  /* the node through libtvm's accessors: tvm_gnode is not frozen */
+  int64_t xs[TVM_MAX_DIMS], ws[TVM_MAX_DIMS];
+  tvm_dtype xt;
+  if (!n || !out || strcmp(tvm_gnode_op_name(n), "Conv") != 0 ||
+      tvm_gnode_input_shape(n, 0, xs) != 4 ||
+      tvm_gnode_input_shape(n, 1, ws) != 4 ||
+      tvm_gnode_input_dtype(n, 0, &xt) != 0 || xt.code != kDLFloat ||
+      xt.bits != 32)
     return 0;
   int64_t lanes = t->vector_bits >= 128 ? t->vector_bits / 32 : 4;
-  int64_t C = n->inputs[0]->shape[1], M = n->inputs[1]->shape[0];
+  int64_t C = xs[1], M = ws[0];
   int64_t group = tvm_gnode_int(n, "group", 1);
   int64_t ib = channel_block(C, lanes), ob = channel_block(M, lanes);
   if (!ib || !ob || ob < 4 || ib > 4096 || ob > 4096) return 0;
@@ -45,7 +49,7 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
     snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ib);
     snprintf(out->weight, sizeof out->weight, "OIHW%di%do", (int)ib,
              (int)ob);
-  } else if (group == C && M == C && n->inputs[1]->shape[1] == 1) {
+  } else if (group == C && M == C && ws[1] == 1) {
     snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ob);
     snprintf(out->weight, sizeof out->weight, "OIHW1i%do", (int)ob);
   } else {

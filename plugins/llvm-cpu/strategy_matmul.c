@@ -16,7 +16,10 @@
  * mr*nr/lanes FMAs.  Row blocks run in parallel.
  *
  * Knobs (tvm/config.h): tile_m (rows of the register block) and
- * unroll_k (inner k steps unrolled).  The packing width nr is a knob of
+ * unroll_k (inner k steps unrolled).  tile_m's default is the largest
+ * value up to 8 whose mr x nr/lanes accumulators, nr/lanes B vectors and
+ * one broadcast fit the ISA's vector registers (8 with AVX-512's 32, 6
+ * with AVX2's 16); larger blocks are rejected as spilling.  The packing width nr is a knob of
  * the compute ("pack_n") and read back here under the same name.
  */
 #include "tvm/config.h"
@@ -48,7 +51,8 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   int64_t mr, ku, nr;
   tvm_status st;
 
-  (void)t;
+  lc_isa isa;
+  lc_isa_of(t, &isa);
   if (nouts != 1 || outs[0]->ndim != 2)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "llvm-cpu matmul template: expected one 2-d output");
@@ -59,7 +63,15 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                         "llvm-cpu matmul template: '%s' does not read a "
                         "packed B[n/nr, k, nr] compute", C->name);
   nr = Bp->shape_c[2];
-  mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, 3);
+  int64_t nv = (nr + isa.lanes - 1) / isa.lanes; /* vectors per row */
+  int dm = 0;
+  for (int i = 0; i < 6; i++)
+    if (tile_m_choices[i] <= 8 && tile_m_choices[i] * nv + nv + 1 <= isa.vregs)
+      dm = i;
+  mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, dm);
+  if (mr * nv + nv + 1 > isa.vregs)
+    tvm_cfg_reject(cfg, "tile_m %lld x %lld vectors exceed %d registers",
+                   (long long)mr, (long long)nv, isa.vregs);
   ku = tvm_cfg_choice(cfg, "unroll_k", unroll_k_choices, 4, 2);
 
   if ((st = tvm_cache_write(s, C, "local", &CC)) != TVM_OK) return st;

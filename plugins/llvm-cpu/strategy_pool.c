@@ -9,6 +9,9 @@
  * place (no padded copy of the input); a global average's sum is computed
  * at the output's parallel row, which then scales it.  An elementwise
  * epilogue fused after the pool is inlined into the output.
+ *
+ * Knob: unroll_rx (none / unroll: the window's x loop unrolled; default
+ * none).
  */
 #include <string.h>
 
@@ -18,10 +21,12 @@
 
 /* Orders the window stage (..., ow, ry, rx, block) and vectorizes the
  * block. */
-static tvm_status order_window(tvm_stage *sw) {
+static tvm_status order_window(tvm_stage *sw, int unroll_rx) {
   tvm_iter_var *order[4] = {tvm_stage_axis(sw, 3), tvm_stage_reduce_axis(sw, 0),
                             tvm_stage_reduce_axis(sw, 1), tvm_stage_axis(sw, 4)};
   tvm_status st = tvm_reorder(sw, order, 4);
+  if (!st && unroll_rx == TVM_ANN_UNROLL)
+    st = tvm_unroll(sw, tvm_stage_reduce_axis(sw, 1));
   return st ? st : tvm_vectorize(sw, tvm_stage_axis(sw, 4));
 }
 
@@ -33,7 +38,8 @@ int32_t llvm_cpu_schedule_pool_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   tvm_operation *win = NULL;
   tvm_status st = TVM_OK;
   (void)t;
-  (void)cfg;
+  static const int anns[] = {TVM_ANN_NONE, TVM_ANN_UNROLL};
+  int unroll_rx = tvm_cfg_annotate(cfg, "unroll_rx", anns, 2, 0);
   if (nouts != 1 || outs[0]->ndim != 5)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "llvm-cpu pool_NCHWc template: expected one 5-D "
@@ -79,11 +85,11 @@ int32_t llvm_cpu_schedule_pool_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   if (!st) st = tvm_parallel(so, f2);
   if (st) goto out;
   if (win == O->op) {
-    st = order_window(so);
+    st = order_window(so, unroll_rx);
   } else {
     st = tvm_vectorize(so, tvm_stage_axis(so, 4));
     if (!st) st = tvm_compute_at(sw, so, f2);
-    if (!st) st = order_window(sw);
+    if (!st) st = order_window(sw, unroll_rx);
   }
 out:
   tvm_ptrvec_free(&ins);

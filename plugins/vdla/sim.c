@@ -290,12 +290,15 @@ static uint64_t cost(const run *r, const vdla_insn *in) {
   case VDLA_OP_STORE: {
     uint64_t bytes =
         (uint64_t)in->y_size * in->x_size * r->s->ebytes[in->buf];
+    if (!bytes && !in->y_pad_0 && !in->y_pad_1) return 1; /* a no-op */
     return c->dma_latency + (bytes + c->bus_bytes - 1) / c->bus_bytes;
   }
   case VDLA_OP_GEMM:
-  case VDLA_OP_ALU:
-    return c->gemm_pipeline + (uint64_t)(in->uop_end - in->uop_bgn) *
-                                  in->extent_out * in->extent_in;
+  case VDLA_OP_ALU: {
+    uint64_t uops = (uint64_t)(in->uop_end - in->uop_bgn) * in->extent_out *
+                    in->extent_in;
+    return uops ? c->gemm_pipeline + uops : 1; /* no micro-op: a no-op */
+  }
   default:
     return 1;
   }

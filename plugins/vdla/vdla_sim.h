@@ -17,7 +17,9 @@
  *    when it is free and every token it pops has arrived (a token arrives
  *    when the instruction pushing it completes); costs come from bytes
  *    moved over the DRAM bus plus a DMA latency, and from micro-ops issued
- *    (one per cycle, pipelined).  Reports total cycles, busy and stall
+ *    (one per cycle, pipelined); an instruction that moves nothing or
+ *    issues no micro-op (a dependency carrier) takes one cycle.  Reports
+ *    total cycles, busy and stall
  *    cycles per module, bytes per buffer and GEMM utilization;
  *  - SHUFFLE: a seeded random choice among the modules that can run: any
  *    legal interleaving of a correctly synchronized program gives

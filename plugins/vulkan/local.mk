@@ -12,7 +12,7 @@ plugins_vulkan_tvm_vulkan_la_SOURCES = \
 	plugins/vulkan/runtime.c \
 	plugins/vulkan/plugin.c
 plugins_vulkan_tvm_vulkan_la_LDFLAGS = $(TVM_PLUGIN_LINK)
-plugins_vulkan_tvm_vulkan_la_LIBADD = libtvm.la -ldl
+plugins_vulkan_tvm_vulkan_la_LIBADD = $(TVM_LIBS) -ldl
 dist_targets_DATA += targets/vulkan.yaml
 
 if HAVE_CMOCKA

@@ -28,7 +28,7 @@ tests_abi_plugins_negotiate_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"negotiate
 tests_abi_plugins_negotiate_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_abi4_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
-tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=4
+tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=5
 tests_abi_bad_abi4_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_nullquery_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
@@ -64,7 +64,32 @@ tests_abi_test_abi_offsets_LDADD = $(TVM_TEST_LIBS)
 tests_abi_test_plugin_discovery_SOURCES = tests/abi/test_plugin_discovery.c
 tests_abi_test_plugin_discovery_CFLAGS = $(TVM_TEST_CF)
 tests_abi_test_plugin_discovery_LDADD = $(TVM_TEST_LIBS)
+# the accessors of the core structs plugins may not read directly
+check_PROGRAMS += tests/abi/test_plugin_view
+TESTS += tests/abi/test_plugin_view
+tests_abi_test_plugin_view_SOURCES = tests/abi/test_plugin_view.c
+tests_abi_test_plugin_view_CFLAGS = $(TVM_TEST_CF)
+tests_abi_test_plugin_view_LDADD = $(TVM_TEST_LIBS)
+# the SDK helper library
+check_PROGRAMS += tests/abi/test_plugin_sdk_lib
+TESTS += tests/abi/test_plugin_sdk_lib
+tests_abi_test_plugin_sdk_lib_SOURCES = tests/abi/test_plugin_sdk_lib.c
+tests_abi_test_plugin_sdk_lib_CFLAGS = $(TVM_TEST_CF)
+tests_abi_test_plugin_sdk_lib_LDADD = libtvm_plugin_sdk.la $(TVM_TEST_LIBS)
 endif
+
+# A plugin whose intrinsic path is broken, which tvm-plugin-cts must fail:
+# the mock accelerator built with a wrong GEMM emitter.  MOCK_ACCEL_SRC
+# names its source (override it if the mock moves).
+MOCK_ACCEL_SRC = tests/plugins/mock_accel/mock_accel.c
+check_LTLIBRARIES += tests/abi/broken/tvm-mock-accel-broken.la
+tests_abi_broken_tvm_mock_accel_broken_la_SOURCES = $(MOCK_ACCEL_SRC)
+tests_abi_broken_tvm_mock_accel_broken_la_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DMOCK_ACCEL_BROKEN_INTRIN
+tests_abi_broken_tvm_mock_accel_broken_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+tests_abi_broken_tvm_mock_accel_broken_la_LIBADD = $(TVM_LIBS)
+TESTS += tests/abi/test_cts_broken_intrin.sh
+EXTRA_DIST += tests/abi/test_cts_broken_intrin.sh
 
 # `tvmc targets` end to end (a shell script).
 TESTS += tests/abi/test_tvmc_targets.sh
@@ -73,6 +98,9 @@ EXTRA_DIST += tests/abi/test_tvmc_targets.sh
 # The SDK end to end: install, build plugin-sdk/example with pkg-config,
 # run the conformance tests through it; and the CTS on llvm-cpu.
 TESTS += tests/abi/test_sdk_example.sh tests/abi/test_cts_llvm_cpu.sh
+# Every operator on every backend of the build (tvm-backend-ops).
+TESTS += tests/abi/test_backend_ops.sh
+EXTRA_DIST += tests/abi/test_backend_ops.sh
 # The SDK test runs `make install`, and libtool relinks every plugin in
 # place for it: a test loading plugins of this build tree at that moment
 # reads a truncated .so.  So it runs after every other test of the run

@@ -24,7 +24,10 @@ static void test_host_api(void **state) {
   OFF(tvm_host_api, parallel_for, 40);
   OFF(tvm_host_api, num_threads, 48);
   OFF(tvm_host_api, reserved, 52);
-  assert_int_equal(sizeof(tvm_host_api), 56);
+  assert_int_equal(TVM_HOST_API_SIZE_V3, 56);
+  OFF(tvm_host_api, pool_parallel_for, 56);
+  OFF(tvm_host_api, pool_size, 64);
+  assert_int_equal(sizeof(tvm_host_api), 72);
 }
 
 static void test_schema_structs(void **state) {
@@ -116,7 +119,9 @@ static void test_vtable(void **state) {
   OFF(tvm_plugin_vtable, timer_stop, 144);
   assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V2, 152); /* ABI 2 ends here */
   OFF(tvm_plugin_vtable, alter_layout, 152);
-  assert_int_equal(sizeof(tvm_plugin_vtable), 160);
+  assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V3, 160);
+  OFF(tvm_plugin_vtable, device_open_pool, 160);
+  assert_int_equal(sizeof(tvm_plugin_vtable), 168);
   assert_int_equal(sizeof(tvm_plugin_layout), 104);
 }
 
@@ -127,7 +132,7 @@ static void test_descriptor_and_constants(void **state) {
   OFF(tvm_plugin_desc, description, 24);
   OFF(tvm_plugin_desc, vtable, 32);
   assert_int_equal(sizeof(tvm_plugin_desc), 40);
-  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 3);
+  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 4);
   assert_int_equal(TVM_PLUGIN_ABI_MIN, 1);
   assert_string_equal(TVM_PLUGIN_ENTRY, "tvm_plugin_query");
   assert_int_equal(TVM_PLUGIN_ATTR_INT, 1);
@@ -139,6 +144,74 @@ static void test_descriptor_and_constants(void **state) {
   assert_int_equal(TVM_COPY_DEVICE_TO_DEVICE, 3);
 }
 
+
+/* The core structs plugins read (frozen, see the top of tvm/plugin.h). */
+static void test_plugin_visible_core(void **state) {
+  assert_int_equal(TVM_VAR, 3);
+  assert_int_equal(TVM_MAX, 12);
+  assert_int_equal(TVM_GE, 18);
+  assert_int_equal(TVM_NOT, 21);
+  assert_int_equal(TVM_CALL, 24);
+  assert_int_equal(TVM_LOAD, 25);
+  assert_int_equal(TVM_RAMP, 26);
+  assert_int_equal(TVM_REDUCE, 30);
+  assert_int_equal(TVM_REALIZE, 11);
+  assert_int_equal(TVM_STORE, 4);
+  assert_int_equal(TVM_EVALUATE, 7);
+  assert_int_equal(TVM_ASSERT, 9);
+  assert_int_equal(TVM_INTRIN_ISNAN, 17);
+  assert_int_equal(TVM_INTRIN_BITXOR, 22);
+  assert_int_equal(TVM_INTRIN_ACCESS_PTR, 25);
+  assert_int_equal(TVM_INTRIN_DEP_POP, 27);
+  assert_int_equal(TVM_FOR_VTHREAD, 5);
+  assert_int_equal(TVM_REDUCE_PROD, 3);
+  assert_int_equal(TVM_OP_COMPUTE, 1);
+  assert_int_equal(TVM_FUNC_HOST, 0);
+  OFF(tvm_expr, dtype, 4);
+  OFF(tvm_expr, u, 8);
+  OFF(tvm_expr, u.call.args, 24);
+  OFF(tvm_expr, u.call.nargs, 32);
+  OFF(tvm_expr, u.load.pred, 24);
+  OFF(tvm_expr, u.ramp.lanes, 24);
+  OFF(tvm_expr, u.reduce.cond, 40);
+  OFF(tvm_stmt, u, 8);
+  OFF(tvm_stmt, u.for_.body, 48);
+  OFF(tvm_stmt, u.alloc.body, 48);
+  OFF(tvm_stmt, u.attr.body, 32);
+  OFF(tvm_stmt, u.store.pred, 32);
+  OFF(tvm_stmt, u.realize.body, 40);
+  OFF(tvm_buffer, data, 8);
+  OFF(tvm_buffer, dtype, 16);
+  OFF(tvm_buffer, shape, 24);
+  OFF(tvm_buffer, strides, 32);
+  OFF(tvm_buffer, elem_offset, 40);
+  OFF(tvm_buffer, scope, 48);
+  OFF(tvm_func, kind, 8);
+  OFF(tvm_func, params, 16);
+  OFF(tvm_func, buffers, 24);
+  OFF(tvm_func, body, 32);
+  OFF(tvm_func, thread_extents, 56);
+  OFF(tvm_module, funcs, 8);
+  OFF(tvm_module, nfuncs, 16);
+  OFF(tvm_iter_var, dom, 8);
+  OFF(tvm_iter_var, kind, 24);
+  OFF(tvm_iter_var, thread_tag, 32);
+  OFF(tvm_operation, tag, 16);
+  OFF(tvm_operation, axis, 24);
+  OFF(tvm_operation, reduce_axis, 40);
+  OFF(tvm_operation, nreduce, 48);
+  OFF(tvm_operation, body, 56);
+  OFF(tvm_operation, output, 64);
+  OFF(tvm_tensor, name, 8);
+  OFF(tvm_tensor, dtype, 16);
+  OFF(tvm_tensor, ndim, 20);
+  OFF(tvm_tensor, shape, 24);
+  OFF(tvm_tensor, shape_c, 32);
+  OFF(tvm_tensor_intrin, pattern, 8);
+  OFF(tvm_tensor_intrin, emit, 16);
+  OFF(tvm_tensor_intrin, data, 24);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_host_api),
@@ -147,6 +220,7 @@ int main(void) {
       cmocka_unit_test(test_blob_and_args),
       cmocka_unit_test(test_vtable),
       cmocka_unit_test(test_descriptor_and_constants),
+      cmocka_unit_test(test_plugin_visible_core),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 
 #include "abi_util.h"
 #include "tvm/runtime.h"
+#include "tvm/target.h"
 
 /* The only entry of a registry over dir (asserting there is one). */
 static const tvm_plugin_entry *only_entry(tvm_plugin_registry *r) {
@@ -63,21 +64,21 @@ static void test_abi4_refused(void **state) {
   tvm_plugin_registry *r = one_plugin("bad", "abi4", dir, sizeof dir, path);
   const tvm_plugin_entry *e = only_entry(r);
   assert_int_equal(e->state, TVM_PLUGIN_SKIPPED);
-  assert_non_null(strstr(e->reason, "answered ABI 4"));
-  assert_non_null(strstr(e->reason, "1 to 3"));
+  assert_non_null(strstr(e->reason, "answered ABI 5"));
+  assert_non_null(strstr(e->reason, "1 to 4"));
   assert_null(tvm_plugin_registry_find(r, "abi4"));
   tvm_plugin_registry_free(r);
   util_rmdir(dir);
 }
 
-static void test_negotiates_down_to_3(void **state) {
+static void test_negotiates_down_to_4(void **state) {
   char dir[256], path[4096];
   tvm_plugin_registry *r =
       one_plugin("plugins", "negotiate", dir, sizeof dir, path);
   const tvm_plugin_entry *e = only_entry(r);
   assert_int_equal(e->state, TVM_PLUGIN_LOADED);
   assert_string_equal(e->name, "negotiate");
-  assert_int_equal(e->abi_version, 3);
+  assert_int_equal(e->abi_version, 4);
   tvm_plugin_registry_free(r);
   util_rmdir(dir);
 }
@@ -281,9 +282,22 @@ static void test_host_api(void **state) {
   tvm_free(p); /* the host frees what plugins allocate with host->alloc */
   assert_int_equal(tvm_runtime_set_num_threads(3), TVM_OK);
   assert_int_equal(h->num_threads, 3);
-  int64_t sum = 0; /* parallel_for is the runtime's pool */
+  int64_t sum = 0; /* parallel_for is the process default pool */
   assert_int_equal(h->parallel_for(count_task, &sum, 10), 9);
   assert_int_equal(sum, 55);
+  /* ABI 4: a given pool, NULL meaning the default one */
+  assert_int_equal(h->pool_size(NULL), 3);
+  tvm_thread_pool *pool = NULL;
+  assert_int_equal(tvm_thread_pool_create(2, &pool), TVM_OK);
+  tvm_host_pool *hp = (tvm_host_pool *)pool;
+  assert_int_equal(h->pool_size(hp), 2);
+  uint64_t jobs = tvm_thread_pool_jobs(pool);
+  sum = 0;
+  assert_int_equal(h->pool_parallel_for(hp, count_task, &sum, 10), 9);
+  assert_int_equal(sum, 55);
+  assert_int_equal(tvm_thread_pool_jobs(pool), jobs + 1);
+  tvm_thread_pool_free(pool);
+  assert_int_equal(h->num_threads, 3); /* the default pool is untouched */
   h->log(TVM_LOG_DEBUG, "a debug line from a plugin");
 }
 
@@ -292,7 +306,7 @@ int main(void) {
       cmocka_unit_test(test_abi2_loads),
       cmocka_unit_test(test_abi1_loads_with_v1_vtable),
       cmocka_unit_test(test_abi4_refused),
-      cmocka_unit_test(test_negotiates_down_to_3),
+      cmocka_unit_test(test_negotiates_down_to_4),
       cmocka_unit_test(test_query_null_refused),
       cmocka_unit_test(test_small_vtable_refused),
       cmocka_unit_test(test_no_entry_symbol),

@@ -25,10 +25,11 @@ make -C "$b" install DESTDIR="$dest" >"$tmp/install.log" 2>&1 || {
 pc=$(find "$dest" -name tvm-plugin-sdk.pc | head -1)
 [ -n "$pc" ] || { echo "tvm-plugin-sdk.pc was not installed"; exit 1; }
 cts=$(find "$dest" -type f -name tvm-plugin-cts | head -1)
+bops=$(find "$dest" -type f -name tvm-backend-ops | head -1)
 tvmc=$(find "$dest" -type f -name tvmc | head -1)
 libdir=$(dirname "$(find "$dest" -name 'libtvm.so.0' | head -1)")
-[ -n "$cts" ] && [ -n "$tvmc" ] && [ -d "$libdir" ] ||
-  { echo "tvm-plugin-cts, tvmc or libtvm.so.0 missing from the install"; exit 1; }
+[ -n "$cts" ] && [ -n "$bops" ] && [ -n "$tvmc" ] && [ -d "$libdir" ] ||
+  { echo "tvm-plugin-cts, tvm-backend-ops, tvmc or libtvm.so.0 missing from the install"; exit 1; }
 
 echo "== building the example with $pc"
 mkdir -m 755 "$tmp/example" "$tmp/plugins"
@@ -53,6 +54,14 @@ printf '%s\n' "$out"
 [ $rc -eq 0 ] || { echo "conformance tests failed"; exit 1; }
 printf '%s\n' "$out" | grep -q '^ok .* - run: cts_add matches the C reference$' ||
   { echo "the add kernel did not run"; exit 1; }
+
+echo "== $bops toyaccel"
+out=$("$bops" toyaccel)
+rc=$?
+printf '%s\n' "$out"
+[ $rc -eq 0 ] || { echo "tvm-backend-ops failed on toyaccel"; exit 1; }
+printf '%s\n' "$out" | grep -q '^ok [0-9]* - toyaccel Div \[3,4\] \[3,4\] i32$' ||
+  { echo "the Div operator did not run on toyaccel"; exit 1; }
 
 echo "== $tvmc targets"
 list=$("$tvmc" targets) || { echo "tvmc targets failed"; exit 1; }

@@ -8,9 +8,11 @@ tvmc_SOURCES = \
 	tools/tvmc/cmd_matmul.c \
 	tools/tvmc/cmd_compile.c tools/tvmc/model_load.h \
 	tools/tvmc/cmd_run.c \
+	tools/tvmc/cmd_tune.c \
+	tools/tvmc/tune_svg.c tools/tvmc/tune_svg.h \
 	tools/tvmc/cmd_export.c \
 	tools/tvmc/matmul_job.c \
 	tools/tvmc/matmul_job.h \
 	tools/tvmc/matmul_te.c \
 	tools/tvmc/matmul_te.h
-tvmc_LDADD = libtvm.la
+tvmc_LDADD = $(TVM_LIBS)

@@ -13,6 +13,8 @@ const tvmc_command tvmc_commands[] = {
     {"compile", tvmc_cmd_compile,
      "compile a model (ONNX file or zoo:NAME) into a package"},
     {"run", tvmc_cmd_run, "run a package or model, time it, show its outputs"},
+    {"tune", tvmc_cmd_tune,
+     "auto-tune a model's kernels on a target into a tuning log"},
     {"export", tvmc_cmd_export,
      "write a model (zoo:NAME or ONNX) as an ONNX file, for other frameworks"},
     {"matmul", tvmc_cmd_matmul,

@@ -4,6 +4,7 @@
 #define TVMC_MATMUL_JOB_H
 
 #include "tvm/runtime.h"
+#include "tvm/target.h"
 #include "matmul_te.h"
 
 typedef struct tvmc_matmul_job {

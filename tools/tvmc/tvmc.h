@@ -17,6 +17,7 @@ int tvmc_cmd_matmul(int argc, char **argv);
 int tvmc_cmd_export(int argc, char **argv);
 int tvmc_cmd_compile(int argc, char **argv);
 int tvmc_cmd_run(int argc, char **argv);
+int tvmc_cmd_tune(int argc, char **argv);
 
 /* The subcommand table, for dispatch and `tvmc help`. */
 typedef struct tvmc_command {

@@ -55,7 +55,7 @@ TESTS += tests/e2e/onnx/run_node_tests
 tests_e2e_onnx_run_node_tests_SOURCES = tests/e2e/onnx/run_node_tests.c
 tests_e2e_onnx_run_node_tests_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DTVM_ONNX_TESTDATA='"$(ONNX_TESTDATA)"'
-tests_e2e_onnx_run_node_tests_LDADD = libtvm.la
+tests_e2e_onnx_run_node_tests_LDADD = $(TVM_LIBS)
 endif
 
 # Unit tests of the importer; they build models with the generated

@@ -58,11 +58,6 @@ tests_unit_graph_ops_test_ops_lstm_SOURCES = \
 tests_unit_graph_ops_test_ops_lstm_CFLAGS = $(TVM_TEST_CF)
 tests_unit_graph_ops_test_ops_lstm_LDADD = $(TVM_TEST_LIBS)
 
-# every compute through tvm_lower and the llvm-cpu plugin (skipped without it)
-check_PROGRAMS += tests/unit/graph/ops/test_ops_llvm
-TESTS += tests/unit/graph/ops/test_ops_llvm
-tests_unit_graph_ops_test_ops_llvm_SOURCES = \
-	tests/unit/graph/ops/test_ops_llvm.c tests/unit/graph/ops/ops_test.h
-tests_unit_graph_ops_test_ops_llvm_CFLAGS = $(TVM_TEST_CF)
-tests_unit_graph_ops_test_ops_llvm_LDADD = $(TVM_TEST_LIBS)
+# every compute through the llvm-cpu plugin: tvm-backend-ops
+# (plugin-sdk/tools/, run by tests/abi/test_backend_ops.sh)
 endif

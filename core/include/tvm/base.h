@@ -26,6 +26,9 @@ extern "C" {
 #define TVM_PRINTF(f, a)
 #endif
 
+/* Highest tensor rank anywhere (graphs, plans, packages). */
+#define TVM_MAX_DIMS 8
+
 /* ---- status codes -------------------------------------------------- */
 typedef int32_t tvm_status;
 enum {

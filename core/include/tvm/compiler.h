@@ -1,8 +1,8 @@
 /*
  * tvm/compiler.h - whole-model compilation: a graph and a target in, an
  * execution plan (kernels + memory plan + parameters + device module)
- * out; packages (the plan in one self-contained file) and the graph
- * executor that runs a plan.
+ * out.  Packages (the plan in one self-contained file) and the graph
+ * executor that runs a plan are in tvm/runtime.h (libtvm_runtime).
  *
  * Pipeline (core/compiler/): fold_constants, simplify_inference (batch
  * norm folded into the weights that fold_constants made constant),
@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "tvm/graph.h"
+#include "tvm/runtime.h"
 #include "tvm/target.h"
 
 #ifdef __cplusplus
@@ -40,95 +41,20 @@ typedef struct tvm_compile_options {
   /* 1 (default): the target chooses operator layouts (alter_layout, e.g.
    * NCHW16c convolutions on llvm-cpu); 0: the model's layouts. */
   int alter_layout;
+  /* The tuner's hooks (tvm/tune.h): called for every group scheduled by a
+   * target template; NULL = none (then tuning_log, when set, presets the
+   * best logged knob values of each workload). */
+  const struct tvm_tune_hooks *tune;
 } tvm_compile_options;
 
 TVM_API void tvm_compile_options_init(tvm_compile_options *o);
 
-typedef enum tvm_plan_value_kind {
-  TVM_PV_INPUT = 1,      /* fed by the user */
-  TVM_PV_OUTPUT = 2,     /* read by the user (own storage) */
-  TVM_PV_PARAM = 3,      /* constant, uploaded once */
-  TVM_PV_ACTIVATION = 4  /* intermediate, lives in a storage slot */
-} tvm_plan_value_kind;
-
-typedef struct tvm_plan_value {
-  const char *name;
-  uint32_t kind;         /* tvm_plan_value_kind */
-  tvm_dtype dtype;
-  int ndim;
-  int64_t shape[TVM_MAX_DIMS];
-  const char *layout;    /* NULL = the model's own */
-  int32_t storage;       /* ACTIVATION: storage slot; -1 otherwise */
-  uint64_t nbytes;
-  const void *data;      /* PARAM: host data, nbytes */
-} tvm_plan_value;
-
-/* One kernel launch: args are indexes into the plan's values (the fused
- * group's inputs, then its outputs), passed as buffer pointers. */
-typedef struct tvm_plan_step {
-  const char *kernel;    /* function name in the device module */
-  const char *label;     /* e.g. "Conv+Add+Relu" */
-  uint32_t nargs;
-  const uint32_t *args;
-  double flops;          /* for GFLOP/s in profiles */
-} tvm_plan_step;
-
-typedef struct tvm_plan {
-  /* the target it was built for */
-  const char *target_name;
-  const char *plugin_name;
-  const char *plugin_version;
-  tvm_plan_value *values;
-  uint32_t nvalues;
-  tvm_plan_step *steps;
-  uint32_t nsteps;
-  uint64_t *storage_bytes; /* one per storage slot */
-  uint32_t nstorage;
-  uint32_t *inputs, ninputs;   /* value indexes, model order */
-  uint32_t *outputs, noutputs;
-  tvm_plugin_blob blob;        /* the device module */
-  /* activation memory: peak with the plan, and with one buffer per value */
-  uint64_t activation_bytes_planned;
-  uint64_t activation_bytes_unplanned;
-  void *priv;                  /* owner's bookkeeping (arena) */
-} tvm_plan;
+/* The plan types (tvm_plan and its values and steps), packages and the
+ * graph executor are the runtime's: tvm/runtime.h. */
 
 /* Compiles g (rewritten in place by the graph passes) for t. */
 TVM_API tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
                                const tvm_compile_options *o, tvm_plan **out);
-TVM_API void tvm_plan_free(tvm_plan *p);
-
-/* Packages: one file holding the plan, its parameters, the device module
- * and the target it was built for, with a magic, a format version and
- * checksums.  Loading refuses a damaged, truncated or foreign file, and
- * (when expect is not NULL) one built for another target, with a message
- * naming the file and the problem. */
-TVM_API tvm_status tvm_package_save(const tvm_plan *p, const char *path);
-TVM_API tvm_status tvm_package_load(const char *path, const tvm_target *expect,
-                                    tvm_plan **out);
-
-/* ---- graph executor --------------------------------------------------- */
-typedef struct tvm_executor tvm_executor;
-
-/* Opens a device of t, loads the plan's module, allocates the storage
- * slots, inputs and outputs, and uploads the parameters.  p and t must
- * outlive the executor. */
-TVM_API tvm_status tvm_executor_create(const tvm_plan *p, const tvm_target *t,
-                                       tvm_executor **out);
-TVM_API void tvm_executor_free(tvm_executor *e);
-/* Copies x into input i (by position); shape and dtype must match. */
-TVM_API tvm_status tvm_executor_set_input(tvm_executor *e, uint32_t i,
-                                          const DLTensor *x);
-/* Runs every step in order and waits. */
-TVM_API tvm_status tvm_executor_run(tvm_executor *e);
-/* Copies output i into y (a CPU tensor of the output's shape and dtype). */
-TVM_API tvm_status tvm_executor_get_output(tvm_executor *e, uint32_t i,
-                                           DLTensor *y);
-
-/* Per-step timing: ms[s] = mean milliseconds of step s over `repeat`
- * runs (after one warm-up run). */
-TVM_API tvm_status tvm_executor_profile(tvm_executor *e, int repeat,
-                                        double *ms);
 
 #ifdef __cplusplus
 }

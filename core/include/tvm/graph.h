@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define TVM_MAX_DIMS 8
+/* TVM_MAX_DIMS (tensor rank limit) is in tvm/base.h. */
 
 typedef struct tvm_gnode tvm_gnode;
 typedef struct tvm_gop_def tvm_gop_def;
@@ -148,6 +148,29 @@ TVM_API const char *tvm_gnode_str(const tvm_gnode *n, const char *name,
 /* Number of ints (and *v), or -1 when absent. */
 TVM_API int tvm_gnode_ints(const tvm_gnode *n, const char *name,
                            const int64_t **v);
+
+/* ---- the plugin's view of a node ----------------------------------------
+ * What plugin code handed a tvm_gnode (alter_layout) may read.  The
+ * structs above are not part of the plugin contract; these functions and
+ * the attribute readers above are (WRITING_A_PLUGIN.md, "What plugins
+ * see").  NULL nodes and out-of-range indexes read as absent. */
+TVM_API const char *tvm_gnode_op_name(const tvm_gnode *n);
+TVM_API const char *tvm_gnode_name(const tvm_gnode *n);
+TVM_API int tvm_gnode_num_inputs(const tvm_gnode *n);
+TVM_API int tvm_gnode_num_outputs(const tvm_gnode *n);
+/* Rank of input i (output k), dims copied into shape (TVM_MAX_DIMS
+ * entries, may be NULL); -1 when absent. */
+TVM_API int tvm_gnode_input_shape(const tvm_gnode *n, int i, int64_t *shape);
+TVM_API int tvm_gnode_output_shape(const tvm_gnode *n, int k,
+                                   int64_t *shape);
+/* 0 with the dtype in *out, -1 when absent. */
+TVM_API int tvm_gnode_input_dtype(const tvm_gnode *n, int i, tvm_dtype *out);
+TVM_API int tvm_gnode_output_dtype(const tvm_gnode *n, int k,
+                                   tvm_dtype *out);
+/* Layout string of input i, NULL = the operator's plain convention. */
+TVM_API const char *tvm_gnode_input_layout(const tvm_gnode *n, int i);
+/* 1 when input i is a compile-time constant (weights). */
+TVM_API int tvm_gnode_input_is_const(const tvm_gnode *n, int i);
 
 /* ---- graphs and the builder ---------------------------------------------- */
 TVM_API tvm_status tvm_graph_create(tvm_graph **out);

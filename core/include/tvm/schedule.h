@@ -86,6 +86,14 @@ TVM_API tvm_stage *tvm_stage_of(tvm_schedule *s, const tvm_tensor *t);
  * which stays usable by primitives for as long as it is still a leaf. */
 TVM_API tvm_iter_var *tvm_stage_axis(tvm_stage *st, int i);
 TVM_API tvm_iter_var *tvm_stage_reduce_axis(tvm_stage *st, int i);
+/* The plugin's view of a stage (tvm_stage's fields are not part of the
+ * plugin contract, see WRITING_A_PLUGIN.md): its current operation (after
+ * cache_read/write and rfactor), and how many data-parallel and reduce
+ * root axes tvm_stage_axis/tvm_stage_reduce_axis accept (0 for NULL or a
+ * placeholder). */
+TVM_API tvm_operation *tvm_stage_op(const tvm_stage *st);
+TVM_API int tvm_stage_num_axes(const tvm_stage *st);
+TVM_API int tvm_stage_num_reduce_axes(const tvm_stage *st);
 
 /* Loop structure. */
 TVM_API tvm_status tvm_split(tvm_stage *st, tvm_iter_var *iv, int64_t factor,

@@ -29,6 +29,20 @@
  * Plugins link against libtvm (the core) to build and read IR: the IR
  * types in tvm/ir.h, tvm/te.h and tvm/schedule.h are that library's API.
  *
+ * What plugins see of the core's structs (WRITING_A_PLUGIN.md, "What
+ * plugins see"):
+ *  - frozen: the IR and TE nodes codegen and strategies walk - tvm_expr,
+ *    tvm_stmt (kinds and union members), tvm_buffer, tvm_func,
+ *    tvm_module, tvm_iter_var, tvm_operation, tvm_tensor,
+ *    tvm_tensor_intrin.  Their kind enums only grow at the end, their
+ *    fields keep their offsets; the asserts at the end of this file check
+ *    both, and a plugin may read any field asserted there;
+ *  - wrapped: tvm_gnode/tvm_gvalue (alter_layout) through the accessors
+ *    of tvm/graph.h (tvm_gnode_op_name, tvm_gnode_input_shape,
+ *    tvm_gnode_int, ...), tvm_stage/tvm_schedule through the functions of
+ *    tvm/schedule.h (tvm_stage_op, tvm_stage_num_reduce_axes, ...).
+ *    Their fields are the core's to change.
+ *
  * ABI history (layouts frozen by the _Static_asserts at the end):
  *   1  first release.
  *   2  tvm_plugin_vtable gains timer_start/timer_stop (device timers);
@@ -37,6 +51,12 @@
  *   3  tvm_plugin_vtable gains alter_layout (the target chooses operator
  *      layouts, e.g. NCHW16c convolutions); plugins built for 1 or 2
  *      still load, and their graphs keep the model's layouts.
+ *   4  thread pools belong to devices.  tvm_host_api gains
+ *      pool_parallel_for/pool_size (run on a given pool); tvm_plugin_vtable
+ *      gains device_open_pool (device_open told which pool the device's
+ *      kernels use).  Plugins built for 1-3 still load: their devices
+ *      are opened with device_open and their parallel loops run on the
+ *      process default pool through parallel_for.
  */
 #ifndef TVM_PLUGIN_H
 #define TVM_PLUGIN_H
@@ -50,7 +70,7 @@
 extern "C" {
 #endif
 
-#define TVM_PLUGIN_ABI_VERSION 3u /* newest version of this header */
+#define TVM_PLUGIN_ABI_VERSION 4u /* newest version of this header */
 #define TVM_PLUGIN_ABI_MIN 1u     /* oldest version the host accepts */
 #define TVM_PLUGIN_ENTRY "tvm_plugin_query"
 
@@ -68,6 +88,8 @@ typedef struct tvm_plugin_target tvm_plugin_target;
 typedef struct tvm_plugin_device tvm_plugin_device;
 typedef struct tvm_plugin_module tvm_plugin_module;
 typedef struct tvm_plugin_func tvm_plugin_func;
+/* A thread pool of the host (ABI 4): opaque, owned by the host. */
+typedef struct tvm_host_pool tvm_host_pool;
 
 /* ---- what the host offers the plugin ------------------------------------ */
 typedef struct tvm_host_api {
@@ -80,12 +102,22 @@ typedef struct tvm_host_api {
   /* The host's allocator: what the plugin hands to the host to free. */
   void *(*alloc)(uint64_t nbytes);
   void (*free)(void *p);
-  /* Runs task(i, n, data) for i in [0, n) on the runtime's thread pool and
-   * returns when all are done: the first non-zero return, or 0. */
+  /* Runs task(i, n, data) for i in [0, n) on the process default thread
+   * pool and returns when all are done: the first non-zero return, or 0.
+   * ABI 4 plugins use pool_parallel_for with their device's pool. */
   int32_t (*parallel_for)(int32_t (*task)(int64_t i, int64_t n, void *data),
                           void *data, int64_t n);
-  uint32_t num_threads;  /* size of that pool */
+  uint32_t num_threads;  /* size of the default pool when queried */
   uint32_t reserved;
+  /* ABI 4 */
+  /* Like parallel_for, on pool (from device_open_pool; NULL = the default
+   * pool).  A call from inside a task of any pool runs serially. */
+  int32_t (*pool_parallel_for)(tvm_host_pool *pool,
+                               int32_t (*task)(int64_t i, int64_t n,
+                                               void *data),
+                               void *data, int64_t n);
+  /* Threads of pool (the caller included; NULL = the default pool). */
+  uint32_t (*pool_size)(tvm_host_pool *pool);
 } tvm_host_api;
 
 /* ---- compile-time half -------------------------------------------------- */
@@ -279,6 +311,14 @@ typedef struct tvm_plugin_vtable {
    * negative status.  (opt: every node keeps the model's layout) */
   int32_t (*alter_layout)(tvm_plugin_target *t, const tvm_gnode *node,
                           tvm_plugin_layout *out);
+
+  /* ABI 4 */
+  /* device_open, told the host pool (never NULL) the device's kernels run
+   * their parallel loops on, through host->pool_parallel_for.  The pool
+   * outlives the device.  (opt: the host calls device_open, and the
+   * plugin's loops use the default pool) */
+  int32_t (*device_open_pool)(tvm_plugin_target *t, tvm_host_pool *pool,
+                              tvm_plugin_device **out);
 } tvm_plugin_vtable;
 
 typedef struct tvm_plugin_desc {
@@ -297,12 +337,17 @@ typedef const tvm_plugin_desc *(*tvm_plugin_query_fn)(
 #define TVM_PLUGIN_VTABLE_SIZE_V1 offsetof(tvm_plugin_vtable, timer_start)
 /* Size of the vtable for ABI 2: everything before alter_layout. */
 #define TVM_PLUGIN_VTABLE_SIZE_V2 offsetof(tvm_plugin_vtable, alter_layout)
+/* Size of the vtable for ABI 3: everything before device_open_pool. */
+#define TVM_PLUGIN_VTABLE_SIZE_V3 offsetof(tvm_plugin_vtable, device_open_pool)
+/* Size of the host API for ABI 1-3: everything before pool_parallel_for. */
+#define TVM_HOST_API_SIZE_V3 offsetof(tvm_host_api, pool_parallel_for)
 
 /* ---- frozen layouts (LP64) ------------------------------------------- */
 #if defined(__LP64__) && !defined(__cplusplus)
 _Static_assert(offsetof(tvm_host_api, report) == 8, "ABI 1 frozen");
 _Static_assert(offsetof(tvm_host_api, parallel_for) == 40, "ABI 1 frozen");
-_Static_assert(sizeof(tvm_host_api) == 56, "ABI 1 frozen");
+_Static_assert(TVM_HOST_API_SIZE_V3 == 56, "ABI 1 frozen");
+_Static_assert(sizeof(tvm_host_api) == 72, "ABI 4 frozen");
 _Static_assert(sizeof(tvm_plugin_attr) == 56, "ABI 1 frozen");
 _Static_assert(sizeof(tvm_plugin_attr_value) == 40, "ABI 1 frozen");
 _Static_assert(sizeof(tvm_plugin_scope) == 32, "ABI 1 frozen");
@@ -318,9 +363,77 @@ _Static_assert(offsetof(tvm_plugin_vtable, codegen) == 40, "ABI 1 frozen");
 _Static_assert(offsetof(tvm_plugin_vtable, launch) == 120, "ABI 1 frozen");
 _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V1 == 136, "ABI 1 frozen");
 _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V2 == 152, "ABI 2 frozen");
-_Static_assert(sizeof(tvm_plugin_vtable) == 160, "ABI 3 frozen");
+_Static_assert(TVM_PLUGIN_VTABLE_SIZE_V3 == 160, "ABI 3 frozen");
+_Static_assert(sizeof(tvm_plugin_vtable) == 168, "ABI 4 frozen");
 _Static_assert(sizeof(tvm_plugin_layout) == 104, "ABI 3 frozen");
 _Static_assert(sizeof(tvm_plugin_desc) == 40, "ABI 1 frozen");
+
+/* The core structs plugins read (see the top of this file): kind values
+ * and the offsets of the fields a plugin may read.  A change that fails
+ * one of these breaks every plugin built before it. */
+_Static_assert(TVM_VAR == 3, "plugin-visible core struct frozen");
+_Static_assert(TVM_MAX == 12, "plugin-visible core struct frozen");
+_Static_assert(TVM_GE == 18, "plugin-visible core struct frozen");
+_Static_assert(TVM_NOT == 21, "plugin-visible core struct frozen");
+_Static_assert(TVM_CALL == 24, "plugin-visible core struct frozen");
+_Static_assert(TVM_LOAD == 25, "plugin-visible core struct frozen");
+_Static_assert(TVM_RAMP == 26, "plugin-visible core struct frozen");
+_Static_assert(TVM_REDUCE == 30, "plugin-visible core struct frozen");
+_Static_assert(TVM_REALIZE == 11, "plugin-visible core struct frozen");
+_Static_assert(TVM_STORE == 4, "plugin-visible core struct frozen");
+_Static_assert(TVM_EVALUATE == 7, "plugin-visible core struct frozen");
+_Static_assert(TVM_ASSERT == 9, "plugin-visible core struct frozen");
+_Static_assert(TVM_INTRIN_ISNAN == 17, "plugin-visible core struct frozen");
+_Static_assert(TVM_INTRIN_BITXOR == 22, "plugin-visible core struct frozen");
+_Static_assert(TVM_INTRIN_ACCESS_PTR == 25, "plugin-visible core struct frozen");
+_Static_assert(TVM_INTRIN_DEP_POP == 27, "plugin-visible core struct frozen");
+_Static_assert(TVM_FOR_VTHREAD == 5, "plugin-visible core struct frozen");
+_Static_assert(TVM_REDUCE_PROD == 3, "plugin-visible core struct frozen");
+_Static_assert(TVM_OP_COMPUTE == 1, "plugin-visible core struct frozen");
+_Static_assert(TVM_FUNC_HOST == 0, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, dtype) == 4, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.call.args) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.call.nargs) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.load.pred) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.ramp.lanes) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_expr, u.reduce.cond) == 40, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.for_.body) == 48, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.alloc.body) == 48, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.attr.body) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.store.pred) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_stmt, u.realize.body) == 40, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, data) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, dtype) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, shape) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, strides) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, elem_offset) == 40, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_buffer, scope) == 48, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, kind) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, params) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, buffers) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, body) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_func, thread_extents) == 56, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_module, funcs) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_module, nfuncs) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_iter_var, dom) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_iter_var, kind) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_iter_var, thread_tag) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, tag) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, axis) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, reduce_axis) == 40, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, nreduce) == 48, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, body) == 56, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_operation, output) == 64, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, name) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, dtype) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, ndim) == 20, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, shape) == 24, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor, shape_c) == 32, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor_intrin, pattern) == 8, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor_intrin, emit) == 16, "plugin-visible core struct frozen");
+_Static_assert(offsetof(tvm_tensor_intrin, data) == 24, "plugin-visible core struct frozen");
 #endif
 
 #ifdef __cplusplus

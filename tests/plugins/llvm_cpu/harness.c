@@ -73,7 +73,7 @@ static int32_t h_parallel_for(int32_t (*task)(int64_t, int64_t, void *),
 
 static const tvm_host_api g_host = {
     sizeof(tvm_host_api), TVM_PLUGIN_ABI_VERSION, h_report, h_log, h_alloc,
-    h_freefn, h_parallel_for, 4, 0};
+    h_freefn, h_parallel_for, 4, 0, NULL, NULL};
 
 const tvm_host_api *h_host(void) { return &g_host; }
 const char *h_last_report(void) { return g_report; }

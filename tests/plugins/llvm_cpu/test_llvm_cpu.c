@@ -92,9 +92,11 @@ static void test_query(void **state) {
   assert_non_null(d1);
   assert_int_equal(d1->abi_version, 1);
   assert_int_equal(q(2, h_host())->abi_version, 2);
+  assert_int_equal(q(3, h_host())->abi_version, 3);
   const tvm_plugin_desc *d2 = q(7, h_host());
-  assert_int_equal(d2->abi_version, 3);
+  assert_int_equal(d2->abi_version, 4);
   assert_non_null(d2->vtable->alter_layout);
+  assert_non_null(d2->vtable->device_open_pool);
   assert_string_equal(d2->name, "llvm-cpu");
   const tvm_plugin_vtable *vt = d2->vtable;
   const char *want[] = {"mcpu", "mattr", "num_threads", "opt_level",

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "tvm/runtime.h"
+#include "tvm/target.h"
 
 static tvm_ctx *C;
 

@@ -12,6 +12,9 @@
  *   body:   reset then update.
  * codegen returns the printed module as a TVM_BLOB_CUSTOM blob; there is
  * no device (probe says UNAVAILABLE).
+ *
+ * Built with -DMOCK_ACCEL_BROKEN_INTRIN (tests/abi/local.mk) its emitter
+ * passes A where B belongs: the plugin the conformance tests must fail.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +58,13 @@ static tvm_status emit(tvm_ctx *c, const tvm_tensor_intrin *ti,
   if (nin != 2)
     return tvm_diag_set(TVM_ERR_INTERNAL, "mock_gemm_4x4: %d inputs, not 2",
                         nin);
+  tvm_buffer *b = in[1];
+#ifdef MOCK_ACCEL_BROKEN_INTRIN
+  b = in[0]; /* deliberately wrong: the CTS must fail this build */
+#endif
   tvm_expr *rargs[2] = {ptr(c, out, 2), ld(c, out)};
-  tvm_expr *uargs[6] = {ptr(c, out, 3),  ptr(c, in[0], 1), ptr(c, in[1], 1),
-                        ld(c, out), ld(c, in[0]), ld(c, in[1])};
+  tvm_expr *uargs[6] = {ptr(c, out, 3), ptr(c, in[0], 1), ptr(c, b, 1),
+                        ld(c, out),     ld(c, in[0]),     ld(c, b)};
   *reset = tvm_evaluate(c, tvm_call_extern(c, TVM_I32, "mock_gemm_reset",
                                            rargs, 2));
   *update = tvm_evaluate(c, tvm_call_extern(c, TVM_I32, "mock_gemm", uargs, 6));

@@ -46,7 +46,7 @@ static void hfree(void *p) { free(p); }
 
 static const tvm_host_api host_api = {
     sizeof(tvm_host_api), TVM_PLUGIN_ABI_VERSION, report, logmsg, halloc,
-    hfree, NULL, 1, 0};
+    hfree, NULL, 1, 0, NULL, NULL};
 
 static tvm_expr *matmul_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_tensor **in = ud;

@@ -58,18 +58,14 @@ static inline tvm_status fx_lower(const tvm_target *t, tvm_module *m,
   return st;
 }
 
-/* Builds the fixture plan for target t (freed with tvm_plan_free).  The
- * plan is laid out as compiler_plan_new makes one (that function is
- * internal to libtvm): priv is a plan_priv owning an arena. */
+/* Builds the fixture plan for target t (freed with tvm_plan_free), made
+ * with tvm_plan_new and recording t with tvm_plan_set_target. */
 static inline tvm_status fx_plan(const tvm_target *t, tvm_plan **out) {
   tvm_module m = {0};
   tvm_status st;
-  tvm_plan *p = tvm_calloc(1, sizeof *p);
-  plan_priv *pv = tvm_calloc(1, sizeof *pv);
-  tvm_arena *a = tvm_arena_create();
-  if (!p || !pv || !a) return TVM_ERR_NOMEM;
-  pv->arena = a;
-  p->priv = pv;
+  tvm_plan *p = NULL;
+  if ((st = tvm_plan_new(&p)) != TVM_OK) return st;
+  tvm_arena *a = tvm_plan_arena(p);
   m.ctx = tvm_ctx_create();
   if ((st = fx_lower(t, &m, "k_add", 1)) != TVM_OK ||
       (st = fx_lower(t, &m, "k_sq", 0)) != TVM_OK ||
@@ -80,9 +76,10 @@ static inline tvm_status fx_plan(const tvm_target *t, tvm_plan **out) {
   }
   tvm_ctx_destroy(m.ctx);
 
-  p->target_name = tvm_arena_strdup(a, t->name);
-  p->plugin_name = tvm_arena_strdup(a, t->plugin_name);
-  p->plugin_version = tvm_arena_strdup(a, t->plugin->version);
+  if ((st = tvm_plan_set_target(p, t)) != TVM_OK) {
+    tvm_plan_free(p);
+    return st;
+  }
   p->nvalues = 5;
   p->values = tvm_arena_alloc(a, 5 * sizeof(tvm_plan_value));
   const char *names[5] = {"x", "w", "t", "u", "y"};

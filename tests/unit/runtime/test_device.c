@@ -12,6 +12,7 @@
 
 #include "../../abi/abi_util.h"
 #include "tvm/runtime.h"
+#include "tvm/target.h"
 
 static tvm_plugin_registry *reg;
 static char dir[256];
@@ -138,10 +139,13 @@ static void test_abi1_host_clock(void **state) { run_add("abi1", 0); }
 
 /* A module loaded on a device the caller owns. */
 static void test_build_on_given_device(void **state) {
+  int before = tvm_runtime_num_threads();
   tvm_target *t = load("fake", 1);
-  assert_int_equal(tvm_runtime_num_threads(), 1);
   tvm_device *d = NULL;
   assert_int_equal(tvm_device_open(t, &d), TVM_OK);
+  /* the device has its own pool of num_threads; the default is untouched */
+  assert_int_equal(tvm_thread_pool_size(tvm_device_pool(d)), 1);
+  assert_int_equal(tvm_runtime_num_threads(), before);
   tvm_module *m = make_module();
   tvm_runtime_module *rm = NULL;
   assert_int_equal(tvm_build(t, m, d, &rm), TVM_OK);

@@ -113,6 +113,16 @@ static void assert_plans_equal(const tvm_plan *a, const tvm_plan *b) {
   assert_int_equal(a->blob.format, b->blob.format);
   assert_int_equal(a->blob.size, b->blob.size);
   assert_memory_equal(a->blob.data, b->blob.data, a->blob.size);
+  assert_int_equal(a->ntarget_attrs, b->ntarget_attrs);
+  for (uint32_t i = 0; i < a->ntarget_attrs; i++) {
+    const tvm_plugin_attr_value *x = &a->target_attrs[i],
+                                *y = &b->target_attrs[i];
+    assert_string_equal(x->name, y->name);
+    assert_int_equal(x->type, y->type);
+    assert_int_equal(x->i, y->i);
+    assert_true(x->f == y->f);
+    assert_true(streq(x->s, y->s));
+  }
   assert_int_equal(a->blob.nkernels, b->blob.nkernels);
   for (uint32_t k = 0; k < a->blob.nkernels; k++) {
     const tvm_plugin_kernel *x = &a->blob.kernels[k], *y = &b->blob.kernels[k];
@@ -237,6 +247,62 @@ static void reseal(unsigned char *b) {
   for (int i = 0; i < 8; i++) b[24 + i] = (unsigned char)(h >> (8 * i));
 }
 
+/* The target a package records, made without YAML; a format-1 package
+ * (no attribute values) and values the plugin's schema refuses ask for
+ * a recompile. */
+static void test_target_from_package(void **state) {
+  (void)state;
+  tvm_plan *p = NULL, *q = NULL;
+  tvm_target *t = NULL;
+  char path[512];
+  size_t n;
+  path_of("t.tvmpkg", path, sizeof path);
+  assert_int_equal(fx_plan(target, &p), TVM_OK);
+  assert_int_equal(p->ntarget_attrs, target->nattrs);
+  assert_int_equal(tvm_package_save(p, path), TVM_OK);
+  tvm_plan_free(p);
+  if (tvm_package_load(path, NULL, &q) != TVM_OK)
+    fail_msg("%s", tvm_diag_message());
+  if (tvm_plan_target(q, NULL, &t) != TVM_OK)
+    fail_msg("%s", tvm_diag_message());
+  assert_string_equal(t->name, target->name);
+  assert_string_equal(t->plugin_name, target->plugin_name);
+  assert_null(t->path);
+  assert_non_null(t->instance);
+  assert_int_equal(t->nattrs, target->nattrs);
+  for (uint32_t i = 0; i < t->nattrs; i++) {
+    assert_string_equal(t->attrs[i].name, target->attrs[i].name);
+    assert_int_equal(t->attrs[i].i, target->attrs[i].i);
+    assert_true(streq(t->attrs[i].s, target->attrs[i].s));
+  }
+  tvm_target_free(t);
+  /* a value out of the schema's range: refused before target_create */
+  tvm_plugin_attr_value *v = (tvm_plugin_attr_value *)tvm_target_attr(
+      target, "num_threads");
+  assert_non_null(v);
+  for (uint32_t i = 0; i < q->ntarget_attrs; i++)
+    if (!strcmp(q->target_attrs[i].name, "num_threads"))
+      ((tvm_plugin_attr_value *)q->target_attrs)[i].i = 100000;
+  assert_int_equal(tvm_plan_target(q, NULL, &t), TVM_ERR_INVALID);
+  assert_null(t);
+  assert_non_null(strstr(tvm_diag_message(), "'num_threads'"));
+  assert_non_null(strstr(tvm_diag_message(), "recompile"));
+  tvm_plan_free(q);
+  /* format 1: read, but it records no values */
+  unsigned char *b = read_all(path, &n);
+  b[8] = 1;
+  reseal(b);
+  write_all(path, b, n);
+  free(b);
+  if (tvm_package_load(path, target, &q) != TVM_OK)
+    fail_msg("format 1: %s", tvm_diag_message());
+  assert_null(q->target_attrs);
+  assert_int_equal(tvm_plan_target(q, NULL, &t), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "format version 1"));
+  assert_non_null(strstr(tvm_diag_message(), "recompile"));
+  tvm_plan_free(q);
+}
+
 static void test_magic_and_version(void **state) {
   (void)state;
   tvm_plan *p = NULL, *q = NULL;
@@ -340,6 +406,7 @@ int main(void) {
       cmocka_unit_test(test_roundtrip_mlp),
       cmocka_unit_test(test_corruption),
       cmocka_unit_test(test_magic_and_version),
+      cmocka_unit_test(test_target_from_package),
       cmocka_unit_test(test_wrong_target),
       cmocka_unit_test(test_inconsistent_plans),
   };

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tvm/runtime.h"
+#include "tvm/target.h"
 
 #define N 10000
 

@@ -16,6 +16,7 @@
 
 #include "../../abi/abi_util.h"
 #include "tvm/runtime.h"
+#include "tvm/target.h"
 
 static tvm_plugin_registry *reg;
 static char dir[256];

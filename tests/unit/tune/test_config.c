@@ -175,12 +175,73 @@ static void test_out_of_memory(void **state) {
   tvm_set_allocator(NULL, NULL);
 }
 
+/* Powers-of-two splits with a maximum, reorder, annotation and category
+ * knobs, the product-space index, presets and rejection. */
+static void test_knob_kinds_and_index(void **state) {
+  (void)state;
+  tvm_config *cfg = tvm_config_create();
+  int64_t t[2];
+  int order[3];
+  /* 48 = 2^4 * 3: power-of-two inner parts up to 8 -> 1, 2, 4, 8 */
+  assert_int_equal(tvm_cfg_split_ex(cfg, "blk", 48, 2, TVM_SPLIT_POW2, 8,
+                                    (int64_t[]){-1, 4}, t), TVM_OK);
+  assert_memory_equal(t, ((int64_t[]){12, 4}), sizeof t);
+  assert_int_equal(tvm_config_knob(cfg, 0)->nchoices, 4);
+  static const int perms[] = {0, 1, 2, 2, 1, 0};
+  assert_int_equal(tvm_cfg_reorder(cfg, "ord", 3, perms, 2, 0, order), TVM_OK);
+  assert_int_equal(order[0], 0);
+  static const int anns[] = {TVM_ANN_NONE, TVM_ANN_UNROLL};
+  assert_int_equal(tvm_cfg_annotate(cfg, "ann", anns, 2, 1), TVM_ANN_UNROLL);
+  static const char *const pack[] = {"packed", "direct", "tiled"};
+  assert_int_equal(tvm_cfg_category(cfg, "pack", pack, 3, 0), 0);
+  assert_int_equal(tvm_config_space_size(cfg), 4 * 2 * 2 * 3);
+  /* index: blk varies fastest */
+  uint64_t idx = 3 + 4 * (1 + 2 * (0 + 2 * 2));
+  assert_int_equal(tvm_config_set_index(cfg, idx), TVM_OK);
+  assert_int_equal(tvm_config_index(cfg), idx);
+  assert_int_equal(tvm_cfg_split_ex(cfg, "blk", 48, 2, TVM_SPLIT_POW2, 8,
+                                    NULL, t), TVM_OK);
+  assert_memory_equal(t, ((int64_t[]){6, 8}), sizeof t);
+  assert_int_equal(tvm_cfg_reorder(cfg, "ord", 3, perms, 2, 0, order), TVM_OK);
+  assert_int_equal(order[0], 2);
+  assert_int_equal(tvm_cfg_annotate(cfg, "ann", anns, 2, 1), TVM_ANN_NONE);
+  assert_int_equal(tvm_cfg_category(cfg, "pack", pack, 3, 0), 2);
+  char *s = tvm_config_str(cfg);
+  assert_string_equal(s, "blk=[6,8] ord=[2,1,0] ann=none pack=tiled");
+  tvm_free(s);
+  assert_int_equal(tvm_config_set_index(cfg, 48), TVM_ERR_INVALID);
+  /* rejection until the next index */
+  assert_null(tvm_config_rejected(cfg));
+  tvm_cfg_reject(cfg, "block %d too big", 8);
+  tvm_cfg_reject(cfg, "second reason");
+  assert_string_equal(tvm_config_rejected(cfg), "block 8 too big");
+  assert_int_equal(tvm_config_set_index(cfg, 0), TVM_OK);
+  assert_null(tvm_config_rejected(cfg));
+  /* a bad permutation is refused */
+  assert_int_equal(tvm_cfg_reorder(cfg, "bad", 2, (int[]){0, 0}, 1, 0, order),
+                   TVM_ERR_INVALID);
+  tvm_config_free(cfg);
+
+  /* presets: applied when the knob is first asked for */
+  cfg = tvm_config_create();
+  assert_int_equal(tvm_config_preset(cfg, "blk", 1), TVM_OK);
+  assert_int_equal(tvm_config_preset(cfg, "gone", 0), TVM_OK);
+  assert_int_equal(tvm_config_preset(cfg, "pack", 9), TVM_OK); /* stale */
+  assert_int_equal(tvm_cfg_split_ex(cfg, "blk", 48, 2, TVM_SPLIT_POW2, 8,
+                                    NULL, t), TVM_OK);
+  assert_memory_equal(t, ((int64_t[]){24, 2}), sizeof t);
+  assert_int_equal(tvm_cfg_category(cfg, "pack", pack, 3, 1), 1);
+  assert_int_equal(tvm_config_presets_unused(cfg), 2);
+  tvm_config_free(cfg);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_split_space_64_3),
       cmocka_unit_test(test_set_by_name),
       cmocka_unit_test(test_edge_cases),
       cmocka_unit_test(test_out_of_memory),
+      cmocka_unit_test(test_knob_kinds_and_index),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

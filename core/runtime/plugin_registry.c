@@ -1,5 +1,5 @@
 /*
- * core/target/plugin_registry.c - plugin discovery: which directories are
+ * core/runtime/plugin_registry.c - plugin discovery: which directories are
  * searched, which files are refused and why, ABI negotiation, and the
  * process-wide registry.
  *
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "target_int.h"
+#include "runtime_int.h"
 
 struct tvm_plugin_registry {
   tvm_plugin_entry **entries; /* each allocated alone: pointers stay valid */
@@ -27,7 +27,7 @@ struct tvm_plugin_registry {
 };
 
 /* A heap string (tvm_free) formatted like printf, or NULL. */
-char *target_aprintf(const char *fmt, ...) {
+char *runtime_aprintf(const char *fmt, ...) {
   va_list ap, ap2;
   va_start(ap, fmt);
   va_copy(ap2, ap);
@@ -41,16 +41,17 @@ char *target_aprintf(const char *fmt, ...) {
 }
 
 /* Bytes of the vtable defined by ABI version v (0 for unknown ones). */
-size_t target_vtable_size_for_abi(uint32_t v) {
+size_t runtime_vtable_size_for_abi(uint32_t v) {
   if (v == 1) return TVM_PLUGIN_VTABLE_SIZE_V1;
   if (v == 2) return TVM_PLUGIN_VTABLE_SIZE_V2;
-  if (v == 3) return sizeof(tvm_plugin_vtable);
+  if (v == 3) return TVM_PLUGIN_VTABLE_SIZE_V3;
+  if (v == 4) return sizeof(tvm_plugin_vtable);
   return 0;
 }
 
 /* Is the installed directory switched off for this process?  Test suites
  * set TVM_NO_INSTALLED=1 so that they see only the build tree. */
-int target_no_installed_dirs(void) {
+int runtime_no_installed_dirs(void) {
   const char *v = secure_getenv("TVM_NO_INSTALLED");
   return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
 }
@@ -179,7 +180,7 @@ static void load_file(tvm_plugin_registry *r, const char *path) {
          d->name);
     return;
   }
-  size_t need = target_vtable_size_for_abi(d->abi_version);
+  size_t need = runtime_vtable_size_for_abi(d->abi_version);
   if (d->vtable->struct_size < need) {
     skip(r, path,
          "ABI negotiation failed: plugin '%s' vtable struct_size %u is too "
@@ -358,7 +359,7 @@ static tvm_plugin_registry empty_registry;
 static void discover(void) {
   const char *env = secure_getenv("TVM_PLUGIN_PATH");
   tvm_plugin_registry *r = NULL;
-  if (tvm_plugin_registry_create(env, !target_no_installed_dirs(), &r) !=
+  if (tvm_plugin_registry_create(env, !runtime_no_installed_dirs(), &r) !=
       TVM_OK) {
     tvm_log(TVM_LOG_ERROR, "plugin discovery failed: %s",
             tvm_diag_message());

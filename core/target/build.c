@@ -1,9 +1,8 @@
 /*
- * core/runtime/build.c - from a lowered module to a runnable one: codegen
+ * core/target/build.c - from a lowered module to a runnable one: codegen
  * through the target's plugin, then module_load on a device.
  */
-#include "tvm/runtime.h"
-#include "../target/target_int.h"
+#include "target_int.h"
 
 /* Codegen, then module_load on d or on a device the module will own.
  * The blob is freed once loaded (module_load copies what it keeps). */
@@ -28,6 +27,6 @@ tvm_status tvm_build(const tvm_target *t, const tvm_module *m, tvm_device *d,
     tvm_device_close(own);
     return st;
   }
-  if (own != NULL) runtime_module_own_device(*out);
+  if (own != NULL) tvm_runtime_module_own_device(*out);
   return TVM_OK;
 }

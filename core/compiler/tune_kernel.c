@@ -1,0 +1,147 @@
+/*
+ * core/compiler/tune_kernel.c - what the tuner's hook (tvm/tune.h) sees
+ * of a kernel being compiled, and lowering candidates of it.
+ *
+ * A workload is "<template>-<16 hex digits>": the hash of the group key
+ * (operators, attributes, wiring, value types and shapes; see kernels.c),
+ * so identical groups of any model share tuning records.  A candidate is
+ * lowered in a context of its own (freed with it): the group's tensor
+ * expressions are declared again, scheduled with the template under the
+ * given knob values, and lowered as function "kernel"; the loop-program
+ * features are taken from the loop IR after storage_flatten, where loops
+ * still carry their annotations.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler_int.h"
+
+void compiler_tune_kernel_init(tvm_tune_kernel *k, const tvm_target *t,
+                               const tvm_lower_options *lo, int lanes,
+                               const tvm_graph_group *G,
+                               const tvm_plugin_strategy *strat,
+                               const char *key, double flops, int reused,
+                               char workload[64]) {
+  memset(k, 0, sizeof *k);
+  k->t = t;
+  k->lo = lo;
+  k->lanes = lanes;
+  k->G = G;
+  k->strat = strat;
+  k->tmpl = strat->name ? strat->name : "template";
+  snprintf(workload, 64, "%.40s-%016llx", k->tmpl,
+           (unsigned long long)tvm_hash_bytes(key, strlen(key),
+                                              TVM_HASH_SEED));
+  k->workload = workload;
+  k->flops = flops;
+  k->reused = reused;
+  size_t n = 0;
+  for (int i = 0; i < G->nnodes && n + 2 < sizeof k->label; i++)
+    n += (size_t)snprintf(k->label + n, sizeof k->label - n, "%s%s",
+                          i ? "+" : "", G->nodes[i]->op);
+  const tvm_gvalue *o =
+      G->anchor->noutputs > 0 ? G->anchor->outputs[0] : NULL;
+  n = 0;
+  for (int d = 0; o && d < o->ndim && n + 2 < sizeof k->shape; d++)
+    n += (size_t)snprintf(k->shape + n, sizeof k->shape - n, "%s%lld",
+                          d ? "x" : "", (long long)o->shape[d]);
+}
+
+const char *tvm_tune_kernel_workload(const tvm_tune_kernel *k) {
+  return k->workload;
+}
+const char *tvm_tune_kernel_template(const tvm_tune_kernel *k) {
+  return k->tmpl;
+}
+const char *tvm_tune_kernel_label(const tvm_tune_kernel *k) {
+  return k->label;
+}
+const char *tvm_tune_kernel_shape(const tvm_tune_kernel *k) {
+  return k->shape;
+}
+double tvm_tune_kernel_flops(const tvm_tune_kernel *k) { return k->flops; }
+int tvm_tune_kernel_reused(const tvm_tune_kernel *k) { return k->reused; }
+const tvm_target *tvm_tune_kernel_target(const tvm_tune_kernel *k) {
+  return k->t;
+}
+
+/* Lowering's dump hook: features of the function after storage_flatten. */
+static void take_features(void *ud, const char *pass, const tvm_func *f) {
+  if (strcmp(pass, "storage_flatten") == 0)
+    tvm_tune_features(f, (float *)ud);
+}
+
+tvm_status tvm_tune_kernel_lower(tvm_tune_kernel *k, tvm_config *cfg,
+                                 int generic, tvm_tune_lowered *out) {
+  const tvm_graph_group *G = k->G;
+  tvm_tensor *in[64], *outs[64], *args[128];
+  unsigned char used[64];
+  tvm_schedule *s = NULL;
+  tvm_status st;
+  memset(out, 0, sizeof *out);
+  if (G->ninputs > 64 || G->noutputs > 64)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "tune: group with more than 64 inputs or outputs");
+  out->ctx = tvm_ctx_create();
+  if (!out->ctx)
+    return tvm_diag_set(TVM_ERR_NOMEM, "tune: out of memory");
+  out->mod.ctx = out->ctx;
+  if ((st = compiler_group_declare(out->ctx, G, in, outs, used)))
+    goto fail;
+  int n = 0;
+  for (int i = 0; i < G->ninputs; i++)
+    if (used[i])
+      args[n++] = in[i];
+  for (int j = 0; j < G->noutputs; j++)
+    args[n++] = outs[j];
+  if (n > 64) {
+    st = tvm_diag_set(TVM_ERR_UNSUPPORTED, "tune: more than 64 arguments");
+    goto fail;
+  }
+  out->nargs = n;
+  for (int a = 0; a < n; a++) {
+    int64_t numel = 1;
+    for (int d = 0; d < args[a]->ndim; d++)
+      numel *= args[a]->shape_c[d] > 0 ? args[a]->shape_c[d] : 1;
+    out->args[a].dtype = args[a]->dtype;
+    out->args[a].numel = numel;
+    out->args[a].is_output = a >= n - G->noutputs;
+  }
+  if ((st = tvm_schedule_create(out->ctx, outs, G->noutputs, &s)))
+    goto fail;
+  if (generic) {
+    st = compiler_schedule_generic(s, outs, G->noutputs, k->lanes);
+  } else {
+    st = k->strat->schedule(k->t->instance, s, outs, (uint32_t)G->noutputs,
+                            cfg);
+    if (!st && tvm_config_rejected(cfg))
+      st = tvm_diag_set(TVM_ERR_INVALID, "rejected by the template: %s",
+                        tvm_config_rejected(cfg));
+  }
+  if (st)
+    goto fail;
+  tvm_lower_options lo = *k->lo;
+  lo.dump_pass = "storage_flatten";
+  lo.dump = take_features;
+  lo.dump_ud = out->features;
+  st = tvm_lower(s, args, n, "kernel", &lo, &out->mod);
+  tvm_schedule_free(s);
+  s = NULL;
+  if (!st)
+    return TVM_OK;
+fail:
+  tvm_schedule_free(s);
+  tvm_tune_lowered_free(out);
+  return st;
+}
+
+void tvm_tune_lowered_free(tvm_tune_lowered *l) {
+  if (!l)
+    return;
+  if (l->ctx)
+    tvm_ctx_destroy(l->ctx);
+  l->ctx = NULL;
+  l->mod.ctx = NULL;
+  l->mod.funcs = NULL;
+  l->mod.nfuncs = 0;
+}

@@ -1,0 +1,324 @@
+/*
+ * core/tune/features.c - loop-program features for the cost model,
+ * computed from the loop IR (after storage_flatten: loops still carry
+ * their annotations, buffers are flat with affine indices), not from knob
+ * values, so a model trained on some workloads ranks others.
+ *
+ * The walk keeps the stack of enclosing loops.  Per loop it sees the
+ * extent, depth and annotation; per buffer access (load or store) the
+ * stride with respect to the innermost loop, the touch count (product of
+ * enclosing extents), the reuse (product of the extents of enclosing
+ * loops whose variable the index does not use: how often the same element
+ * is touched again) and the bytes moved; arithmetic is counted by kind
+ * and weighted by trip count.  Everything is folded into a fixed-length
+ * vector of log2-scaled numbers (shape-independent): totals, per
+ * annotation kind the loop counts and extents, and the six most touched
+ * accesses sorted by touch count.  34 + 6 x 5 = 64 numbers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tvm/tune.h"
+
+#define MAX_DEPTH 32
+#define NACC 6
+#define ACC_F 5 /* features per access */
+
+typedef struct acc {
+  double touch, reuse, bytes;
+  double stride; /* elements, w.r.t. the innermost loop; -1 = unknown */
+  int store, vector;
+} acc;
+
+typedef struct walk {
+  const tvm_expr *var[MAX_DEPTH];
+  double ext[MAX_DEPTH];
+  int kind[MAX_DEPTH];
+  int depth;
+  double trip; /* product of enclosing extents */
+  /* totals, weighted by trips */
+  double fadd, fmul, fdiv, fmath, iops, cmp, loads, stores, vec_lanes;
+  double loop_count[6], loop_ext[6], loop_ext_max[6];
+  double max_depth, local_bytes, par_ext, inner_ext, unroll_body;
+  acc accs[64];
+  int nacc;
+} walk;
+
+static double lg(double x) { return x > 0 ? log2(x + 1) : 0; }
+
+/* Does e use variable v? */
+static int uses(const tvm_expr *e, const tvm_expr *v) {
+  if (!e)
+    return 0;
+  switch (e->kind) {
+  case TVM_VAR:
+    return e == v;
+  case TVM_INT:
+  case TVM_FLOAT:
+  case TVM_STR:
+    return 0;
+  case TVM_NOT:
+  case TVM_CAST:
+    return uses(e->u.un.a, v);
+  case TVM_SELECT:
+    return uses(e->u.sel.cond, v) || uses(e->u.sel.t, v) || uses(e->u.sel.f, v);
+  case TVM_RAMP:
+    return uses(e->u.ramp.base, v) || uses(e->u.ramp.stride, v);
+  case TVM_BROADCAST:
+    return uses(e->u.bcast.value, v);
+  case TVM_LOAD:
+    return uses(e->u.load.index, v);
+  case TVM_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      if (uses(e->u.call.args[i], v))
+        return 1;
+    return 0;
+  case TVM_LET:
+    return uses(e->u.let.value, v) || uses(e->u.let.body, v);
+  default:
+    if (e->kind >= TVM_ADD && e->kind <= TVM_OR)
+      return uses(e->u.bin.a, v) || uses(e->u.bin.b, v);
+    return 1; /* unknown: assume it does */
+  }
+}
+
+/* Coefficient of v in the affine index e; NAN when not affine in v. */
+static double coef(const tvm_expr *e, const tvm_expr *v) {
+  int64_t c;
+  if (!e)
+    return 0;
+  if (!uses(e, v))
+    return 0;
+  switch (e->kind) {
+  case TVM_VAR:
+    return 1;
+  case TVM_ADD:
+    return coef(e->u.bin.a, v) + coef(e->u.bin.b, v);
+  case TVM_SUB:
+    return coef(e->u.bin.a, v) - coef(e->u.bin.b, v);
+  case TVM_MUL:
+    if (tvm_is_const_int(e->u.bin.b, &c))
+      return coef(e->u.bin.a, v) * (double)c;
+    if (tvm_is_const_int(e->u.bin.a, &c))
+      return coef(e->u.bin.b, v) * (double)c;
+    return NAN;
+  case TVM_CAST:
+    return coef(e->u.un.a, v);
+  case TVM_RAMP:
+    return coef(e->u.ramp.base, v);
+  case TVM_BROADCAST:
+    return coef(e->u.bcast.value, v);
+  default:
+    return NAN;
+  }
+}
+
+static void access(walk *w, const tvm_expr *index, tvm_dtype t, int store) {
+  if (w->nacc >= 64)
+    return;
+  acc *a = &w->accs[w->nacc++];
+  memset(a, 0, sizeof *a);
+  a->touch = w->trip;
+  a->reuse = 1;
+  a->bytes = (double)tvm_dtype_bytes(t) * w->trip;
+  a->store = store;
+  a->vector = index && index->kind == TVM_RAMP;
+  for (int d = 0; d < w->depth; d++)
+    if (!uses(index, w->var[d]))
+      a->reuse *= w->ext[d];
+  a->stride = -1;
+  /* stride w.r.t. the innermost non-vectorized loop using it, else 0 */
+  for (int d = w->depth - 1; d >= 0; d--) {
+    double c = coef(index, w->var[d]);
+    if (isnan(c))
+      break;
+    if (c != 0 || d == 0) {
+      a->stride = fabs(c);
+      break;
+    }
+  }
+  if (store)
+    w->stores += w->trip;
+  else
+    w->loads += w->trip;
+}
+
+static int visit_expr(tvm_visitor *v, const tvm_expr *e) {
+  walk *w = v->data;
+  double lanes = e->dtype.lanes > 0 ? e->dtype.lanes : 1;
+  int fl = tvm_dtype_is_float(e->dtype);
+  switch (e->kind) {
+  case TVM_ADD:
+  case TVM_SUB:
+    if (fl) w->fadd += w->trip * lanes; else w->iops += w->trip;
+    break;
+  case TVM_MUL:
+    if (fl) w->fmul += w->trip * lanes; else w->iops += w->trip;
+    break;
+  case TVM_DIV:
+  case TVM_MOD:
+  case TVM_FLOORDIV:
+  case TVM_FLOORMOD:
+    if (fl) w->fdiv += w->trip * lanes; else w->iops += w->trip;
+    break;
+  case TVM_MIN:
+  case TVM_MAX:
+  case TVM_EQ: case TVM_NE: case TVM_LT: case TVM_LE: case TVM_GT: case TVM_GE:
+  case TVM_SELECT:
+    w->cmp += w->trip * lanes;
+    break;
+  case TVM_CALL:
+    w->fmath += w->trip * lanes;
+    break;
+  case TVM_LOAD:
+    access(w, e->u.load.index, e->dtype, 0);
+    break;
+  default:
+    break;
+  }
+  if (lanes > 1)
+    w->vec_lanes += w->trip * lanes;
+  return 0;
+}
+
+static int visit_stmt(tvm_visitor *v, const tvm_stmt *s) {
+  walk *w = v->data;
+  switch (s->kind) {
+  case TVM_FOR: {
+    int64_t ext = 1;
+    if (!tvm_is_const_int(s->u.for_.extent, &ext) || ext < 1)
+      ext = 1;
+    int k = (int)s->u.for_.for_kind;
+    if (k < 0 || k > 5)
+      k = 0;
+    w->loop_count[k] += 1;
+    w->loop_ext[k] += lg((double)ext);
+    if ((double)ext > w->loop_ext_max[k])
+      w->loop_ext_max[k] = (double)ext;
+    if (k == TVM_FOR_PARALLEL && w->par_ext == 0)
+      w->par_ext = (double)ext;
+    if (k == TVM_FOR_UNROLLED)
+      w->unroll_body += 1;
+    if (w->depth >= MAX_DEPTH) {
+      tvm_visit_stmt_children(v, s);
+      return 1;
+    }
+    w->var[w->depth] = s->u.for_.var;
+    w->ext[w->depth] = (double)ext;
+    w->kind[w->depth] = k;
+    w->depth++;
+    double trip = w->trip;
+    w->trip *= (double)ext;
+    if (w->depth > w->max_depth)
+      w->max_depth = w->depth;
+    if (s->u.for_.body && s->u.for_.body->kind != TVM_FOR &&
+        k == TVM_FOR_SERIAL)
+      w->inner_ext = (double)ext;
+    tvm_visit_stmt(v, s->u.for_.body);
+    w->trip = trip;
+    w->depth--;
+    return 1;
+  }
+  case TVM_STORE:
+    access(w, s->u.store.index, s->u.store.value ? s->u.store.value->dtype
+                                                 : TVM_F32, 1);
+    return 0;
+  case TVM_ALLOCATE: {
+    int64_t n = 0;
+    if (s->u.alloc.scope && strcmp(s->u.alloc.scope, "local") == 0 &&
+        tvm_is_const_int(s->u.alloc.extent, &n))
+      w->local_bytes += (double)n * tvm_dtype_bytes(s->u.alloc.dtype);
+    return 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+/* Sorts accesses by touch count, most touched first (insertion sort:
+ * at most 64). */
+static void sort_accs(walk *w) {
+  for (int i = 1; i < w->nacc; i++) {
+    acc t = w->accs[i];
+    int j = i - 1;
+    while (j >= 0 && w->accs[j].touch < t.touch) {
+      w->accs[j + 1] = w->accs[j];
+      j--;
+    }
+    w->accs[j + 1] = t;
+  }
+}
+
+static const char *const names[] = {
+    "fadd", "fmul", "fdiv", "fmath", "iops", "cmp", "loads", "stores",
+    "vec_lanes", "max_depth", "local_bytes", "par_ext", "inner_ext",
+    "unrolled_loops", "flop_per_byte", "n_accesses",
+    "serial_n", "serial_ext", "serial_max", "parallel_n", "parallel_ext",
+    "parallel_max", "vector_n", "vector_ext", "vector_max", "unroll_n",
+    "unroll_ext", "unroll_max", "thread_n", "thread_ext", "thread_max",
+    "vthread_n", "vthread_ext", "vthread_max"};
+
+const char *tvm_tune_feature_name(int i) {
+  static char buf[8][24];
+  int nn = (int)(sizeof names / sizeof names[0]);
+  if (i < 0 || i >= TVM_TUNE_NFEATURES)
+    return "?";
+  if (i < nn)
+    return names[i];
+  int a = (i - nn) / ACC_F, f = (i - nn) % ACC_F;
+  static const char *const af[] = {"touch", "reuse", "bytes", "stride",
+                                   "kind"};
+  if (a >= NACC)
+    return "pad";
+  char *b = buf[i % 8];
+  snprintf(b, 24, "acc%d_%s", a, af[f]);
+  return b;
+}
+
+void tvm_tune_features(const tvm_func *f, float *out) {
+  walk w;
+  memset(&w, 0, sizeof w);
+  memset(out, 0, sizeof(float) * TVM_TUNE_NFEATURES);
+  w.trip = 1;
+  tvm_visitor v = {visit_expr, visit_stmt, &w};
+  if (f && f->body)
+    tvm_visit_stmt(&v, f->body);
+  sort_accs(&w);
+  int i = 0;
+  double flops = w.fadd + w.fmul + w.fdiv + w.fmath, bytes = 0;
+  for (int a = 0; a < w.nacc; a++)
+    bytes += w.accs[a].bytes;
+  out[i++] = (float)lg(w.fadd);
+  out[i++] = (float)lg(w.fmul);
+  out[i++] = (float)lg(w.fdiv);
+  out[i++] = (float)lg(w.fmath);
+  out[i++] = (float)lg(w.iops);
+  out[i++] = (float)lg(w.cmp);
+  out[i++] = (float)lg(w.loads);
+  out[i++] = (float)lg(w.stores);
+  out[i++] = (float)lg(w.vec_lanes);
+  out[i++] = (float)w.max_depth;
+  out[i++] = (float)lg(w.local_bytes);
+  out[i++] = (float)lg(w.par_ext);
+  out[i++] = (float)lg(w.inner_ext);
+  out[i++] = (float)lg(w.unroll_body);
+  out[i++] = (float)(bytes > 0 ? flops / bytes : 0);
+  out[i++] = (float)lg(w.nacc);
+  for (int k = 0; k < 6; k++) {
+    out[i++] = (float)w.loop_count[k];
+    out[i++] = (float)w.loop_ext[k];
+    out[i++] = (float)lg(w.loop_ext_max[k]);
+  }
+  for (int a = 0; a < NACC && i + ACC_F <= TVM_TUNE_NFEATURES; a++) {
+    if (a < w.nacc) {
+      const acc *x = &w.accs[a];
+      out[i + 0] = (float)lg(x->touch);
+      out[i + 1] = (float)lg(x->reuse);
+      out[i + 2] = (float)lg(x->bytes);
+      out[i + 3] = (float)(x->stride < 0 ? -1 : lg(x->stride));
+      out[i + 4] = (float)(x->store * 2 + x->vector);
+    }
+    i += ACC_F;
+  }
+}

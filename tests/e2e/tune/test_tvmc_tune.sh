@@ -1,0 +1,88 @@
+#!/bin/sh
+# tests/e2e/tune/test_tvmc_tune.sh - `tvmc tune` end to end on a small
+# model (zoo:mlp, a fast measuring target): the table, the JSON-lines log,
+# --resume (prior records count, nothing re-measured), a malformed log
+# line reported with its line number and skipped, tvmc compile
+# --tuning-log (tuned workloads applied, a missing one reported), the
+# xgb tuner when XGBoost is built in, and crashing / hanging candidates
+# (fault injection) recorded without killing the tuner.
+set -u
+b=${TVM_BUILDDIR:?run through make check}
+tvmc="$b/tvmc"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fail=0
+die() { echo "FAIL: $*"; fail=1; }
+has() { printf '%s\n' "$1" | grep -F -q -- "$2" || die "missing '$2' in: $1"; }
+cat > fast.yaml <<'Y'
+name: llvm-cpu-fast
+plugin: llvm-cpu
+keys: [cpu]
+attrs: {num_threads: 1}
+tuning: {number: 1, repeat: 2, min_repeat_ms: 0, timeout_s: 2}
+Y
+
+out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log a.jsonl \
+      --tuner random --seed 5 2>&1) || die "tune: $out"
+printf '%s\n' "$out"
+has "$out" "2 tasks (2 selected)"
+has "$out" "[random] task 2/2"
+has "$out" "errors: invalid 0 lower 0 build 0 run 0 crash 0 timeout 0 wrong 0"
+has "$out" "tuning curves: a.jsonl.svg"
+[ -s a.jsonl.svg ] || die "no SVG"
+grep -q '<polyline' a.jsonl.svg || die "SVG without curves"
+n=$(wc -l < a.jsonl)
+[ "$n" -ge 4 ] || die "log has $n lines"
+grep -q '"version":1,"workload":"llvm-cpu.dense-' a.jsonl || die "log lines: $(head -1 a.jsonl)"
+grep -q '"error":"ok"' a.jsonl || die "no ok record"
+
+# --resume: every prior record counts; with the same budget nothing new
+out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log a.jsonl \
+      --tuner random --resume 2>&1) || die "resume: $out"
+printf '%s\n' "$out"
+has "$out" "resuming from a.jsonl: $n records (0 malformed lines skipped)"
+has "$out" "resumed)"
+[ "$(wc -l < a.jsonl)" -eq "$n" ] || die "resume re-measured: $(wc -l < a.jsonl) lines"
+
+# a malformed line is reported with its line number and skipped
+printf '{"version":1,"workload": oops\n' >> a.jsonl
+out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log a.jsonl \
+      --tuner random --resume 2>&1) || die "resume with a bad line: $out"
+has "$out" "a.jsonl:$((n + 1)): malformed line skipped (JSON 1:"
+has "$out" "(1 malformed lines skipped)"
+
+# tvmc compile --tuning-log: tuned workloads applied, no warning
+out=$("$tvmc" compile zoo:mlp --target fast.yaml --tuning-log a.jsonl -o m.tvmpkg 2>&1) \
+  || die "compile --tuning-log: $out"
+case "$out" in *"no record"*) die "tuned workload reported missing: $out";; esac
+# a log of another model: every workload missing, said so, defaults used
+printf '' > empty.jsonl
+out=$("$tvmc" compile zoo:mlp --target fast.yaml --tuning-log empty.jsonl -o m.tvmpkg 2>&1) \
+  || die "compile with an empty log: $out"
+has "$out" "no record of workload llvm-cpu.dense-"
+has "$out" "using the template default"
+
+# the model-guided tuner
+if "$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log x.jsonl \
+     --tuner xgb 2>err.txt >out.txt; then
+  has "$(cat out.txt)" "[xgb] task 2/2"
+else
+  has "$(cat err.txt)" "libxgboost-dev"
+fi
+
+# crashing and hanging candidates are recorded, the tuner goes on
+out=$(TVM_TUNE_INJECT=crash "$tvmc" tune zoo:mlp --target fast.yaml --trials 2 \
+      --log c.jsonl --tuner random 2>&1) || die "tuner died on crashes: $out"
+printf '%s\n' "$out" | grep -q "run 0 crash [1-9][0-9]* timeout 0" || die "crashes not counted: $out"
+grep -q '"error":"crash"' c.jsonl || die "no crash record"
+out=$(TVM_TUNE_INJECT=hang "$tvmc" tune zoo:mlp --target fast.yaml --trials 1 \
+      --log h.jsonl --tuner random --max-tasks 1 2>&1) || die "tuner died on a hang: $out"
+has "$out" "timeout 1"
+grep -q '"error":"timeout"' h.jsonl || die "no timeout record"
+
+# usage errors
+"$tvmc" tune zoo:mlp --target fast.yaml --log y.jsonl >/dev/null 2>&1 && die "no --trials accepted"
+out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 2 --log y.jsonl --tuner sa 2>&1) && die "bad tuner accepted"
+has "$out" "unknown tuner 'sa'"
+exit $fail

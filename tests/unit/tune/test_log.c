@@ -1,0 +1,159 @@
+/*
+ * tests/unit/tune/test_log.c - the tuning log: records written and read
+ * back (round trip), malformed lines reported with their line number and
+ * skipped, the best record per workload and target, presets from a
+ * record, and the cost model's ranking on a toy problem (when XGBoost is
+ * built in) with a save/load round trip.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tvm/tune.h"
+
+/* A record of workload wl with one knob "tile" at entry idx of 4. */
+static void make(tvm_tune_record *r, const char *wl, int idx, double cost,
+                 int err) {
+  static char *names[1] = {"tile"};
+  static int ids[8], nent[1] = {4};
+  static int slot;
+  memset(r, 0, sizeof *r);
+  r->workload = (char *)wl;
+  r->target = "llvm-cpu";
+  r->tmpl = "llvm-cpu.conv2d_NCHWc";
+  r->config_str = "tile=x";
+  r->knobs = names;
+  ids[slot & 7] = idx;
+  r->idx = &ids[slot++ & 7];
+  r->nent = nent;
+  r->nknobs = 1;
+  r->error = err;
+  if (!err) {
+    r->costs[0] = cost;
+    r->costs[1] = cost;
+    r->ncosts = 2;
+  }
+  r->time = 1e9;
+}
+
+static void test_round_trip_and_malformed(void **state) {
+  (void)state;
+  char path[] = "/tmp/tvm_test_log_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  tvm_tune_record r;
+  make(&r, "wl-a", 1, 2e-3, TVM_TUNE_OK);
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-a", 2, 1e-3, TVM_TUNE_OK); /* the best of wl-a */
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  fputs("{\"version\":1,\"workload\": broken\n", f);      /* line 3 */
+  make(&r, "wl-a", 3, 0, TVM_TUNE_ERR_CRASH);
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  fputs("\n{\"version\":9}\n", f);                       /* line 6 */
+  make(&r, "wl-b", 0, 5e-3, TVM_TUNE_OK);
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  fputs("{\"version\":1,\"workload\":\"x\",\"target\":\"t\",\"config\":{\"k\":[5,2]},"
+        "\"costs\":[1],\"error\":\"ok\"}\n", f);         /* line 8: 5 >= 2 */
+  fputs("{\"version\":1,\"workload\":\"trunc", f);       /* killed mid-line */
+  fclose(f);
+
+  tvm_tune_log *l = NULL;
+  assert_int_equal(tvm_tune_log_read(path, &l), TVM_OK);
+  assert_int_equal(tvm_tune_log_count(l), 4);
+  assert_int_equal(tvm_tune_log_skipped(l), 4);
+  const tvm_tune_record *b = tvm_tune_log_best(l, "wl-a", "llvm-cpu");
+  assert_non_null(b);
+  assert_int_equal(b->idx[0], 2);
+  assert_true(b->mean_s == 1e-3);
+  assert_string_equal(b->config_str, "tile=x");
+  assert_int_equal(b->nent[0], 4);
+  assert_null(tvm_tune_log_best(l, "wl-a", "other-target"));
+  assert_null(tvm_tune_log_best(l, "wl-c", "llvm-cpu"));
+  const tvm_tune_record *c = tvm_tune_log_get(l, 2);
+  assert_int_equal(c->error, TVM_TUNE_ERR_CRASH);
+
+  /* a record presets its knobs */
+  tvm_config *cfg = tvm_config_create();
+  assert_int_equal(tvm_tune_record_apply(b, cfg), TVM_OK);
+  int64_t v = tvm_cfg_choice(cfg, "tile", (int64_t[]){1, 2, 4, 8}, 4, 0);
+  assert_int_equal(v, 4);
+  /* and a config becomes a record */
+  tvm_tune_record w;
+  memset(&w, 0, sizeof w);
+  assert_int_equal(tvm_tune_record_set_config(&w, cfg), TVM_OK);
+  assert_int_equal(w.nknobs, 1);
+  assert_int_equal(w.idx[0], 2);
+  assert_int_equal(w.nent[0], 4);
+  assert_string_equal(w.config_str, "tile=4");
+  tvm_tune_record_clear(&w);
+  tvm_config_free(cfg);
+  tvm_tune_log_free(l);
+  unlink(path);
+  assert_int_equal(tvm_tune_log_read("/nonexistent/log.jsonl", &l),
+                   TVM_ERR_IO);
+}
+
+static void test_model_ranks(void **state) {
+  (void)state;
+  if (!tvm_tune_model_available()) {
+    tvm_tune_model *m = NULL;
+    assert_int_equal(tvm_tune_model_create(1, 1, &m), TVM_ERR_UNAVAILABLE);
+    skip();
+  }
+  /* y = 3*f0 - f1 over 2 groups; held-out pairs must be ranked right */
+  enum { N = 120 };
+  static float x[N * TVM_TUNE_NFEATURES], y[N];
+  static int g[N];
+  uint32_t s = 7;
+  for (int i = 0; i < N; i++) {
+    for (int j = 0; j < TVM_TUNE_NFEATURES; j++) {
+      s = s * 1664525u + 1013904223u;
+      x[i * TVM_TUNE_NFEATURES + j] = (float)(s >> 8) / 16777216.0f;
+    }
+    y[i] = 3 * x[i * TVM_TUNE_NFEATURES] - x[i * TVM_TUNE_NFEATURES + 1];
+    g[i] = i % 2;
+  }
+  tvm_tune_model *m = NULL;
+  assert_int_equal(tvm_tune_model_create(1, 1, &m), TVM_OK);
+  assert_int_equal(tvm_tune_model_fit(m, x, y, g, 100), TVM_OK);
+  float p[20];
+  assert_int_equal(tvm_tune_model_predict(m, x + 100 * TVM_TUNE_NFEATURES, 20,
+                                          p), TVM_OK);
+  int right = 0, pairs = 0;
+  for (int i = 0; i < 20; i++)
+    for (int j = i + 1; j < 20; j++) {
+      pairs++;
+      right += (p[i] > p[j]) == (y[100 + i] > y[100 + j]);
+    }
+  assert_true(right > pairs * 8 / 10);
+  char path[] = "/tmp/tvm_test_model_XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  assert_int_equal(tvm_tune_model_save(m, path), TVM_OK);
+  tvm_tune_model *m2 = NULL;
+  assert_int_equal(tvm_tune_model_create(1, 1, &m2), TVM_OK);
+  assert_int_equal(tvm_tune_model_load(m2, path), TVM_OK);
+  float p2[20];
+  assert_int_equal(tvm_tune_model_predict(m2, x + 100 * TVM_TUNE_NFEATURES,
+                                          20, p2), TVM_OK);
+  for (int i = 0; i < 20; i++)
+    assert_true(p[i] == p2[i]);
+  unlink(path);
+  tvm_tune_model_free(m);
+  tvm_tune_model_free(m2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_round_trip_and_malformed),
+      cmocka_unit_test(test_model_ranks),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -10,8 +10,9 @@
  * vectors, the tm rows and an unroll_k step of k unrolled) reading A and
  * B straight from global memory; work-groups are wg_y x wg_x work-items,
  * capped by the target's max_work_group_size.  Knobs (tvm/config.h):
- * tile_rows (tm), wg_x, wg_y, unroll_k.  A candidate that does not divide
- * the shape or exceeds the work-group limit is rejected here.
+ * tile_rows (tm), wg_x, wg_y, unroll_k.  Ragged shapes are fine
+ * (lowering guards the partial blocks); a candidate over the work-group
+ * limit is rejected here.
  */
 #include "tvm/config.h"
 #include "tvm/schedule.h"

@@ -8,7 +8,10 @@ plugins_vulkan_tvm_vulkan_la_SOURCES = \
 	plugins/vulkan/vulkan_int.h \
 	plugins/vulkan/spirv.h \
 	plugins/vulkan/spirv.c \
+	plugins/vulkan/codegen_int.h \
+	plugins/vulkan/codegen_expr.c \
 	plugins/vulkan/codegen.c \
+	plugins/vulkan/blob.c \
 	plugins/vulkan/runtime.c \
 	plugins/vulkan/plugin.c
 plugins_vulkan_tvm_vulkan_la_LDFLAGS = $(TVM_PLUGIN_LINK)

@@ -1,0 +1,361 @@
+/*
+ * plugins/vulkan/codegen_expr.c - SPIR-V for the expressions of loop IR:
+ * types, constants, conversions, arithmetic (integer division as the IR
+ * defines it), comparisons, GLSL.std.450 math, loads (see codegen.c for
+ * the kernel as a whole).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen_int.h"
+
+/* Records the first error (the diagnostic names the kernel). */
+uint32_t cg_fail(cg *g, tvm_status st, const char *fmt, ...) {
+  if (g->st) return 0;
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  g->st = tvm_diag_set(st, "vulkan: kernel %s: %s", g->f->name, msg);
+  return 0;
+}
+
+/* ---- types ------------------------------------------------------------- */
+
+/* The SPIR-V type of a scalar dtype, or 0 (with the error recorded). */
+uint32_t cg_type(cg *g, tvm_dtype t) {
+  char b[32];
+  if (t.lanes != 1)
+    return cg_fail(g, TVM_ERR_UNSUPPORTED,
+                "vector value of type %s (vulkan kernels are scalar)",
+                tvm_dtype_str(t, b));
+  if (tvm_dtype_is_bool(t)) return spv_t_bool(&g->m);
+  if (tvm_dtype_is_float(t) && (t.bits == 32 || (t.bits == 64 && g->t->float64)))
+    return spv_t_float(&g->m, t.bits);
+  if (tvm_dtype_is_int(t) && (t.bits == 32 || (t.bits == 64 && g->t->int64)))
+    return spv_t_int(&g->m, t.bits, !tvm_dtype_is_uint(t));
+  return cg_fail(g, TVM_ERR_UNSUPPORTED,
+              "type %s is not supported (float32, int32 and uint32 always; "
+              "64-bit types when the target's int64/float64 attributes say "
+              "the device has them; no 8- or 16-bit types yet)",
+              tvm_dtype_str(t, b));
+}
+
+int cg_is_float(tvm_dtype t) { return tvm_dtype_is_float(t); }
+int cg_is_signed(tvm_dtype t) { return t.code == kDLInt; }
+
+/* An instruction with a result: returns the result id. */
+uint32_t cg_op2(cg *g, uint32_t op, uint32_t type, uint32_t a,
+                    uint32_t b) {
+  uint32_t id = spv_id(&g->m);
+  SPV(&g->m, &g->body, op, type, id, a, b);
+  return id;
+}
+uint32_t cg_op1(cg *g, uint32_t op, uint32_t type, uint32_t a) {
+  uint32_t id = spv_id(&g->m);
+  SPV(&g->m, &g->body, op, type, id, a);
+  return id;
+}
+uint32_t cg_glsl1(cg *g, uint32_t type, uint32_t inst, uint32_t a) {
+  uint32_t id = spv_id(&g->m);
+  SPV(&g->m, &g->body, SpvOpExtInst, type, id, g->m.glsl, inst, a);
+  return id;
+}
+uint32_t cg_glsl2(cg *g, uint32_t type, uint32_t inst, uint32_t a,
+                      uint32_t b) {
+  uint32_t id = spv_id(&g->m);
+  SPV(&g->m, &g->body, SpvOpExtInst, type, id, g->m.glsl, inst, a, b);
+  return id;
+}
+
+/* A constant of dtype t. */
+uint32_t cg_const(cg *g, tvm_dtype t, double fv, int64_t iv) {
+  uint32_t ty = cg_type(g, t);
+  if (!ty) return 0;
+  if (tvm_dtype_is_bool(t)) return spv_c_bool(&g->m, iv != 0);
+  if (cg_is_float(t)) return spv_c_float(&g->m, ty, t.bits, fv);
+  return spv_c_int(&g->m, ty, t.bits, iv);
+}
+
+
+/* ---- memory ---------------------------------------------------------------- */
+
+/* A pointer to element `index` of the buffer behind handle var b. */
+uint32_t cg_elem_ptr(cg *g, const tvm_expr *b, const tvm_expr *index) {
+  void *p = NULL;
+  if (!tvm_ptrmap_get(&g->bufs, b, &p))
+    return cg_fail(g, TVM_ERR_INVALID, "buffer %s is neither a parameter nor "
+                                    "allocated in the kernel",
+                b->u.var.name);
+  bufinfo *bi = p;
+  uint32_t idx = cg_expr(g, index);
+  if (!idx) return 0;
+  uint32_t pt = spv_t_ptr(&g->m, bi->storage, bi->elem);
+  uint32_t id = spv_id(&g->m);
+  if (bi->sb)
+    SPV(&g->m, &g->body, SpvOpAccessChain, pt, id, bi->var,
+        spv_c_uint32(&g->m, 0), idx);
+  else
+    SPV(&g->m, &g->body, SpvOpAccessChain, pt, id, bi->var, idx);
+  return id;
+}
+
+/* ---- expressions ---------------------------------------------------------- */
+
+uint32_t cg_op3(cg *g, uint32_t op, uint32_t type, uint32_t a,
+                    uint32_t b, uint32_t c) {
+  uint32_t id = spv_id(&g->m);
+  SPV(&g->m, &g->body, op, type, id, a, b, c);
+  return id;
+}
+
+/* Converts value v of type from to type to. */
+uint32_t cg_convert(cg *g, uint32_t v, tvm_dtype from, tvm_dtype to) {
+  uint32_t ty = cg_type(g, to);
+  if (!ty || !v) return 0;
+  if (tvm_dtype_eq(from, to)) return v;
+  if (tvm_dtype_is_bool(to))
+    return cg_op2(g, cg_is_float(from) ? SpvOpFUnordNotEqual : SpvOpINotEqual, ty,
+               v, cg_const(g, from, 0, 0));
+  if (tvm_dtype_is_bool(from))
+    return cg_op3(g, SpvOpSelect, ty, v, cg_const(g, to, 1, 1),
+               cg_const(g, to, 0, 0));
+  if (cg_is_float(from) && cg_is_float(to)) return cg_op1(g, SpvOpFConvert, ty, v);
+  if (cg_is_float(from))
+    return cg_op1(g, cg_is_signed(to) ? SpvOpConvertFToS : SpvOpConvertFToU, ty, v);
+  if (cg_is_float(to))
+    return cg_op1(g, cg_is_signed(from) ? SpvOpConvertSToF : SpvOpConvertUToF, ty,
+               v);
+  if (from.bits != to.bits) {
+    /* change the width keeping the source's signedness, then reinterpret */
+    tvm_dtype mid = to;
+    mid.code = from.code;
+    uint32_t mt = cg_type(g, mid);
+    if (!mt) return 0;
+    v = cg_op1(g, cg_is_signed(from) ? SpvOpSConvert : SpvOpUConvert, mt, v);
+    if (mid.code == to.code) return v;
+  }
+  return cg_op1(g, SpvOpBitcast, ty, v);
+}
+
+/* erf(x) by Abramowitz-Stegun 7.1.26. */
+static uint32_t erf_poly(cg *g, uint32_t ty, tvm_dtype t, uint32_t x) {
+  static const double a[5] = {0.254829592, -0.284496736, 1.421413741,
+                              -1.453152027, 1.061405429};
+  uint32_t ax = cg_glsl1(g, ty, GLSLstd450FAbs, x);
+  uint32_t one = cg_const(g, t, 1, 1);
+  uint32_t den = cg_op2(g, SpvOpFAdd, ty, one,
+                     cg_op2(g, SpvOpFMul, ty, cg_const(g, t, 0.3275911, 0), ax));
+  uint32_t k = cg_op2(g, SpvOpFDiv, ty, one, den);
+  uint32_t poly = cg_const(g, t, a[4], 0);
+  for (int i = 3; i >= 0; i--)
+    poly = cg_op2(g, SpvOpFAdd, ty, cg_const(g, t, a[i], 0),
+               cg_op2(g, SpvOpFMul, ty, poly, k));
+  poly = cg_op2(g, SpvOpFMul, ty, poly, k);
+  uint32_t e = cg_glsl1(g, ty, GLSLstd450Exp,
+                     cg_op1(g, SpvOpFNegate, ty, cg_op2(g, SpvOpFMul, ty, ax, ax)));
+  uint32_t y = cg_op2(g, SpvOpFSub, ty, one, cg_op2(g, SpvOpFMul, ty, poly, e));
+  uint32_t neg = cg_op2(g, SpvOpFOrdLessThan, spv_t_bool(&g->m), x,
+                     cg_const(g, t, 0, 0));
+  return cg_op3(g, SpvOpSelect, ty, neg, cg_op1(g, SpvOpFNegate, ty, y), y);
+}
+
+static uint32_t call(cg *g, const tvm_expr *e, uint32_t ty) {
+  tvm_expr *const *a = e->u.call.args;
+  int n = e->u.call.nargs;
+  tvm_dtype t = e->dtype;
+  if (e->u.call.op == TVM_INTRIN_EXTERN)
+    return cg_fail(g, TVM_ERR_UNSUPPORTED,
+                "call of external function %s (vulkan kernels call no "
+                "functions)",
+                e->u.call.name ? e->u.call.name : "?");
+  uint32_t x = n > 0 ? cg_expr(g, a[0]) : 0, y = n > 1 ? cg_expr(g, a[1]) : 0;
+  if (g->st) return 0;
+  static const struct { tvm_intrin op; uint32_t inst; } math[] = {
+      {TVM_INTRIN_EXP, GLSLstd450Exp},     {TVM_INTRIN_LOG, GLSLstd450Log},
+      {TVM_INTRIN_SQRT, GLSLstd450Sqrt},
+      {TVM_INTRIN_RSQRT, GLSLstd450InverseSqrt},
+      {TVM_INTRIN_TANH, GLSLstd450Tanh},   {TVM_INTRIN_FABS, GLSLstd450FAbs},
+      {TVM_INTRIN_FLOOR, GLSLstd450Floor}, {TVM_INTRIN_CEIL, GLSLstd450Ceil},
+      {TVM_INTRIN_ROUND, GLSLstd450Round}, {TVM_INTRIN_TRUNC, GLSLstd450Trunc},
+      {TVM_INTRIN_SIN, GLSLstd450Sin},     {TVM_INTRIN_COS, GLSLstd450Cos},
+  };
+  for (size_t i = 0; i < sizeof math / sizeof *math; i++)
+    if (math[i].op == e->u.call.op && cg_is_float(t))
+      return cg_glsl1(g, ty, math[i].inst, x);
+  switch (e->u.call.op) {
+  case TVM_INTRIN_POW: return cg_glsl2(g, ty, GLSLstd450Pow, x, y);
+  case TVM_INTRIN_FMA: {
+    uint32_t z = cg_expr(g, a[2]), id = spv_id(&g->m);
+    SPV(&g->m, &g->body, SpvOpExtInst, ty, id, g->m.glsl, GLSLstd450Fma, x,
+        y, z);
+    return id;
+  }
+  case TVM_INTRIN_SIGMOID: { /* 1 / (1 + exp(-x)) */
+    uint32_t one = cg_const(g, t, 1, 1);
+    uint32_t ex = cg_glsl1(g, ty, GLSLstd450Exp, cg_op1(g, SpvOpFNegate, ty, x));
+    return cg_op2(g, SpvOpFDiv, ty, one, cg_op2(g, SpvOpFAdd, ty, one, ex));
+  }
+  case TVM_INTRIN_ERF: return erf_poly(g, ty, t, x);
+  case TVM_INTRIN_ISNAN: return cg_op1(g, SpvOpIsNan, ty, x);
+  case TVM_INTRIN_SHL: return cg_op2(g, SpvOpShiftLeftLogical, ty, x, y);
+  case TVM_INTRIN_SHR:
+    return cg_op2(g, cg_is_signed(t) ? SpvOpShiftRightArithmetic
+                               : SpvOpShiftRightLogical,
+               ty, x, y);
+  case TVM_INTRIN_BITAND: return cg_op2(g, SpvOpBitwiseAnd, ty, x, y);
+  case TVM_INTRIN_BITOR: return cg_op2(g, SpvOpBitwiseOr, ty, x, y);
+  case TVM_INTRIN_BITXOR: return cg_op2(g, SpvOpBitwiseXor, ty, x, y);
+  case TVM_INTRIN_LIKELY: return x;
+  case TVM_INTRIN_REINTERPRET: return cg_op1(g, SpvOpBitcast, ty, x);
+  default:
+    return cg_fail(g, TVM_ERR_UNSUPPORTED,
+                "intrinsic %s is not supported in vulkan kernels",
+                tvm_intrin_name(e->u.call.op));
+  }
+}
+
+/* Integer floor division: SDiv minus one when the remainder is non-zero
+ * and its sign differs from the divisor's. */
+static uint32_t floordiv_int(cg *g, uint32_t ty, tvm_dtype t, uint32_t a,
+                             uint32_t b) {
+  uint32_t q = cg_op2(g, SpvOpSDiv, ty, a, b), r = cg_op2(g, SpvOpSRem, ty, a, b);
+  uint32_t bt = spv_t_bool(&g->m), zero = cg_const(g, t, 0, 0);
+  uint32_t nz = cg_op2(g, SpvOpINotEqual, bt, r, zero);
+  uint32_t rn = cg_op2(g, SpvOpSLessThan, bt, r, zero);
+  uint32_t bn = cg_op2(g, SpvOpSLessThan, bt, b, zero);
+  uint32_t fix = cg_op2(g, SpvOpLogicalAnd, bt, nz,
+                     cg_op2(g, SpvOpLogicalNotEqual, bt, rn, bn));
+  return cg_op3(g, SpvOpSelect, ty, fix,
+             cg_op2(g, SpvOpISub, ty, q, cg_const(g, t, 1, 1)), q);
+}
+
+/* Integer floor modulo: SRem plus the divisor when the remainder is
+ * non-zero and its sign differs from the divisor's.  (OpSMod means the
+ * same, but lavapipe computes it wrongly for 64-bit operands.) */
+static uint32_t floormod_int(cg *g, uint32_t ty, tvm_dtype t, uint32_t a,
+                             uint32_t b) {
+  uint32_t r = cg_op2(g, SpvOpSRem, ty, a, b);
+  uint32_t bt = spv_t_bool(&g->m), zero = cg_const(g, t, 0, 0);
+  uint32_t nz = cg_op2(g, SpvOpINotEqual, bt, r, zero);
+  uint32_t rn = cg_op2(g, SpvOpSLessThan, bt, r, zero);
+  uint32_t bn = cg_op2(g, SpvOpSLessThan, bt, b, zero);
+  uint32_t fix = cg_op2(g, SpvOpLogicalAnd, bt, nz,
+                     cg_op2(g, SpvOpLogicalNotEqual, bt, rn, bn));
+  return cg_op3(g, SpvOpSelect, ty, fix, cg_op2(g, SpvOpIAdd, ty, r, b), r);
+}
+
+/* Comparison opcode for kind k on operands of type t. */
+uint32_t cg_cmp_op(tvm_expr_kind k, tvm_dtype t) {
+  int f = cg_is_float(t), s = cg_is_signed(t), b = tvm_dtype_is_bool(t);
+  switch (k) {
+  case TVM_EQ: return f ? SpvOpFOrdEqual : b ? SpvOpLogicalEqual : SpvOpIEqual;
+  case TVM_NE:
+    return f ? SpvOpFUnordNotEqual : b ? SpvOpLogicalNotEqual : SpvOpINotEqual;
+  case TVM_LT: return f ? SpvOpFOrdLessThan : s ? SpvOpSLessThan : SpvOpULessThan;
+  case TVM_LE:
+    return f ? SpvOpFOrdLessThanEqual
+             : s ? SpvOpSLessThanEqual : SpvOpULessThanEqual;
+  case TVM_GT:
+    return f ? SpvOpFOrdGreaterThan : s ? SpvOpSGreaterThan : SpvOpUGreaterThan;
+  default:
+    return f ? SpvOpFOrdGreaterThanEqual
+             : s ? SpvOpSGreaterThanEqual : SpvOpUGreaterThanEqual;
+  }
+}
+
+uint32_t cg_expr(cg *g, const tvm_expr *e) {
+  if (g->st || !e) return 0;
+  tvm_dtype t = e->dtype;
+  switch (e->kind) {
+  case TVM_INT: return cg_const(g, t, (double)e->u.ival, e->u.ival);
+  case TVM_FLOAT: return cg_const(g, t, e->u.fval, (int64_t)e->u.fval);
+  case TVM_VAR: {
+    void *p = NULL;
+    if (tvm_ptrmap_get(&g->vals, e, &p)) return (uint32_t)(uintptr_t)p;
+    if (tvm_ptrmap_get(&g->ptrs, e, &p))
+      return cg_op1(g, SpvOpLoad, cg_type(g, t), (uint32_t)(uintptr_t)p);
+    return cg_fail(g, TVM_ERR_INVALID, "variable %s is not defined",
+                e->u.var.name);
+  }
+  case TVM_ADD: case TVM_SUB: case TVM_MUL: case TVM_DIV: case TVM_MOD:
+  case TVM_FLOORDIV: case TVM_FLOORMOD: case TVM_MIN: case TVM_MAX: {
+    uint32_t ty = cg_type(g, t), a = cg_expr(g, e->u.bin.a),
+             b = cg_expr(g, e->u.bin.b);
+    if (g->st) return 0;
+    int f = cg_is_float(t), s = cg_is_signed(t);
+    switch (e->kind) {
+    case TVM_ADD: return cg_op2(g, f ? SpvOpFAdd : SpvOpIAdd, ty, a, b);
+    case TVM_SUB: return cg_op2(g, f ? SpvOpFSub : SpvOpISub, ty, a, b);
+    case TVM_MUL: return cg_op2(g, f ? SpvOpFMul : SpvOpIMul, ty, a, b);
+    case TVM_DIV:
+      return cg_op2(g, f ? SpvOpFDiv : s ? SpvOpSDiv : SpvOpUDiv, ty, a, b);
+    case TVM_MOD:
+      return cg_op2(g, f ? SpvOpFRem : s ? SpvOpSRem : SpvOpUMod, ty, a, b);
+    case TVM_FLOORDIV:
+      if (f) return cg_glsl1(g, ty, GLSLstd450Floor,
+                          cg_op2(g, SpvOpFDiv, ty, a, b));
+      return s ? floordiv_int(g, ty, t, a, b) : cg_op2(g, SpvOpUDiv, ty, a, b);
+    case TVM_FLOORMOD:
+      if (s) return floormod_int(g, ty, t, a, b);
+      return cg_op2(g, f ? SpvOpFMod : SpvOpUMod, ty, a, b);
+    case TVM_MIN:
+      return cg_glsl2(g, ty, f ? GLSLstd450FMin : s ? GLSLstd450SMin
+                                                 : GLSLstd450UMin, a, b);
+    default:
+      return cg_glsl2(g, ty, f ? GLSLstd450FMax : s ? GLSLstd450SMax
+                                                 : GLSLstd450UMax, a, b);
+    }
+  }
+  case TVM_EQ: case TVM_NE: case TVM_LT: case TVM_LE: case TVM_GT:
+  case TVM_GE: {
+    uint32_t a = cg_expr(g, e->u.bin.a), b = cg_expr(g, e->u.bin.b);
+    if (g->st) return 0;
+    return cg_op2(g, cg_cmp_op(e->kind, e->u.bin.a->dtype), spv_t_bool(&g->m), a,
+               b);
+  }
+  case TVM_AND: case TVM_OR: {
+    uint32_t a = cg_expr(g, e->u.bin.a), b = cg_expr(g, e->u.bin.b);
+    return g->st ? 0
+                 : cg_op2(g, e->kind == TVM_AND ? SpvOpLogicalAnd
+                                             : SpvOpLogicalOr,
+                       spv_t_bool(&g->m), a, b);
+  }
+  case TVM_NOT: {
+    uint32_t a = cg_expr(g, e->u.un.a);
+    return g->st ? 0 : cg_op1(g, SpvOpLogicalNot, spv_t_bool(&g->m), a);
+  }
+  case TVM_SELECT: {
+    uint32_t c = cg_expr(g, e->u.sel.cond), a = cg_expr(g, e->u.sel.t),
+             b = cg_expr(g, e->u.sel.f), ty = cg_type(g, t);
+    return g->st ? 0 : cg_op3(g, SpvOpSelect, ty, c, a, b);
+  }
+  case TVM_CAST: return cg_convert(g, cg_expr(g, e->u.un.a), e->u.un.a->dtype, t);
+  case TVM_CALL: {
+    uint32_t ty = cg_type(g, t);
+    return ty ? call(g, e, ty) : 0;
+  }
+  case TVM_LOAD: {
+    if (e->u.load.pred)
+      return cg_fail(g, TVM_ERR_UNSUPPORTED, "a predicated (masked) load");
+    uint32_t ty = cg_type(g, t);
+    uint32_t p = cg_elem_ptr(g, e->u.load.buffer, e->u.load.index);
+    return g->st ? 0 : cg_op1(g, SpvOpLoad, ty, p);
+  }
+  case TVM_LET: {
+    uint32_t v = cg_expr(g, e->u.let.value);
+    if (g->st) return 0;
+    if (tvm_ptrmap_put(&g->vals, e->u.let.var, (void *)(uintptr_t)v))
+      return cg_fail(g, TVM_ERR_NOMEM, "out of memory");
+    return cg_expr(g, e->u.let.body);
+  }
+  default:
+    return cg_fail(g, TVM_ERR_UNSUPPORTED,
+                "expression kind %s (vulkan kernels are scalar: the target "
+                "reports 32-bit vectors, so nothing should vectorize)",
+                tvm_expr_kind_name(e->kind));
+  }
+}
+

@@ -72,7 +72,23 @@ static void emit_thread_loop(codegen_c *e, const tvm_stmt *s) {
     return;
   }
   const char *v = codegen_name(e, s->u.for_.var);
-  int64_t ext;
+  int64_t lo, ext;
+  if (!tvm_const_bounds(e->c, s->u.for_.extent, &e->bounds, &lo, &ext)) {
+    codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                 "loop %s bound to %s has an extent with no known bound; "
+                 "thread extents must be constants (static shapes)",
+                 s->u.for_.var->u.var.name, s->u.for_.thread_tag);
+    return;
+  }
+  if (ext > (int64_t)e->launch[t]) {
+    codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                 "loop %s bound to %s runs %lld iterations, more than the "
+                 "kernel launches (%u, the extent of the first loop bound to "
+                 "it): give loops bound to one axis equal extents",
+                 s->u.for_.var->u.var.name, s->u.for_.thread_tag,
+                 (long long)ext, e->launch[t]);
+    return;
+  }
   int guard = !tvm_is_const_int(s->u.for_.extent, &ext) ||
               ext < (int64_t)e->launch[t];
   pad(e);

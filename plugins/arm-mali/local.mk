@@ -5,7 +5,8 @@ plugins_LTLIBRARIES += plugins/arm-mali/tvm-arm-mali.la
 plugins_arm_mali_tvm_arm_mali_la_SOURCES = \
 	plugins/arm-mali/mali.h \
 	plugins/arm-mali/plugin.c \
-	plugins/arm-mali/runtime.c
+	plugins/arm-mali/runtime.c \
+	plugins/arm-mali/strategy_matmul.c
 plugins_arm_mali_tvm_arm_mali_la_LDFLAGS = $(TVM_PLUGIN_LINK)
 plugins_arm_mali_tvm_arm_mali_la_LIBADD = $(TVM_LIBS) -ldl
 
@@ -37,3 +38,5 @@ EXTRA_tests_plugins_gpu_test_ops_opencl_DEPENDENCIES = \
 	plugins/arm-mali/tvm-arm-mali.la
 endif
 endif
+
+EXTRA_DIST += plugins/arm-mali/README.md

@@ -94,6 +94,13 @@ const tvm_host_api *mali_host(void);
 /* Memory the host frees. */
 void *mali_host_alloc(uint64_t n);
 
+/* strategy_matmul.c: the 2-d MatMul template (knobs tile_rows, wg_x,
+ * wg_y, unroll_k). */
+struct tvm_config;
+int32_t mali_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
+                             tvm_tensor **outs, uint32_t nouts,
+                             struct tvm_config *cfg);
+
 /* runtime.c: the vtable's run-time slots. */
 int32_t mali_probe(tvm_plugin_target *t);
 int32_t mali_device_open(tvm_plugin_target *t, tvm_plugin_device **out);

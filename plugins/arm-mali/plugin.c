@@ -89,6 +89,12 @@ static const tvm_c_dialect opencl_dialect = {
     .unroll_pragma = "#pragma unroll",
 };
 
+/* Schedule templates, by graph operator. */
+static const tvm_plugin_strategy strategies[] = {
+    {sizeof(tvm_plugin_strategy), 10, "MatMul", "arm-mali.matmul_vectorized",
+     mali_schedule_matmul},
+};
+
 /* Frees a target. */
 static void target_destroy(tvm_plugin_target *t) {
   if (!t) return;
@@ -144,6 +150,8 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
   t->info.scopes = t->scopes;
   t->info.nscopes = 3;
   t->info.description = t->description;
+  t->info.strategies = strategies;
+  t->info.nstrategies = sizeof strategies / sizeof strategies[0];
   t->dialect = opencl_dialect;
   int lanes = 1;
   while (lanes * 2 <= t->vector_width && lanes < 16) lanes *= 2;

@@ -44,6 +44,13 @@ void cuda_resource_usage(const char *log, const char *name, int *regs,
 const tvm_host_api *cuda_host(void);
 void *cuda_host_alloc(uint64_t n);
 
+/* strategy_matmul.c: the 2-d MatMul template (knobs tile_block,
+ * tile_thread, tile_k). */
+struct tvm_config;
+int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
+                             tvm_tensor **outs, uint32_t nouts,
+                             struct tvm_config *cfg);
+
 /* runtime.c */
 int32_t cuda_probe(tvm_plugin_target *t);
 int32_t cuda_device_open(tvm_plugin_target *t, tvm_plugin_device **out);

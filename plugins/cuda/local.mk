@@ -7,7 +7,8 @@ plugins_cuda_tvm_cuda_la_SOURCES = \
 	plugins/cuda/cuda_plugin.h \
 	plugins/cuda/plugin.c \
 	plugins/cuda/nvrtc.c \
-	plugins/cuda/runtime.c
+	plugins/cuda/runtime.c \
+	plugins/cuda/strategy_matmul.c
 plugins_cuda_tvm_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS) \
 	-DTVM_CUDA_HOME=\"$(CUDA_HOME)\"
 plugins_cuda_tvm_cuda_la_LDFLAGS = $(TVM_PLUGIN_LINK)
@@ -41,3 +42,5 @@ tests_plugins_gpu_test_ops_cuda_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_gpu_test_ops_cuda_DEPENDENCIES = plugins/cuda/tvm-cuda.la
 endif
 endif
+
+EXTRA_DIST += plugins/cuda/README.md

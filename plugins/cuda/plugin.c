@@ -86,6 +86,12 @@ static const tvm_c_dialect cuda_dialect = {
     .unroll_pragma = "#pragma unroll",
 };
 
+/* Schedule templates, by graph operator. */
+static const tvm_plugin_strategy strategies[] = {
+    {sizeof(tvm_plugin_strategy), 10, "MatMul", "cuda.matmul_shared_tiled",
+     cuda_schedule_matmul},
+};
+
 static void target_destroy(tvm_plugin_target *t) {
   if (!t) return;
   free(t->description);
@@ -126,6 +132,8 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
   t->info.scopes = t->scopes;
   t->info.nscopes = 3;
   t->info.description = t->description;
+  t->info.strategies = strategies;
+  t->info.nstrategies = sizeof strategies / sizeof strategies[0];
   *out = t;
   return TVM_OK;
 }

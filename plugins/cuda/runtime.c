@@ -87,6 +87,8 @@ static int32_t load_cu(cu_api *cu) {
                   "run the package on a machine with one", dlerror());
 #define RESOLVE(f, sym, args)                                               \
   *(void **)&cu->f = dlsym(cu->lib, sym);                                   \
+  if (!cu->f && !strcmp(sym, "cuEventElapsedTime_v2")) /* drivers < 12.8 */ \
+    *(void **)&cu->f = dlsym(cu->lib, "cuEventElapsedTime");                \
   if (!cu->f) {                                                             \
     dlclose(cu->lib);                                                       \
     cu->lib = NULL;                                                         \
@@ -342,14 +344,15 @@ int32_t cuda_timer_start(tvm_plugin_device *d, uint64_t *token) {
 
 int32_t cuda_timer_stop(tvm_plugin_device *d, uint64_t token,
                         double *elapsed_ms) {
-  CUevent a = (CUevent)(uintptr_t)token, b;
+  CUevent a = (CUevent)(uintptr_t)token, b = NULL;
   float ms = 0;
+  d->cu.cuCtxSetCurrent(d->ctx);
   CUresult r = d->cu.cuEventCreate(&b, CU_EVENT_DEFAULT);
   if (r == CUDA_SUCCESS) r = d->cu.cuEventRecord(b, NULL);
   if (r == CUDA_SUCCESS) r = d->cu.cuEventSynchronize(b);
   if (r == CUDA_SUCCESS) r = d->cu.cuEventElapsedTime(&ms, a, b);
   d->cu.cuEventDestroy(a);
-  if (r == CUDA_SUCCESS || b) d->cu.cuEventDestroy(b);
+  if (b) d->cu.cuEventDestroy(b);
   if (r != CUDA_SUCCESS)
     return REPORT(TVM_ERR_IO, "cuda: event timing failed (CUresult %d)", (int)r);
   *elapsed_ms = ms;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "tvm/codegen_c.h"
+#include "tvm/config.h"
 #include "tvm/te.h"
 #include "../gpu/gpu_kernels.h"
 
@@ -142,6 +143,121 @@ static void test_run(void **state) {
   tvm_target_free(t);
 }
 
+static tvm_expr *mm_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud;
+  tvm_iter_var *k = tvm_reduce_axis(c, "k", 0, in[0]->shape_c[1]);
+  return tvm_sum(c, tvm_mul(c, TVM_AT(c, in[0], i[0], k->var),
+                            TVM_AT(c, in[1], k->var, i[1])), &k, 1);
+}
+
+/* The MatMul template at a knob setting: no __local memory, vloadN of B,
+ * and (on an OpenCL device) the result of a naive matmul. */
+static void matmul_template(const char *const *names, const int *idx,
+                            int64_t M, int64_t N, int64_t K) {
+  int ragged = M % 32 || N % 32;
+  tvm_target *t;
+  if (tvm_target_load("opencl", &t) != TVM_OK)
+    fail_msg("loading opencl: %s", tvm_diag_message());
+  const tvm_plugin_strategy *strat = tvm_target_strategy(t, "MatMul");
+  assert_non_null(strat);
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *in[2];
+  in[0] = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){M, K}, 2);
+  in[1] = tvm_placeholder(c, "B", TVM_F32, (int64_t[]){K, N}, 2);
+  tvm_tensor *C = tvm_compute(c, "C", (int64_t[]){M, N}, 2, mm_body, in);
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s;
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  (void)strat->schedule(t->instance, s, &C, 1, cfg); /* records the knobs */
+  tvm_schedule_free(s);
+  for (int i = 0; names[i]; i++)
+    assert_int_equal(tvm_config_set(cfg, names[i], idx[i]), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  if (strat->schedule(t->instance, s, &C, 1, cfg) != TVM_OK)
+    fail_msg("template: %s", tvm_diag_message());
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t, &o);
+  gpu_case k = {0};
+  k.name = "mm";
+  k.m.ctx = c;
+  if (tvm_lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, "mm", &o, &k.m) != TVM_OK)
+    fail_msg("lower: %s", tvm_diag_message());
+  char *src = source_of(t, &k);
+  assert_null(strstr(src, "__local"));
+  if (!ragged) assert_non_null(strstr(src, "vload4(0, &B["));
+  free(src);
+  k.ntensors = 3;
+  k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";
+  k.tsize[0] = M * K, k.tsize[1] = K * N, k.tsize[2] = M * N;
+  k.out = 2;
+  for (int i = 0; i < 2; i++) {
+    k.data[i] = malloc(sizeof(float) * (size_t)k.tsize[i]);
+    for (int64_t e = 0; e < k.tsize[i]; e++)
+      k.data[i][e] = (float)((e * 37 + i * 11) % 17) / 8.0f - 1.0f;
+  }
+  k.data[2] = calloc((size_t)(M * N), sizeof(float));
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t kk = 0; kk < K; kk++)
+      for (int64_t j = 0; j < N; j++)
+        k.data[2][i * N + j] += k.data[0][i * K + kk] * k.data[1][kk * N + j];
+  tvm_device *d;
+  if (tvm_target_probe(t) != TVM_OK) {
+    printf("note: not run, no OpenCL device: %s\n", tvm_diag_message());
+  } else {
+    assert_int_equal(tvm_device_open(t, &d), TVM_OK);
+    gpu_case_run(t, d, &k);
+    tvm_device_close(d);
+  }
+  for (int i = 0; i < 3; i++) free(k.data[i]);
+  tvm_config_free(cfg);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
+static void test_matmul_template(void **state) {
+  (void)state;
+  static const char *const none[] = {NULL};
+  matmul_template(none, NULL, 64, 64, 48); /* defaults: 4 rows, 8x4 groups */
+  static const char *const all[] = {"tile_rows", "wg_x", "wg_y", "unroll_k", NULL};
+  matmul_template(all, (const int[]){1, 2, 1, 3}, 32, 128, 64); /* 2, 16x2, 8 */
+  matmul_template(all, (const int[]){3, 0, 0, 0}, 8, 16, 5);    /* 8, 4x1, 1 */
+  matmul_template(none, NULL, 33, 40, 17); /* ragged edges everywhere */
+  /* over the work-group limit: rejected before anything is built */
+  tvm_target *t;
+  char path[] = "/tmp/tvm_mali_small_XXXXXX.yaml";
+  int fd = mkstemps(path, 5);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs("name: opencl-small\nplugin: arm-mali\nkeys: [opencl]\n"
+        "attrs: {max_work_group_size: 64}\n", f);
+  fclose(f);
+  tvm_status lst = tvm_target_load(path, &t);
+  unlink(path);
+  assert_int_equal(lst, TVM_OK);
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *in[2];
+  in[0] = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){64, 64}, 2);
+  in[1] = tvm_placeholder(c, "B", TVM_F32, (int64_t[]){64, 64}, 2);
+  tvm_tensor *C = tvm_compute(c, "C", (int64_t[]){64, 64}, 2, mm_body, in);
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s;
+  const tvm_plugin_strategy *strat = tvm_target_strategy(t, "MatMul");
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  (void)strat->schedule(t->instance, s, &C, 1, cfg);
+  tvm_schedule_free(s);
+  assert_int_equal(tvm_config_set(cfg, "wg_x", 3), TVM_OK); /* 32 x 4 */
+  assert_int_equal(tvm_config_set(cfg, "wg_y", 2), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "exceed max_work_group_size 64"));
+  tvm_schedule_free(s);
+  tvm_config_free(cfg);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
 /* float16 on an OpenCL target that allows it: runs where the device has
  * cl_khr_fp16, skips with the reason elsewhere (PoCL lacks it); and the
  * generic target (fp16: false) refuses it at codegen. */
@@ -228,6 +344,7 @@ int main(void) {
       cmocka_unit_test(test_work_group_limit),
       cmocka_unit_test(test_run),
       cmocka_unit_test(test_fp16),
+      cmocka_unit_test(test_matmul_template),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   const char *pc = getenv("POCL_CACHE_DIR");

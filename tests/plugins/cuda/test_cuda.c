@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tvm/codegen_c.h"
+#include "tvm/config.h"
 #include "tvm/te.h"
 #include "../gpu/gpu_kernels.h"
 
@@ -214,6 +215,141 @@ static void test_half_compile(void **state) {
   tvm_target_free(t);
 }
 
+static tvm_expr *mm_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud;
+  tvm_iter_var *k = tvm_reduce_axis(c, "k", 0, in[0]->shape_c[1]);
+  return tvm_sum(c, tvm_mul(c, TVM_AT(c, in[0], i[0], k->var),
+                            TVM_AT(c, in[1], k->var, i[1])), &k, 1);
+}
+
+/* The MatMul template at a knob setting (sets[] = knob name, index; NULL
+ * name ends): lowered for cuda-sm90, compiled, no spills in ptxas -v; the
+ * same device function compiled by the opencl target and run on its device
+ * (PoCL in CI) against a naive matmul, when there is one. */
+static void matmul_template(const char *const *names, const int *idx,
+                            int64_t M, int64_t N, int64_t K) {
+  tvm_target *t = load("cuda-sm90");
+  const tvm_plugin_strategy *strat = tvm_target_strategy(t, "MatMul");
+  assert_non_null(strat);
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *in[2];
+  in[0] = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){M, K}, 2);
+  in[1] = tvm_placeholder(c, "B", TVM_F32, (int64_t[]){K, N}, 2);
+  tvm_tensor *C = tvm_compute(c, "C", (int64_t[]){M, N}, 2, mm_body, in);
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s;
+  /* define-by-run: one pass records the knobs (the defaults may not fit
+   * this shape), then they are set */
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  (void)strat->schedule(t->instance, s, &C, 1, cfg);
+  tvm_schedule_free(s);
+  for (int i = 0; names[i]; i++)
+    assert_int_equal(tvm_config_set(cfg, names[i], idx[i]), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  if (strat->schedule(t->instance, s, &C, 1, cfg) != TVM_OK)
+    fail_msg("template: %s", tvm_diag_message());
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t, &o);
+  tvm_module m = {c, NULL, 0};
+  if (tvm_lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, "mm", &o, &m) != TVM_OK)
+    fail_msg("lower: %s", tvm_diag_message());
+  tvm_plugin_blob blob;
+  tvm_status st = tvm_target_codegen(t, &m, &blob);
+  if (st == TVM_ERR_UNAVAILABLE) {
+    printf("skipped: %s\n", tvm_diag_message());
+    skip();
+  }
+  if (st != TVM_OK) fail_msg("codegen: %s", tvm_diag_message());
+  char *ptx = section(&blob, "ptx"), *cfgs = tvm_config_str(cfg);
+  char *rep = ptxas(ptx, 90);
+  if (rep) {
+    check_ptxas(rep, cfgs);
+    printf("matmul %lldx%lldx%lld %s: %u threads, %llu B shared; %s",
+           (long long)M, (long long)N, (long long)K, cfgs,
+           blob.kernels[0].block[0] * blob.kernels[0].block[1],
+           (unsigned long long)blob.kernels[0].shared_bytes,
+           strstr(rep, "Used") ? strstr(rep, "Used") : "\n");
+    free(rep);
+  }
+  tvm_free(cfgs);
+  free(ptx);
+  tvm_plugin_blob_free(&blob);
+  /* the same device function on the opencl target's device */
+  tvm_target *ocl;
+  tvm_device *d;
+  if (tvm_target_load("opencl", &ocl) != TVM_OK || tvm_target_probe(ocl) != TVM_OK) {
+    printf("note: no opencl device to run the template's loop IR: %s\n",
+           tvm_diag_message());
+  } else {
+    assert_int_equal(tvm_device_open(ocl, &d), TVM_OK);
+    gpu_case k = {0};
+    k.name = "mm";
+    k.m = m;
+    k.ntensors = 3;
+    k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";
+    k.tsize[0] = M * K, k.tsize[1] = K * N, k.tsize[2] = M * N;
+    k.out = 2;
+    for (int i = 0; i < 2; i++) {
+      k.data[i] = malloc(sizeof(float) * (size_t)k.tsize[i]);
+      for (int64_t e = 0; e < k.tsize[i]; e++)
+        k.data[i][e] = (float)((e * 37 + i * 11) % 17) / 8.0f - 1.0f;
+    }
+    k.data[2] = calloc((size_t)(M * N), sizeof(float));
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t kk = 0; kk < K; kk++)
+        for (int64_t j = 0; j < N; j++)
+          k.data[2][i * N + j] += k.data[0][i * K + kk] * k.data[1][kk * N + j];
+    gpu_case_run(ocl, d, &k);
+    for (int i = 0; i < 3; i++) free(k.data[i]);
+    tvm_device_close(d);
+  }
+  if (ocl) tvm_target_free(ocl);
+  tvm_config_free(cfg);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
+static void test_matmul_template(void **state) {
+  (void)state;
+  static const char *const none[] = {NULL};
+  matmul_template(none, NULL, 256, 256, 128); /* defaults: 64, 4, 8 */
+  static const char *const big[] = {"tile_block", "tile_thread", "tile_k", NULL};
+  matmul_template(big, (const int[]){3, 3, 1}, 256, 256, 64); /* 128, 8, 8 */
+  matmul_template(big, (const int[]){1, 1, 2}, 64, 96, 32);   /* 32, 2, 16 */
+  matmul_template(none, NULL, 33, 40, 17); /* ragged edges everywhere */
+}
+
+/* A candidate that does not fit is rejected before anything is built. */
+static void test_matmul_template_rejects(void **state) {
+  (void)state;
+  tvm_target *t = load("cuda-sm90");
+  const tvm_plugin_strategy *strat = tvm_target_strategy(t, "MatMul");
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *in[2];
+  in[0] = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){96, 32}, 2);
+  in[1] = tvm_placeholder(c, "B", TVM_F32, (int64_t[]){32, 96}, 2);
+  tvm_tensor *C = tvm_compute(c, "C", (int64_t[]){96, 96}, 2, mm_body, in);
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s;
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  /* 96 is no multiple of the default 64 block tile: guarded, accepted */
+  assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg), TVM_OK);
+  tvm_schedule_free(s);
+  /* 32x32 blocks of 1x1 threads: 1024 threads cannot fetch 32x4 evenly */
+  assert_int_equal(tvm_config_set(cfg, "tile_block", 1), TVM_OK);
+  assert_int_equal(tvm_config_set(cfg, "tile_thread", 0), TVM_OK);
+  assert_int_equal(tvm_config_set(cfg, "tile_k", 0), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "threads per block"));
+  tvm_schedule_free(s);
+  tvm_config_free(cfg);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
 /* The stub libcuda (no driver behind it) makes probe say UNAVAILABLE. */
 static void test_probe_stub(void **state) {
   (void)state;
@@ -258,6 +394,8 @@ int main(void) {
       cmocka_unit_test(test_sm80),        cmocka_unit_test(test_sm90),
       cmocka_unit_test(test_thread_limit), cmocka_unit_test(test_half_compile),
       cmocka_unit_test(test_probe_stub),
+      cmocka_unit_test(test_matmul_template),
+      cmocka_unit_test(test_matmul_template_rejects),
       cmocka_unit_test(test_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -295,6 +295,10 @@ static void run_case(const tvm_target *t, tvm_device *d, gpu_case *k,
   tvm_plugin_blob_free(&blob);
 }
 
+void gpu_case_run(const tvm_target *t, tvm_device *d, gpu_case *k) {
+  run_case(t, d, k, 0);
+}
+
 void gpu_cases_run(const tvm_target *t, tvm_device *d, gpu_case *cases,
                    int time_it) {
   for (int i = 0; i < GPU_NCASES; i++) run_case(t, d, &cases[i], time_it);

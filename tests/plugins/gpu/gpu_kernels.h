@@ -30,6 +30,8 @@ const tvm_func *gpu_case_kernel(const gpu_case *k);
 /* A float16 kernel: B = exp(A) * 2 + 1 over 1024 halves, blockIdx.x x
  * threadIdx.x (64), lowered for t into m (A, B are its tensors). */
 void gpu_half_lower(const tvm_target *t, tvm_ctx *c, tvm_module *m);
+/* Runs one case on d (codegen for t, load, launch, compare). */
+void gpu_case_run(const tvm_target *t, tvm_device *d, gpu_case *k);
 /* Runs every case on d (module loaded from blob made per case) and
  * compares the output with the reference (relative tolerance 1e-4);
  * time_it: also times each kernel with the device timer (checked > 0). */

@@ -128,6 +128,10 @@ static void test_threads_shared_barrier(void **state) {
   /* without the guard it is fine */
   assert_int_equal(tvm_c_emit_module(&dialect, tile(c, 4, 1), &s), TVM_OK);
   tvm_c_source_free(&s);
+  /* a sibling loop longer than the launch would lose iterations: refused */
+  assert_int_equal(tvm_c_emit_module(&dialect, tile(c, 5, 0), &s),
+                   TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "more than the kernel launches (4"));
   tvm_ctx_destroy(c);
 }
 

@@ -91,8 +91,9 @@ static const tvm_c_dialect opencl_dialect = {
 
 /* Schedule templates, by graph operator. */
 static const tvm_plugin_strategy strategies[] = {
-    {sizeof(tvm_plugin_strategy), 10, "MatMul", "arm-mali.matmul_vectorized",
-     mali_schedule_matmul},
+    {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
+     .op = "MatMul", .name = "arm-mali.matmul_vectorized",
+     .schedule = mali_schedule_matmul, .match = TVM_STRATEGY_MATCH_OP},
 };
 
 /* Frees a target. */

@@ -88,8 +88,9 @@ static const tvm_c_dialect cuda_dialect = {
 
 /* Schedule templates, by graph operator. */
 static const tvm_plugin_strategy strategies[] = {
-    {sizeof(tvm_plugin_strategy), 10, "MatMul", "cuda.matmul_shared_tiled",
-     cuda_schedule_matmul},
+    {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
+     .op = "MatMul", .name = "cuda.matmul_shared_tiled",
+     .schedule = cuda_schedule_matmul, .match = TVM_STRATEGY_MATCH_OP},
 };
 
 static void target_destroy(tvm_plugin_target *t) {

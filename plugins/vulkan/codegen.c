@@ -313,6 +313,15 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
              p->u.var.name);
         return;
       }
+      if (tvm_dtype_is_bool(b->dtype) || b->dtype.bits < 32) {
+        char tb[32];
+        cg_fail(g, TVM_ERR_UNSUPPORTED,
+                "buffer %s holds %s: vulkan kernels read and write 32- and "
+                "64-bit elements only (8- and 16-bit storage is not "
+                "supported yet)",
+                p->u.var.name, tvm_dtype_str(b->dtype, tb));
+        return;
+      }
       uint32_t et = cg_type(g, b->dtype);
       if (!et) return;
       uint32_t st = spv_t_block1(&g->m, spv_t_rtarray(&g->m, et,

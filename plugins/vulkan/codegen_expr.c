@@ -4,6 +4,7 @@
  * defines it), comparisons, GLSL.std.450 math, loads (see codegen.c for
  * the kernel as a whole).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -186,7 +187,24 @@ static uint32_t call(cg *g, const tvm_expr *e, uint32_t ty) {
     if (math[i].op == e->u.call.op && cg_is_float(t))
       return cg_glsl1(g, ty, math[i].inst, x);
   switch (e->u.call.op) {
-  case TVM_INTRIN_POW: return cg_glsl2(g, ty, GLSLstd450Pow, x, y);
+  case TVM_INTRIN_POW: { /* C's pow: GLSL's is undefined for x < 0 */
+    uint32_t bt = spv_t_bool(&g->m), zero = cg_const(g, t, 0, 0);
+    uint32_t p = cg_glsl2(g, ty, GLSLstd450Pow,
+                          cg_glsl1(g, ty, GLSLstd450FAbs, x), y);
+    uint32_t fy = cg_glsl1(g, ty, GLSLstd450Floor, y);
+    uint32_t isint = cg_op2(g, SpvOpFOrdEqual, bt, fy, y);
+    uint32_t half = cg_op2(g, SpvOpFMul, ty, y, cg_const(g, t, 0.5, 0));
+    uint32_t odd = cg_op2(g, SpvOpLogicalAnd, bt, isint,
+                          cg_op2(g, SpvOpFUnordNotEqual, bt,
+                                 cg_glsl1(g, ty, GLSLstd450Floor, half),
+                                 half));
+    uint32_t neg = cg_op2(g, SpvOpFOrdLessThan, bt, x, zero);
+    uint32_t signed_p = cg_op3(g, SpvOpSelect, ty, odd,
+                               cg_op1(g, SpvOpFNegate, ty, p), p);
+    uint32_t nan = cg_const(g, t, NAN, 0);
+    uint32_t negres = cg_op3(g, SpvOpSelect, ty, isint, signed_p, nan);
+    return cg_op3(g, SpvOpSelect, ty, neg, negres, p);
+  }
   case TVM_INTRIN_FMA: {
     uint32_t z = cg_expr(g, a[2]), id = spv_id(&g->m);
     SPV(&g->m, &g->body, SpvOpExtInst, ty, id, g->m.glsl, GLSLstd450Fma, x,

@@ -5,11 +5,11 @@
  * The plugin "simt" says has_threads = 1 (its YAML: keys [gpu]), so the
  * core schedules every fused group with thread-bound loops
  * (blockIdx.x/threadIdx.x, shared-memory cross-thread reductions) and
- * split_host_device moves them into device kernels.  Its codegen runs the
- * core's serialize_threads pass on every kernel (thread loops become
- * serial loops, split at barriers) and puts the serialized kernel back
- * where the host function launches it, then hands the module to the
- * llvm-cpu plugin's own codegen.  Everything else (attributes, devices,
+ * split_host_device moves them into device kernels, which the runtime
+ * launches from host programs.  Its codegen runs the core's
+ * serialize_threads pass on every kernel (thread loops become serial
+ * loops, split at barriers) and hands the serialized kernels, under
+ * their own names, to the llvm-cpu plugin's codegen.  Everything else (attributes, devices,
  * memory, modules, launches, layout choices) is llvm-cpu's: this plugin is linked with
  * llvm-cpu's sources, whose entry point is renamed to
  * simt_llvm_cpu_query at compile time (tests/plugins/simt/local.mk).
@@ -70,72 +70,33 @@ static const tvm_plugin_target_info *simt_target_info(tvm_plugin_target *t) {
   return &SIMT(t)->info;
 }
 
-/* Launch rewriting: the kernels of the module by name. */
-typedef struct simt_cg {
-  const tvm_module *m;
-  tvm_ctx *c;
-  tvm_status st;
-} simt_cg;
-
-/* The device function called name, or NULL. */
-static tvm_func *find_kernel(const tvm_module *m, const char *name) {
-  for (int i = 0; i < m->nfuncs; i++)
-    if (m->funcs[i]->kind == TVM_FUNC_DEVICE &&
-        strcmp(m->funcs[i]->name, name) == 0)
-      return m->funcs[i];
-  return NULL;
-}
-
-/* evaluate(call_extern("tvm_launch:K", ...)) -> K's serialized body (the
- * kernel's parameters are the host's own variables). */
-static tvm_stmt *inline_launch(tvm_mutator *mu, tvm_stmt *s) {
-  simt_cg *g = mu->data;
-  const tvm_expr *e;
-  tvm_func *k, *ser = NULL;
-  if (s->kind != TVM_EVALUATE || g->st) return NULL;
-  e = s->u.eval.value;
-  if (!e || e->kind != TVM_CALL || e->u.call.op != TVM_INTRIN_EXTERN ||
-      !e->u.call.name || strncmp(e->u.call.name, "tvm_launch:", 11) != 0)
-    return NULL;
-  k = find_kernel(g->m, e->u.call.name + 11);
-  if (!k) {
-    g->st = tvm_diag_set(TVM_ERR_INTERNAL, "simt: no kernel '%s' in module",
-                         e->u.call.name + 11);
-    return NULL;
-  }
-  g->st = tvm_pass_serialize_threads(g->c, k, NULL, &ser);
-  return g->st ? NULL : ser->body;
-}
-
-/* Serializes the kernels into their host functions, then llvm-cpu's
- * codegen. */
+/* Serializes every device function (thread loops become serial loops,
+ * split at barriers) into a CPU function of the same name and
+ * parameters, then llvm-cpu's codegen.  The host programs the runtime
+ * runs launch them by name; llvm-cpu's launch calls each one once, which
+ * runs all its blocks and threads. */
 static int32_t simt_codegen(tvm_plugin_target *t, const tvm_module *m,
                             tvm_plugin_blob *out) {
-  simt_cg g = {m, tvm_ctx_create(), TVM_OK};
+  tvm_ctx *c = tvm_ctx_create();
   tvm_module hm = {0};
+  tvm_status st = TVM_OK;
   int32_t rc;
-  if (!g.c) return TVM_ERR_NOMEM;
-  hm.ctx = g.c;
-  tvm_mutator mu = {g.c, NULL, inline_launch, &g};
-  for (int i = 0; i < m->nfuncs && !g.st; i++) {
-    tvm_func *f = m->funcs[i];
-    if (f->kind == TVM_FUNC_DEVICE) continue;
-    tvm_stmt *body = tvm_mutate_stmt(&mu, f->body);
-    if (g.st) break;
-    tvm_func *nf = tvm_func_new(g.c, f->name, f->params, f->buffers,
-                                f->nparams, body);
-    if (!nf || !body) {
-      g.st = tvm_ctx_status(g.c) ? tvm_ctx_status(g.c) : TVM_ERR_NOMEM;
+  if (!c) return TVM_ERR_NOMEM;
+  hm.ctx = c;
+  for (int i = 0; i < m->nfuncs && !st; i++) {
+    tvm_func *k = m->funcs[i], *ser = NULL;
+    if (k->kind != TVM_FUNC_DEVICE) continue; /* host code is the host's */
+    if ((st = tvm_pass_serialize_threads(c, k, NULL, &ser))) break;
+    tvm_func *nf = tvm_func_new(c, k->name, ser->params, ser->buffers,
+                                ser->nparams, ser->body);
+    if (!nf) {
+      st = tvm_ctx_status(c) ? tvm_ctx_status(c) : TVM_ERR_NOMEM;
       break;
     }
-    nf->kind = f->kind;
-    g.st = tvm_module_add(&hm, nf);
+    nf->kind = TVM_FUNC_HOST;
+    st = tvm_module_add(&hm, nf);
   }
-  if (g.st) {
-    rc = g.st;
-  } else {
-    rc = inner_vt->codegen(SIMT(t)->inner, &hm, out);
-  }
+  rc = st ? st : inner_vt->codegen(SIMT(t)->inner, &hm, out);
   tvm_ctx_destroy(g.c);
   return rc;
 }

@@ -55,7 +55,7 @@ struct tvm_plugin_module {
 /* Opens the ICD loader and resolves every entry point. */
 static int32_t load_cl(mali_cl *cl) {
   memset(cl, 0, sizeof *cl);
-  cl->lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+  cl->lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!cl->lib)
     return REPORT(TVM_ERR_UNAVAILABLE,
                   "arm-mali: no OpenCL ICD loader (dlopen libOpenCL.so.1: "

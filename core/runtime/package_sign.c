@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "package_int.h"
-#include "tvm/compiler.h"
+#include "tvm/runtime.h"
 
 #ifdef HAVE_SODIUM
 #include <sodium.h>

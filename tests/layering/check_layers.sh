@@ -33,6 +33,7 @@ core/target/ target
 core/runtime/ runtime
 plugin-sdk/include/ abi
 plugin-sdk/example/ plugins
+plugin-sdk/example-accel/ plugins
 plugin-sdk/lib/ sdk
 plugins/ plugins
 plugin-sdk/cts/ tools
@@ -54,6 +55,7 @@ tvm/plugin.h abi
 tvm/plugin_sdk.h sdk
 tvm/codegen_c.h codegen
 tvm/runtime.h runtime
+tvm/host_program.h runtime
 tvm/npy.h runtime
 tvm/graph.h graph
 tvm/graph_passes.h graph
@@ -61,6 +63,7 @@ tvm/config.h config
 tvm/tune.h tune
 tvm/target.h target
 tvm/compiler.h compiler
+tvm/strategy.h compiler
 tvm/onnx.h frontend
 tvm/zoo.h frontend
 '
@@ -75,7 +78,7 @@ base
 ir base
 te base ir
 schedule base ir te config
-lower base ir te schedule config
+lower base ir te schedule config runtime
 abi base ir te schedule lower config
 sdk base ir abi
 runtime base ir abi

@@ -97,7 +97,7 @@ static int32_t simt_codegen(tvm_plugin_target *t, const tvm_module *m,
     st = tvm_module_add(&hm, nf);
   }
   rc = st ? st : inner_vt->codegen(SIMT(t)->inner, &hm, out);
-  tvm_ctx_destroy(g.c);
+  tvm_ctx_destroy(c);
   return rc;
 }
 

@@ -2,6 +2,11 @@
 # tests/plugins/simt/test_simt_backend_ops.sh - every operator case of
 # tvm-backend-ops on the simt thread target: the core's generic thread
 # schedules, serialized on the CPU, against the naive references.
+#
+# known_failures.txt lists open defects (one case per line, with the
+# reason): those cases must fail, and are reported; any other failure,
+# or a listed case that passes, fails this test, so the list can neither
+# hide a new bug nor outlive its fix.
 set -u
 b=${TVM_BUILDDIR:?run through make check}
 s=${TVM_SRCDIR:?run through make check}
@@ -9,11 +14,24 @@ s=${TVM_SRCDIR:?run through make check}
 [ -f "$b/tests/plugins/simt/.libs/tvm-simt.so" ] ||
   { echo "simt test plugin not built (no llvm-cpu)"; exit 77; }
 out=$("$b/tvm-backend-ops" "$s/tests/plugins/simt/simt.yaml")
-rc=$?
 printf '%s\n' "$out"
-[ $rc -eq 0 ] || { echo "tvm-backend-ops on simt failed (exit $rc)"; exit 1; }
+known="$s/tests/plugins/simt/known_failures.txt"
+bad=0
+failed=$(printf '%s\n' "$out" | sed -n 's/^not ok [0-9]* - \(simt [^:]*\):.*/\1/p')
+printf '%s\n' "$failed" | while IFS= read -r c; do
+  [ -n "$c" ] || continue
+  if grep -qxF "$c" "$known"; then echo "# KNOWN FAILURE: $c"
+  else echo "# NEW FAILURE: $c"; fi
+done
+new=$(printf '%s\n' "$failed" | grep -v '^$' | grep -cvxF -f "$known")
+while IFS= read -r line; do
+  case "$line" in ''|'#'*) continue ;; esac
+  printf '%s\n' "$failed" | grep -qxF "$line" ||
+    { echo "listed as known but did not fail (remove it): $line"; bad=1; }
+done < "$known"
+[ "$new" -eq 0 ] || { echo "tvm-backend-ops on simt: $new new failure(s)"; bad=1; }
 ran=$(printf '%s\n' "$out" | grep -c "^ok ")
 skipped=$(printf '%s\n' "$out" | grep -c "^ok .*# SKIP")
-echo "simt: $ran cases, $skipped skipped"
-[ $((ran - skipped)) -ge 100 ] || { echo "too few cases ran on simt"; exit 1; }
-exit 0
+echo "simt: $ran cases passed or skipped, $skipped skipped"
+[ $((ran - skipped)) -ge 100 ] || { echo "too few cases ran on simt"; bad=1; }
+exit $bad

@@ -36,8 +36,8 @@ def zoo_ms(out, models):
     got = {}
     for line in out.splitlines():
         f = line.split()
-        if f and f[0] in models and len(f) > 7:
-            got[f[0]] = float(f[6])  # fused median ms
+        if f and f[0] in models and len(f) >= 12 and f[1][0].isdigit():
+            got[f[0]] = float(f[6])  # the table row: fused median ms
     return got
 
 

@@ -85,17 +85,9 @@
 #define PARAM_ALIGN 64u
 #define NULL_STR 0xffffffffu
 
-/* ---- checksum ---------------------------------------------------------- */
-/* FNV-1a 64: every step is a bijection of the state for a fixed byte, so a
- * change of any single byte always changes the result. */
-uint64_t runtime_pkg_fnv1a(uint64_t h, const unsigned char *p, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-#define fnv1a runtime_pkg_fnv1a
+/* Checksums are the core's FNV-1a 64 (tvm_hash_bytes): every step is a
+ * bijection of the state for a fixed byte, so a change of any single byte
+ * always changes the result. */
 
 /* ---- little-endian byte buffer (writer) --------------------------------- */
 typedef struct wbuf {
@@ -505,15 +497,15 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
     put_u32(&head, 0);
     put_u64(&head, off);
     put_u64(&head, secs[i]->len);
-    put_u64(&head, fnv1a(FNV_INIT, secs[i]->d, secs[i]->len));
+    put_u64(&head, tvm_hash_bytes(secs[i]->d, secs[i]->len, TVM_HASH_SEED));
     off += secs[i]->len;
   }
   if (meta.oom || params.oom || mod.oom || tgt.oom || host.oom || head.oom) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory writing %s", what);
     goto done;
   }
-  uint64_t h = fnv1a(FNV_INIT, head.d, 24);
-  h = fnv1a(h, head.d + PKG_HEADER, head.len - PKG_HEADER);
+  uint64_t h = tvm_hash_bytes(head.d, 24, TVM_HASH_SEED);
+  h = tvm_hash_bytes(head.d + PKG_HEADER, head.len - PKG_HEADER, h);
   poke_u64(head.d + 24, h);
 
   size_t tl = strlen(path) + 32;
@@ -585,8 +577,8 @@ tvm_status runtime_pkg_check_container(const char *what,
       PKG_HEADER + (uint64_t)n * PKG_ENTRY > size)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s is damaged: bad section count %u", what, n);
-  uint64_t h = fnv1a(FNV_INIT, d, 24);
-  h = fnv1a(h, d + PKG_HEADER, (size_t)n * PKG_ENTRY);
+  uint64_t h = tvm_hash_bytes(d, 24, TVM_HASH_SEED);
+  h = tvm_hash_bytes(d + PKG_HEADER, (size_t)n * PKG_ENTRY, h);
   if (h != hsum)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s is damaged: header checksum mismatch", what);
@@ -601,7 +593,7 @@ tvm_status runtime_pkg_check_container(const char *what,
                           "at %llu+%llu does not fit the file layout",
                           what, i, kind, (unsigned long long)off,
                           (unsigned long long)len);
-    if (fnv1a(FNV_INIT, d + off, (size_t)len) != sum)
+    if (tvm_hash_bytes(d + off, (size_t)len, TVM_HASH_SEED) != sum)
       return tvm_diag_set(TVM_ERR_INVALID,
                           "%s is damaged: checksum mismatch in section %u "
                           "(kind %u)",

@@ -1,7 +1,8 @@
 /*
  * core/runtime/package_int.h - what package.c (the container, save and
  * load) shares with package_sign.c (ed25519 signatures and trusted keys):
- * the layout constants, the checksum and the container check.
+ * the layout constants and the container check (checksums are the core's
+ * tvm_hash_bytes).
  */
 #ifndef TVM_RUNTIME_PACKAGE_INT_H
 #define TVM_RUNTIME_PACKAGE_INT_H
@@ -18,7 +19,6 @@
 #define PKG_HEADER 32u
 #define PKG_ENTRY 32u
 #define PKG_MAX_SECTIONS 16u
-#define FNV_INIT 0xcbf29ce484222325ull
 
 /* Section kinds; HOST and SIGNATURE are optional
  * (docs/package-format.md). */
@@ -34,8 +34,6 @@ typedef struct section {
   uint32_t index;
 } section;
 
-/* FNV-1a 64 over n bytes continuing from h (FNV_INIT to start). */
-uint64_t runtime_pkg_fnv1a(uint64_t h, const unsigned char *p, size_t n);
 
 /* Checks the header, the section table, the layout and every checksum of
  * the package bytes d[0..size); fills secs[kind] for the known kinds.

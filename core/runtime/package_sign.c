@@ -264,9 +264,9 @@ tvm_status tvm_package_sign(const char *path, const char *secret_key_path) {
   wr_le(oe + 4, 0, 4);
   wr_le(oe + 8, off, 8);
   wr_le(oe + 16, SIG_BYTES, 8);
-  wr_le(oe + 24, runtime_pkg_fnv1a(FNV_INIT, sp, SIG_BYTES), 8);
-  uint64_t h = runtime_pkg_fnv1a(FNV_INIT, out, 24);
-  h = runtime_pkg_fnv1a(h, out + PKG_HEADER, (size_t)nn * PKG_ENTRY);
+  wr_le(oe + 24, tvm_hash_bytes(sp, SIG_BYTES, TVM_HASH_SEED), 8);
+  uint64_t h = tvm_hash_bytes(out, 24, TVM_HASH_SEED);
+  h = tvm_hash_bytes(out + PKG_HEADER, (size_t)nn * PKG_ENTRY, h);
   wr_le(out + 24, h, 8);
   st = write_atomic(path, out, (size_t)total, 0644);
 done:

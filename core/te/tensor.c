@@ -243,3 +243,31 @@ tvm_status tvm_op_reachable_computes(const tvm_tensor *out, tvm_ptrvec *ops) {
   tvm_ptrmap_free(&seen);
   return st;
 }
+
+/* See tvm/te.h. */
+tvm_status tvm_op_match_matmul(tvm_tensor *const *outs, uint32_t nouts,
+                               const char *who, tvm_tensor **a,
+                               tvm_tensor **b) {
+  tvm_ptrvec ins = {0};
+  tvm_tensor *A = NULL, *B = NULL;
+  *a = *b = NULL;
+  if (nouts != 1 || outs[0]->ndim != 2 ||
+      outs[0]->op->kind != TVM_OP_COMPUTE || outs[0]->op->nreduce != 1)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED, "%s: expected one 2-d reduction",
+                        who);
+  tvm_status st = tvm_op_inputs(outs[0]->op, &ins);
+  if (st) return st;
+  if (ins.len == 2) {
+    A = ins.data[0];
+    B = ins.data[1];
+  }
+  tvm_ptrvec_free(&ins);
+  if (!A || !B || A->ndim != 2 || B->ndim != 2 ||
+      A->op->kind != TVM_OP_PLACEHOLDER || B->op->kind != TVM_OP_PLACEHOLDER)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "%s: '%s' must read two 2-d inputs", who,
+                        outs[0]->name);
+  *a = A;
+  *b = B;
+  return TVM_OK;
+}

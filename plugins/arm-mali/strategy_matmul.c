@@ -31,22 +31,9 @@ int32_t mali_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   static const int64_t wgy_choices[] = {1, 2, 4, 8};
   static const int64_t unroll_choices[] = {1, 2, 4, 8};
   tvm_status st;
-  if (nouts != 1 || outs[0]->ndim != 2 || outs[0]->op->nreduce != 1)
-    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "arm-mali matmul template: expected one 2-d reduction");
-  tvm_tensor *C = outs[0], *A = NULL, *B = NULL;
-  tvm_ptrvec ins = {0};
-  OK(tvm_op_inputs(C->op, &ins));
-  if (ins.len == 2) {
-    A = ins.data[0];
-    B = ins.data[1];
-  }
-  tvm_ptrvec_free(&ins);
-  if (!A || !B || A->ndim != 2 || B->ndim != 2 ||
-      A->op->kind != TVM_OP_PLACEHOLDER || B->op->kind != TVM_OP_PLACEHOLDER)
-    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "arm-mali matmul template: '%s' must read two 2-d "
-                        "inputs", C->name);
+  tvm_tensor *C, *A = NULL, *B = NULL;
+  OK(tvm_op_match_matmul(outs, nouts, "arm-mali matmul template", &A, &B));
+  C = outs[0];
   int64_t M = C->shape_c[0], N = C->shape_c[1], K = A->shape_c[1];
   int64_t vw = t->dialect.max_vector_lanes;
   int64_t tm = tvm_cfg_choice(cfg, "tile_rows", rows_choices, 4, 2);

@@ -45,22 +45,9 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   static const int64_t thread_choices[] = {1, 2, 4, 8};
   static const int64_t k_choices[] = {4, 8, 16, 32};
   tvm_status st;
-  if (nouts != 1 || outs[0]->ndim != 2 || outs[0]->op->nreduce != 1)
-    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "cuda matmul template: expected one 2-d reduction");
-  tvm_tensor *C = outs[0], *A = NULL, *B = NULL;
-  tvm_ptrvec ins = {0};
-  OK(tvm_op_inputs(C->op, &ins));
-  if (ins.len == 2) {
-    A = ins.data[0];
-    B = ins.data[1];
-  }
-  tvm_ptrvec_free(&ins);
-  if (!A || !B || A->op->kind != TVM_OP_PLACEHOLDER ||
-      B->op->kind != TVM_OP_PLACEHOLDER || A->ndim != 2 || B->ndim != 2)
-    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "cuda matmul template: '%s' must read two 2-d inputs",
-                        C->name);
+  tvm_tensor *C, *A = NULL, *B = NULL;
+  OK(tvm_op_match_matmul(outs, nouts, "cuda matmul template", &A, &B));
+  C = outs[0];
   int64_t M = C->shape_c[0], N = C->shape_c[1], K = A->shape_c[1];
   int64_t bm = tvm_cfg_choice(cfg, "tile_block", block_choices, 4, 2);
   int64_t tm = tvm_cfg_choice(cfg, "tile_thread", thread_choices, 4, 2);

@@ -126,6 +126,14 @@ TVM_API tvm_status tvm_op_inputs(const tvm_operation *op, tvm_ptrvec *out);
  * it): what a schedule template walks to find its stages. */
 TVM_API tvm_status tvm_op_reachable_computes(const tvm_tensor *out,
                                              tvm_ptrvec *ops);
+/* Matches the shape of a matrix product: outs is one 2-d compute with one
+ * reduce axis reading exactly two 2-d placeholders, returned in *a and *b
+ * (in the order the compute reads them).  TVM_ERR_UNSUPPORTED otherwise,
+ * the message prefixed by `who` (a template's name), so a strategy can
+ * decline with it. */
+TVM_API tvm_status tvm_op_match_matmul(tvm_tensor *const *outs, uint32_t nouts,
+                                       const char *who, tvm_tensor **a,
+                                       tvm_tensor **b);
 
 /* ---- tensor intrinsics ------------------------------------------------ */
 /* A tensor intrinsic replaces a loop nest that computes `pattern` (a

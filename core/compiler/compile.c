@@ -44,6 +44,8 @@ static tvm_status gp_dce(tvm_graph *g, const tvm_target *t,
                          const tvm_compile_options *o, int *dumped);
 static tvm_status gp_fuse(tvm_graph *g, const tvm_target *t,
                           const tvm_compile_options *o, int *dumped);
+static tvm_status gp_place(tvm_graph *g, const tvm_target *t,
+                           const tvm_compile_options *o, int *dumped);
 
 /* THE graph pipeline: its run, --dump-ir and the valid names all come
  * from this one table (an X-macro: steps and names are two views of it;
@@ -54,6 +56,7 @@ static tvm_status gp_fuse(tvm_graph *g, const tvm_target *t,
   X("alter_layout", gp_alter_layout)     \
   X("cse", gp_cse)                       \
   X("dce", gp_dce)                       \
+  X("place_devices", gp_place)           \
   X("fuse_ops", gp_fuse)                 \
   X("plan_memory", NULL)
 #define GRAPH_STEP(name, fn) {name, fn},
@@ -191,6 +194,57 @@ static tvm_status gp_fuse(tvm_graph *g, const tvm_target *t,
   return one_group_per_node(g);
 }
 
+/* Does the plugin of t answer supports (ABI 5)? */
+static int has_supports(const tvm_target *t) {
+  return TVM_PLUGIN_SLOT(t->plugin, supports) != NULL;
+}
+
+/* place_devices' query: the target when it runs n, else its fallback when
+ * that does, else an error naming the node. */
+static tvm_status place_query(void *ud, const tvm_gnode *n, int *device) {
+  const void *const *a = ud;
+  const tvm_target *t = a[0];
+  const tvm_compile_options *o = a[1];
+  char why[TVM_PLUGIN_REASON_CAP], why2[TVM_PLUGIN_REASON_CAP];
+  int yes = 1;
+  tvm_status st = tvm_target_supports(t, n, &yes, why, sizeof why);
+  if (st)
+    return st;
+  *device = 0;
+  if (!yes && t->fallback) {
+    if ((st = tvm_target_supports(t->fallback, n, &yes, why2, sizeof why2)))
+      return st;
+    if (!yes)
+      return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                          "node '%s' (%s): neither target '%s' (%s) nor its "
+                          "fallback '%s' (%s) runs it",
+                          n->name, n->op, t->name, why, t->fallback->name,
+                          why2);
+    *device = 1;
+  } else if (!yes) {
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "node '%s' (%s): target '%s' does not run it (%s); "
+                        "name a target that does as its fallback in %s "
+                        "(fallback: llvm-cpu)",
+                        n->name, n->op, t->name, why,
+                        t->path ? t->path : "the target's YAML file");
+  }
+  if (o->placed)
+    o->placed(o->placed_ud, n, *device ? t->fallback : t,
+              *device ? why : NULL);
+  return TVM_OK;
+}
+
+static tvm_status gp_place(tvm_graph *g, const tvm_target *t,
+                           const tvm_compile_options *o, int *dumped) {
+  const void *ud[2] = {t, o};
+  if (!t->fallback && !has_supports(t)) {
+    *dumped = 0; /* one device: nothing to place */
+    return TVM_OK;
+  }
+  return tvm_graph_pass_place_devices(g, place_query, (void *)ud, NULL);
+}
+
 /* Runs the graph table up to plan_memory, dumping after each step and
  * naming the step in a failure. */
 static tvm_status run_graph_pipeline(tvm_graph *g, const tvm_target *t,
@@ -210,7 +264,15 @@ static tvm_status run_graph_pipeline(tvm_graph *g, const tvm_target *t,
 static tvm_status layout_query(void *ud, const tvm_gnode *n,
                                tvm_layout_choice *c) {
   tvm_plugin_layout pl;
-  tvm_status st = tvm_target_alter_layout(ud, n, &pl);
+  const tvm_target *t = ud;
+  int yes = 1;
+  char why[TVM_PLUGIN_REASON_CAP];
+  tvm_status st;
+  /* a node the target declines is laid out as its fallback wants it */
+  if (t->fallback &&
+      (st = tvm_target_supports(t, n, &yes, why, sizeof why)) != TVM_OK)
+    return st;
+  st = tvm_target_alter_layout(yes ? t : t->fallback, n, &pl);
   if (st)
     return st;
   memcpy(c->data, pl.data, sizeof c->data);
@@ -249,6 +311,7 @@ static tvm_status plan_value(plan_builder *pb, const tvm_gvalue *v,
   pv->layout = v->layout ? tvm_arena_strdup(pb->a, v->layout) : NULL;
   pv->nbytes = (uint64_t)tvm_gvalue_bytes(v);
   pv->storage = -1;
+  pv->device = v->device;
   if (v->kind == TVM_GV_INPUT) {
     pv->kind = TVM_PV_INPUT;
   } else if (v->kind == TVM_GV_CONST) {
@@ -280,7 +343,8 @@ static tvm_status plan_value(plan_builder *pb, const tvm_gvalue *v,
 static tvm_status host_program_of(tvm_plan *p, const tvm_module *m,
                                   const char *name, tvm_plan_step *ps) {
   for (uint32_t s = 0; s < p->nsteps; s++)
-    if (p->steps[s].host && !strcmp(p->steps[s].kernel, name)) {
+    if (p->steps[s].host && p->steps[s].device == ps->device &&
+        !strcmp(p->steps[s].kernel, name)) {
       ps->host = p->steps[s].host;
       return TVM_OK;
     }
@@ -315,13 +379,14 @@ static tvm_status device_funcs(const tvm_module *m, tvm_module *out) {
 }
 
 /* Fills p from the graph, the kernels of the groups and the storage
- * plan; on device targets (hosts: the lowered module) each step gets the
- * host program of its host function. */
+ * plan; on device targets (hosts[device]: the lowered module) each step
+ * gets the host program of its host function.  Values, steps and slots
+ * keep their device (heterogeneous plans). */
 static tvm_status fill_plan(tvm_plan *p, const tvm_graph *g,
                             const tvm_target *t, const tvm_graph_groups *gr,
                             const group_kernel *gk,
                             const tvm_storage_plan *mem,
-                            const tvm_module *hosts) {
+                            const tvm_module *const *hosts) {
   plan_builder pb = {p, compiler_plan_arena(p), g, mem, NULL, NULL, 0};
   tvm_status st = TVM_OK;
   uint32_t nids = g->next_id + 1,
@@ -338,11 +403,14 @@ static tvm_status fill_plan(tvm_plan *p, const tvm_graph *g,
   p->outputs = tvm_arena_alloc(pb.a, sizeof(uint32_t) * (g->outputs.len + 1));
   p->storage_bytes =
       tvm_arena_alloc(pb.a, sizeof(uint64_t) * ((size_t)mem->nslots + 1));
+  int32_t *sdev =
+      tvm_arena_alloc(pb.a, sizeof(int32_t) * ((size_t)mem->nslots + 1));
   /* name, plugin and attribute values: the runtime remakes the target */
   if ((st = tvm_plan_set_target(p, t)) != TVM_OK)
     goto out;
   if (!pb.index || !pb.is_out || !p->values || !p->steps || !p->inputs ||
-      !p->outputs || !p->storage_bytes || !p->target_name || !p->plugin_name ||
+      !p->outputs || !p->storage_bytes || !sdev || !p->target_name ||
+      !p->plugin_name ||
       !p->plugin_version) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "plan: out of memory");
     goto out;
@@ -371,8 +439,10 @@ static tvm_status fill_plan(tvm_plan *p, const tvm_graph *g,
     ps->nargs = (uint32_t)k->nargs;
     ps->args = args;
     ps->flops = k->flops;
-    if (hosts && !st)
-      st = host_program_of(p, hosts, k->kernel, ps);
+    ps->device = k->device;
+    ps->copy = (uint32_t)k->copy;
+    if (hosts[k->device] && !k->copy && !st)
+      st = host_program_of(p, hosts[k->device], k->kernel, ps);
     p->nsteps++;
   }
   for (size_t i = 0; i < g->outputs.len && !st; i++)
@@ -380,6 +450,8 @@ static tvm_status fill_plan(tvm_plan *p, const tvm_graph *g,
   if (!st) {
     p->nstorage = mem->nslots;
     memcpy(p->storage_bytes, mem->slot_bytes, sizeof(uint64_t) * mem->nslots);
+    memcpy(sdev, mem->slot_device, sizeof(int32_t) * mem->nslots);
+    p->storage_device = sdev;
     p->activation_bytes_planned = mem->planned_bytes;
     p->activation_bytes_unplanned = mem->unplanned_bytes;
   }
@@ -397,10 +469,15 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   tvm_compile_options dflt;
   tvm_graph_groups *gr = NULL;
   tvm_storage_plan *mem = NULL;
-  kernel_builder *kb = NULL;
+  /* per device: 0 the target, 1 its fallback (heterogeneous) */
+  const tvm_target *tdev[2] = {t, t ? t->fallback : NULL};
+  int ndev = t && t->fallback ? 2 : 1;
+  kernel_builder *kb[2] = {NULL, NULL};
+  const tvm_module *hosts[2] = {NULL, NULL};
+  tvm_gvalue **copy_args = NULL; /* DeviceCopy steps' (source, dest) */
   group_kernel *gk = NULL;
   tvm_plan *p = NULL;
-  tvm_lower_options lo;
+  tvm_lower_options lo, lod[2];
   tvm_status st;
   tvm_tune_log *tlog = NULL; /* --tuning-log */
   tvm_tune_apply tapply;
@@ -446,18 +523,43 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
     tvm_tune_apply_hooks(&tapply, &thooks);
     hooks = &thooks;
   }
-  if ((st = kernel_builder_create(t, &lo, &kb)))
-    goto out;
-  kernel_builder_set_hooks(kb, hooks);
+  for (int d = 0; d < ndev; d++) {
+    if (d > 0) {
+      lod[d] = lo; /* the dump settings */
+      tvm_target_lower_options(tdev[d], &lod[d]);
+      if ((st = tvm_lower_check_passes(&lod[d]))) {
+        st = tvm_diag_prefix(st, "target '%s': ", tdev[d]->name);
+        goto out;
+      }
+    }
+    if ((st = kernel_builder_create(tdev[d], d ? &lod[d] : &lo, &kb[d])))
+      goto out;
+    kernel_builder_set_hooks(kb[d], hooks);
+  }
   gk = tvm_calloc((size_t)gr->ngroups + 1, sizeof *gk);
-  if (!gk) {
+  copy_args = tvm_calloc(2 * (size_t)gr->ngroups + 1, sizeof(tvm_gvalue *));
+  if (!gk || !copy_args) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
     goto out;
   }
   for (int i = 0; i < gr->ngroups; i++) {
     const tvm_graph_group *G = &gr->groups[i];
-    if (G->noutputs > 0 && (st = kernel_builder_add(kb, g, G, &gk[i])))
+    int dev = G->anchor && G->anchor->device > 0 && ndev > 1 ? 1 : 0;
+    if (G->noutputs > 0 && G->anchor &&
+        strcmp(G->anchor->op, "DeviceCopy") == 0) {
+      /* a copy between the devices: a plan step, not a kernel */
+      copy_args[2 * i] = G->anchor->inputs[0];
+      copy_args[2 * i + 1] = G->anchor->outputs[0];
+      gk[i].kernel = "DeviceCopy";
+      gk[i].label = "DeviceCopy";
+      gk[i].args = &copy_args[2 * i];
+      gk[i].nargs = 2;
+      gk[i].copy = 1;
+    } else if (G->noutputs > 0 &&
+               (st = kernel_builder_add(kb[dev], g, G, &gk[i]))) {
       goto out;
+    }
+    gk[i].device = dev;
     if (o->progress)
       o->progress(o->progress_ud, i + 1, gr->ngroups,
                   gk[i].kernel ? gk[i].kernel : "(nothing to compute)");
@@ -474,26 +576,29 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   }
   if ((st = compiler_plan_new(&p)))
     goto out;
-  if (tvm_lower_is_device(&lo)) {
-    /* host functions become host programs; codegen sees device code only */
-    tvm_module dev = {0};
-    const tvm_module *all = kernel_builder_module(kb);
-    if ((st = device_funcs(all, &dev)))
-      goto out;
-    if (dev.nfuncs > 0)
-      st = tvm_target_codegen(t, &dev, &p->blob);
-    tvm_free(dev.funcs);
-    if (!st)
-      st = fill_plan(p, g, t, gr, gk, mem, all);
-    goto out;
+  for (int d = 0; d < ndev && !st; d++) {
+    tvm_plugin_blob *blob = d ? &p->fallback_blob : &p->blob;
+    const tvm_module *all = kernel_builder_module(kb[d]);
+    if (tvm_lower_is_device(d ? &lod[d] : &lo)) {
+      /* host functions become host programs; codegen sees device code */
+      tvm_module dev = {0};
+      if ((st = device_funcs(all, &dev)))
+        break;
+      if (dev.nfuncs > 0)
+        st = tvm_target_codegen(tdev[d], &dev, blob);
+      tvm_free(dev.funcs);
+      hosts[d] = all;
+    } else if (kernel_builder_nkernels(kb[d]) > 0) {
+      st = tvm_target_codegen(tdev[d], all, blob);
+    }
   }
-  if (kernel_builder_nkernels(kb) > 0 &&
-      (st = tvm_target_codegen(t, kernel_builder_module(kb), &p->blob)))
-    goto out;
-  st = fill_plan(p, g, t, gr, gk, mem, NULL);
+  if (!st)
+    st = fill_plan(p, g, t, gr, gk, mem, hosts);
 out:
   tvm_free(gk);
-  kernel_builder_free(kb);
+  tvm_free(copy_args);
+  for (int d = 0; d < 2; d++)
+    kernel_builder_free(kb[d]);
   tvm_storage_plan_free(mem);
   tvm_graph_groups_free(gr);
   if (tlog) {

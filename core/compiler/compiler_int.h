@@ -37,6 +37,8 @@ typedef struct group_kernel {
   int nargs;
   double flops;
   int reused; /* 1 when an identical group's kernel is reused */
+  int device; /* heterogeneous: 0 the target, 1 the fallback */
+  int copy;   /* 1: a DeviceCopy group (args = source, destination) */
 } group_kernel;
 
 /* A builder lowering kernels for t with lowering options lo (copied) into

@@ -3,6 +3,7 @@
 # graph passes it owns: fuse_ops and plan_memory (tvm/graph_passes.h).
 libtvm_la_SOURCES += \
 	core/graph/passes/fuse_ops.c \
+	core/graph/passes/place_devices.c \
 	core/graph/passes/alter_layout.c \
 	core/graph/passes/plan_memory.c \
 	core/compiler/compiler_int.h \

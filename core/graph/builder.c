@@ -210,6 +210,7 @@ tvm_gvalue *tvm_graph_apply(tvm_graph *g, const char *op, const char *name,
   n->def = def;
   n->name = nname;
   n->group = -1;
+  n->device = 0;
   for (int i = 0; i < nin; i++) ins[i] = in[i];
   n->inputs = ins;
   n->ninputs = nin;

@@ -67,6 +67,7 @@ tvm_gvalue *graph_alloc_value(tvm_graph *g, tvm_gvalue_kind kind,
     return NULL;
   }
   v->id = g->next_id++;
+  v->device = 0;
   v->kind = kind;
   v->name = name ? tvm_arena_strdup(g->arena, name)
                  : tvm_arena_printf(g->arena, "%u", (unsigned)v->id);

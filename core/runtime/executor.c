@@ -9,6 +9,13 @@
  * input, output and parameter, uploads the parameters, resolves every
  * step's kernel and builds its argument array.  run() is then a loop of
  * launches and one sync.
+ *
+ * A heterogeneous plan (plugin-sdk/docs/HETEROGENEOUS.md) spans the
+ * target (device 0) and its fallback (device 1, t->fallback): each
+ * device gets its module, its slots and the values that live on it, each
+ * step runs on its device, and a copy step moves a value from one device
+ * to the other through a host staging buffer (device-to-host on the
+ * source after a sync, host-to-device on the destination).
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,8 +29,10 @@
 struct tvm_executor {
   const tvm_plan *p;
   const tvm_target *t;
-  tvm_device *dev;
-  tvm_runtime_module *mod;
+  tvm_device *devs[2];      /* 0 the target, 1 its fallback (or NULL) */
+  tvm_runtime_module *mods[2];
+  void *stage;              /* host buffer of copy steps */
+  uint64_t stage_bytes;
   void **slots;             /* nstorage device buffers */
   void **own;               /* per value: its own buffer (not activations) */
   void **buf;               /* per value: the device address it lives at */
@@ -33,16 +42,26 @@ struct tvm_executor {
   void ***hbufs;            /* per host step: its buffer parameters */
 };
 
-/* Releases everything the executor holds (device last). */
+/* The device of value i, of slot s, of step s (0 when the plan has one). */
+static tvm_device *value_dev(const tvm_executor *e, uint32_t i) {
+  return e->devs[e->p->values[i].device == 1 ? 1 : 0];
+}
+static tvm_device *slot_dev(const tvm_executor *e, uint32_t s) {
+  const int32_t *sd = e->p->storage_device;
+  return e->devs[sd && sd[s] == 1 ? 1 : 0];
+}
+static int step_dev(const tvm_executor *e, uint32_t s) {
+  return e->p->steps[s].device == 1 ? 1 : 0;
+}
+
+/* Releases everything the executor holds (devices last). */
 void tvm_executor_free(tvm_executor *e) {
   if (e == NULL) return;
   const tvm_plan *p = e->p;
-  if (e->dev) {
-    for (uint32_t i = 0; e->own && i < p->nvalues; i++)
-      if (e->own[i]) tvm_device_free(e->dev, 0, e->own[i]);
-    for (uint32_t s = 0; e->slots && s < p->nstorage; s++)
-      if (e->slots[s]) tvm_device_free(e->dev, 0, e->slots[s]);
-  }
+  for (uint32_t i = 0; e->own && i < p->nvalues; i++)
+    if (e->own[i]) tvm_device_free(value_dev(e, i), 0, e->own[i]);
+  for (uint32_t s = 0; e->slots && s < p->nstorage; s++)
+    if (e->slots[s]) tvm_device_free(slot_dev(e, s), 0, e->slots[s]);
   for (uint32_t s = 0; e->hosts && s < p->nsteps; s++) {
     tvm_host_exec_free(e->hosts[s]);
     tvm_free(e->hbufs[s]);
@@ -55,14 +74,17 @@ void tvm_executor_free(tvm_executor *e) {
   tvm_free(e->buf);
   tvm_free(e->own);
   tvm_free(e->slots);
-  if (e->mod) tvm_runtime_module_free(e->mod);
-  if (e->dev) tvm_device_close(e->dev);
+  tvm_free(e->stage);
+  for (int d = 0; d < 2; d++) {
+    if (e->mods[d]) tvm_runtime_module_free(e->mods[d]);
+    if (e->devs[d]) tvm_device_close(e->devs[d]);
+  }
   tvm_free(e);
 }
 
-/* Allocates device memory of at least one byte. */
-static tvm_status dalloc(tvm_executor *e, uint64_t nbytes, void **out) {
-  return tvm_device_alloc(e->dev, 0, nbytes ? nbytes : 1, BUF_ALIGN, out);
+/* Allocates memory of at least one byte on d. */
+static tvm_status dalloc(tvm_device *d, uint64_t nbytes, void **out) {
+  return tvm_device_alloc(d, 0, nbytes ? nbytes : 1, BUF_ALIGN, out);
 }
 
 /* Allocates the buffers and uploads the parameters. */
@@ -70,7 +92,8 @@ static tvm_status alloc_buffers(tvm_executor *e) {
   const tvm_plan *p = e->p;
   tvm_status st;
   for (uint32_t s = 0; s < p->nstorage; s++)
-    if ((st = dalloc(e, p->storage_bytes[s], &e->slots[s])) != TVM_OK)
+    if ((st = dalloc(slot_dev(e, s), p->storage_bytes[s], &e->slots[s])) !=
+        TVM_OK)
       return tvm_diag_prefix(st, "storage slot %u (%llu bytes): ", s,
                              (unsigned long long)p->storage_bytes[s]);
   for (uint32_t i = 0; i < p->nvalues; i++) {
@@ -83,7 +106,7 @@ static tvm_status alloc_buffers(tvm_executor *e) {
       e->buf[i] = e->slots[v->storage];
       continue;
     }
-    if ((st = dalloc(e, v->nbytes, &e->own[i])) != TVM_OK)
+    if ((st = dalloc(value_dev(e, i), v->nbytes, &e->own[i])) != TVM_OK)
       return tvm_diag_prefix(st, "value '%s' (%llu bytes): ",
                              v->name ? v->name : "?",
                              (unsigned long long)v->nbytes);
@@ -92,14 +115,38 @@ static tvm_status alloc_buffers(tvm_executor *e) {
       if (v->data == NULL)
         return tvm_diag_set(TVM_ERR_INVALID, "parameter '%s' has no data",
                             v->name ? v->name : "?");
-      st = tvm_device_copy(e->dev, e->buf[i], 0, v->data, 0, v->nbytes,
-                           TVM_COPY_HOST_TO_DEVICE);
+      st = tvm_device_copy(value_dev(e, i), e->buf[i], 0, v->data, 0,
+                           v->nbytes, TVM_COPY_HOST_TO_DEVICE);
       if (st != TVM_OK)
         return tvm_diag_prefix(st, "uploading parameter '%s': ",
                                v->name ? v->name : "?");
     }
   }
-  return tvm_device_sync(e->dev);
+  for (int d = 0; d < 2; d++)
+    if (e->devs[d] && (st = tvm_device_sync(e->devs[d])) != TVM_OK) return st;
+  return TVM_OK;
+}
+
+/* Checks copy step s (source and destination values of one size on the
+ * two devices) and grows the staging buffer to fit it. */
+static tvm_status bind_copy(tvm_executor *e, uint32_t s) {
+  const tvm_plan *p = e->p;
+  const tvm_plan_step *step = &p->steps[s];
+  if (step->nargs != 2 || step->args[0] >= p->nvalues ||
+      step->args[1] >= p->nvalues ||
+      p->values[step->args[0]].nbytes != p->values[step->args[1]].nbytes)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "step %u: a copy takes a source and a destination "
+                        "value of the same size",
+                        s);
+  uint64_t n = p->values[step->args[0]].nbytes;
+  if (n > e->stage_bytes) {
+    void *b = tvm_realloc(e->stage, n);
+    if (b == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+    e->stage = b;
+    e->stage_bytes = n;
+  }
+  return TVM_OK;
 }
 
 /* Resolves each step's kernel and builds its arguments. */
@@ -108,6 +155,11 @@ static tvm_status bind_steps(tvm_executor *e) {
   tvm_status st;
   for (uint32_t s = 0; s < p->nsteps; s++) {
     const tvm_plan_step *step = &p->steps[s];
+    int d = step_dev(e, s);
+    if (step->copy) {
+      if ((st = bind_copy(e, s)) != TVM_OK) return st;
+      continue;
+    }
     if (step->host) { /* device target: the runtime runs its host program */
       e->hbufs[s] = tvm_calloc(step->nargs + 1, sizeof(void *));
       if (e->hbufs[s] == NULL)
@@ -119,13 +171,18 @@ static tvm_status bind_steps(tvm_executor *e) {
                               step->args[a], p->nvalues);
         e->hbufs[s][a] = e->buf[step->args[a]];
       }
-      if ((st = tvm_host_exec_create(step->host, e->dev, e->mod, e->hbufs[s],
+      if ((st = tvm_host_exec_create(step->host, e->devs[d], e->mods[d],
+                                     e->hbufs[s],
                                      step->nargs, &e->hosts[s])) != TVM_OK)
         return tvm_diag_prefix(st, "step %u (%s): ", s,
                                step->label ? step->label : step->kernel);
       continue;
     }
-    if ((st = tvm_runtime_get_func(e->mod, step->kernel, &e->funcs[s])) !=
+    if (e->mods[d] == NULL)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "step %u (%s): device %d has no module", s,
+                          step->label ? step->label : step->kernel, d);
+    if ((st = tvm_runtime_get_func(e->mods[d], step->kernel, &e->funcs[s])) !=
         TVM_OK)
       return tvm_diag_prefix(st, "step %u (%s): ", s,
                              step->label ? step->label : step->kernel);
@@ -166,6 +223,35 @@ tvm_status tvm_executor_create(const tvm_plan *p, const tvm_target *t,
                         p->plugin_name,
                         p->target_name ? p->target_name : "?",
                         t->plugin_name, t->name);
+  if (p->fallback_plugin_name &&
+      (t->fallback == NULL ||
+       strcmp(t->fallback->plugin_name, p->fallback_plugin_name) != 0))
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "the plan runs on target '%s' with fallback '%s' "
+                        "(plugin '%s'); target '%s' given has %s%s: load "
+                        "the target whose YAML names that fallback",
+                        p->target_name ? p->target_name : "?",
+                        p->fallback_target_name ? p->fallback_target_name
+                                                : "?",
+                        p->fallback_plugin_name, t->name,
+                        t->fallback ? "fallback " : "no fallback",
+                        t->fallback ? t->fallback->name : "");
+  for (uint32_t s = 0; s < p->nsteps; s++)
+    if (!p->fallback_plugin_name && (p->steps[s].device || p->steps[s].copy))
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "step %u runs on device %d of a plan with one "
+                          "device", s, (int)p->steps[s].device);
+  for (uint32_t i = 0; i < p->nvalues; i++)
+    if (!p->fallback_plugin_name && p->values[i].device)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "value '%s' lives on device %d of a plan with one "
+                          "device", p->values[i].name ? p->values[i].name : "?",
+                          (int)p->values[i].device);
+  for (uint32_t s = 0; p->storage_device && s < p->nstorage; s++)
+    if (!p->fallback_plugin_name && p->storage_device[s])
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "storage slot %u lives on device %d of a plan with "
+                          "one device", s, (int)p->storage_device[s]);
   tvm_executor *e = tvm_calloc(1, sizeof(*e));
   if (e == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
   e->p = p;
@@ -182,12 +268,24 @@ tvm_status tvm_executor_create(const tvm_plan *p, const tvm_target *t,
     st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
     goto fail;
   }
-  if ((st = tvm_device_open(t, &e->dev)) != TVM_OK) goto fail;
-  /* A plan whose every output folded to a constant has no kernels and an
-   * empty device module: there is nothing to load. */
-  if (p->nsteps > 0 &&
-      (st = tvm_runtime_module_load(e->dev, &p->blob, &e->mod)) != TVM_OK)
+  if ((st = tvm_device_open(t, &e->devs[0])) != TVM_OK) goto fail;
+  if (p->fallback_plugin_name &&
+      (st = tvm_device_open(t->fallback, &e->devs[1])) != TVM_OK) {
+    st = tvm_diag_prefix(st, "fallback target '%s': ", t->fallback->name);
     goto fail;
+  }
+  /* A device with no kernel step has no module to load (a plan whose
+   * every output folded to a constant has none at all). */
+  for (int d = 0; d < 2; d++) {
+    int used = 0;
+    for (uint32_t s = 0; s < p->nsteps; s++)
+      used |= !p->steps[s].copy && step_dev(e, s) == d;
+    if (used &&
+        (st = tvm_runtime_module_load(e->devs[d],
+                                      d ? &p->fallback_blob : &p->blob,
+                                      &e->mods[d])) != TVM_OK)
+      goto fail;
+  }
   if ((st = alloc_buffers(e)) != TVM_OK) goto fail;
   if ((st = bind_steps(e)) != TVM_OK) goto fail;
   *out = e;
@@ -254,18 +352,41 @@ tvm_status tvm_executor_set_input(tvm_executor *e, uint32_t i,
   tvm_status st = check_tensor(x, v, role);
   if (st != TVM_OK) return st;
   if (v->nbytes == 0) return TVM_OK;
-  return tvm_device_copy(e->dev, e->buf[p->inputs[i]], 0,
+  return tvm_device_copy(value_dev(e, p->inputs[i]), e->buf[p->inputs[i]], 0,
                          (const char *)x->data + x->byte_offset, 0, v->nbytes,
                          TVM_COPY_HOST_TO_DEVICE);
 }
 
+/* Copy step s: the source device's work is waited for, its value read
+ * into the staging buffer and written to the destination device. */
+static tvm_status run_copy(tvm_executor *e, uint32_t s) {
+  const tvm_plan *p = e->p;
+  const tvm_plan_step *step = &p->steps[s];
+  uint32_t a = step->args[0], b = step->args[1];
+  uint64_t n = p->values[a].nbytes;
+  tvm_device *src = value_dev(e, a), *dst = value_dev(e, b);
+  tvm_status st;
+  if (n == 0) return TVM_OK;
+  if ((st = tvm_device_sync(src)) != TVM_OK ||
+      (st = tvm_device_copy(src, e->stage, 0, e->buf[a], 0, n,
+                            TVM_COPY_DEVICE_TO_HOST)) != TVM_OK ||
+      (st = tvm_device_sync(src)) != TVM_OK ||
+      (st = tvm_device_copy(dst, e->buf[b], 0, e->stage, 0, n,
+                            TVM_COPY_HOST_TO_DEVICE)) != TVM_OK)
+    return tvm_diag_prefix(st, "step %u (copy of '%s'): ", s,
+                           p->values[a].name ? p->values[a].name : "?");
+  return TVM_OK;
+}
+
 /* Launches step s without waiting. */
 static tvm_status launch(tvm_executor *e, uint32_t s) {
+  if (e->p->steps[s].copy) return run_copy(e, s);
   if (e->hosts[s]) return tvm_host_exec_run(e->hosts[s]);
   const tvm_plugin_kernel *k = tvm_runtime_func_kernel(e->funcs[s]);
   static const uint32_t one[3] = {1, 1, 1};
   tvm_status st =
-      tvm_device_launch(e->dev, e->funcs[s], e->args[s], e->p->steps[s].nargs,
+      tvm_device_launch(e->devs[step_dev(e, s)], e->funcs[s], e->args[s],
+                        e->p->steps[s].nargs,
                         k ? k->grid : one, k ? k->block : one);
   if (st != TVM_OK) {
     const tvm_plan_step *step = &e->p->steps[s];
@@ -280,7 +401,9 @@ tvm_status tvm_executor_run(tvm_executor *e) {
   tvm_status st;
   for (uint32_t s = 0; s < e->p->nsteps; s++)
     if ((st = launch(e, s)) != TVM_OK) return st;
-  return tvm_device_sync(e->dev);
+  for (int d = 0; d < 2; d++)
+    if (e->devs[d] && (st = tvm_device_sync(e->devs[d])) != TVM_OK) return st;
+  return TVM_OK;
 }
 
 /* Copies output i into y. */
@@ -296,11 +419,13 @@ tvm_status tvm_executor_get_output(tvm_executor *e, uint32_t i, DLTensor *y) {
   tvm_status st = check_tensor(y, v, role);
   if (st != TVM_OK) return st;
   if (v->nbytes == 0) return TVM_OK;
-  st = tvm_device_copy(e->dev, (char *)y->data + y->byte_offset, 0,
+  tvm_device *d = value_dev(e, p->outputs[i]);
+  if ((st = tvm_device_sync(d)) != TVM_OK) return st;
+  st = tvm_device_copy(d, (char *)y->data + y->byte_offset, 0,
                        e->buf[p->outputs[i]], 0, v->nbytes,
                        TVM_COPY_DEVICE_TO_HOST);
   if (st != TVM_OK) return st;
-  return tvm_device_sync(e->dev);
+  return tvm_device_sync(d);
 }
 
 /* Times host-program step s: `repeat` runs of its launches and a sync,
@@ -312,7 +437,24 @@ static tvm_status time_host(tvm_executor *e, uint32_t s, int repeat,
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
     if ((st = tvm_host_exec_run(e->hosts[s])) != TVM_OK ||
-        (st = tvm_device_sync(e->dev)) != TVM_OK)
+        (st = tvm_device_sync(e->devs[step_dev(e, s)])) != TVM_OK)
+      return st;
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    t[r] = (double)(b.tv_sec - a.tv_sec) * 1e3 +
+           (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+  }
+  return TVM_OK;
+}
+
+/* Times copy step s `repeat` times by the host's monotonic clock. */
+static tvm_status time_copy(tvm_executor *e, uint32_t s, int repeat,
+                            double *t) {
+  tvm_status st;
+  for (int r = 0; r < repeat; r++) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if ((st = run_copy(e, s)) != TVM_OK ||
+        (st = tvm_device_sync(e->devs[step_dev(e, s)])) != TVM_OK)
       return st;
     clock_gettime(CLOCK_MONOTONIC, &b);
     t[r] = (double)(b.tv_sec - a.tv_sec) * 1e3 +
@@ -333,7 +475,9 @@ tvm_status tvm_executor_profile(tvm_executor *e, int repeat, double *ms) {
   double *t = tvm_calloc((size_t)repeat, sizeof(double));
   if (t == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
   for (uint32_t s = 0; s < e->p->nsteps; s++) {
-    if (e->hosts[s])
+    if (e->p->steps[s].copy)
+      st = time_copy(e, s, repeat, t);
+    else if (e->hosts[s])
       st = time_host(e, s, repeat, t);
     else
       st = tvm_runtime_time(e->funcs[s], e->args[s], e->p->steps[s].nargs, 1,

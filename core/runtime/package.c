@@ -469,6 +469,16 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
   if (p == NULL || path == NULL)
     return tvm_diag_set(TVM_ERR_INVALID, "tvm_package_save: NULL argument");
   snprintf(what, sizeof what, "package %s", path);
+  if (p->fallback_plugin_name)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "%s: a plan spanning target '%s' and its fallback "
+                        "'%s' cannot be saved as a package yet (the format "
+                        "holds one device module); run the model directly "
+                        "with tvmc run MODEL --target %s",
+                        what, p->target_name ? p->target_name : "?",
+                        p->fallback_target_name ? p->fallback_target_name
+                                                : "?",
+                        p->target_name ? p->target_name : "?");
   if ((st = check_plan(p, what)) != TVM_OK)
     return tvm_diag_prefix(st, "cannot save an inconsistent plan: ");
 

@@ -47,6 +47,7 @@ void tvm_plan_free(tvm_plan *p) {
   if (!p)
     return;
   tvm_plugin_blob_free(&p->blob);
+  tvm_plugin_blob_free(&p->fallback_blob);
   if (p->priv) {
     plan_priv *pv = p->priv;
     if (pv->arena)
@@ -56,19 +57,17 @@ void tvm_plan_free(tvm_plan *p) {
   tvm_free(p);
 }
 
-/* Records t's name, plugin, plugin version and attribute values. */
-tvm_status tvm_plan_set_target(tvm_plan *p, const tvm_target *t) {
-  tvm_arena *a = tvm_plan_arena(p);
-  if (a == NULL || t == NULL)
-    return tvm_diag_set(TVM_ERR_INVALID, "tvm_plan_set_target: no plan or "
-                        "target (make plans with tvm_plan_new)");
-  p->target_name = tvm_arena_strdup(a, t->name);
-  p->plugin_name = tvm_arena_strdup(a, t->plugin_name);
-  p->plugin_version = tvm_arena_strdup(
+/* Copies t's name, plugin, plugin version and attribute values into a. */
+static tvm_status record(tvm_arena *a, const tvm_target *t, const char **name,
+                         const char **plugin, const char **version,
+                         const tvm_plugin_attr_value **attrs, uint32_t *n) {
+  *name = tvm_arena_strdup(a, t->name);
+  *plugin = tvm_arena_strdup(a, t->plugin_name);
+  *version = tvm_arena_strdup(
       a, t->plugin && t->plugin->version ? t->plugin->version : "");
   tvm_plugin_attr_value *v =
       tvm_arena_alloc(a, sizeof(*v) * (t->nattrs ? t->nattrs : 1));
-  if (!p->target_name || !p->plugin_name || !p->plugin_version || !v)
+  if (!*name || !*plugin || !*version || !v)
     return tvm_diag_set(TVM_ERR_NOMEM, "plan: out of memory");
   for (uint32_t i = 0; i < t->nattrs; i++) {
     v[i] = t->attrs[i];
@@ -77,9 +76,25 @@ tvm_status tvm_plan_set_target(tvm_plan *p, const tvm_target *t) {
     if (!v[i].name || (t->attrs[i].s && !v[i].s))
       return tvm_diag_set(TVM_ERR_NOMEM, "plan: out of memory");
   }
-  p->target_attrs = v;
-  p->ntarget_attrs = t->nattrs;
+  *attrs = v;
+  *n = t->nattrs;
   return TVM_OK;
+}
+
+/* Records t (and its fallback) in p. */
+tvm_status tvm_plan_set_target(tvm_plan *p, const tvm_target *t) {
+  tvm_arena *a = tvm_plan_arena(p);
+  if (a == NULL || t == NULL)
+    return tvm_diag_set(TVM_ERR_INVALID, "tvm_plan_set_target: no plan or "
+                        "target (make plans with tvm_plan_new)");
+  tvm_status st = record(a, t, &p->target_name, &p->plugin_name,
+                         &p->plugin_version, &p->target_attrs,
+                         &p->ntarget_attrs);
+  if (st == TVM_OK && t->fallback)
+    st = record(a, t->fallback, &p->fallback_target_name,
+                &p->fallback_plugin_name, &p->fallback_plugin_version,
+                &p->fallback_attrs, &p->nfallback_attrs);
+  return st;
 }
 
 /* The target p was built for, from what it records (no YAML). */

@@ -219,6 +219,7 @@ tvm_status tvm_target_create(tvm_plugin_registry *r,
 /* Destroys the plugin instance, then everything the target owns. */
 void tvm_target_free(tvm_target *t) {
   if (t == NULL) return;
+  tvm_target_free(t->fallback);
   if (t->instance != NULL) {
     void (*destroy)(tvm_plugin_target *) = RT_SLOT(t->plugin, target_destroy);
     if (destroy) destroy(t->instance);

@@ -176,6 +176,33 @@ static int is_path(const char *arg) {
  * the validated values with the runtime's tvm_target_create.  Loading a
  * target has no effect on other targets or on any thread pool.  On
  * failure nothing is left allocated. */
+/* Loads the target `name` that t's file (path) names as its fallback and
+ * attaches it to t: heterogeneous execution, HETEROGENEOUS.md.  A
+ * fallback must not name itself nor have a fallback of its own. */
+static tvm_status attach_fallback(tvm_plugin_registry *r, const char *path,
+                                  const char *name, tvm_target *t) {
+  tvm_target *fb = NULL;
+  if (strcmp(name, t->name) == 0)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s: fallback: %s names the target itself; name "
+                        "another target (e.g. llvm-cpu)",
+                        path, name);
+  tvm_status st = tvm_target_load_with(r, name, &fb);
+  if (st != TVM_OK)
+    return tvm_diag_prefix(st, "%s: fallback target '%s': ", path, name);
+  if (fb->fallback) {
+    st = tvm_diag_set(TVM_ERR_INVALID,
+                      "%s: fallback target '%s' has a fallback of its own "
+                      "('%s'); a fallback must run every operator",
+                      path, name, fb->fallback->name);
+    tvm_target_free(fb);
+    return st;
+  }
+  t->fallback = fb;
+  t->fallback_name = fb->name;
+  return TVM_OK;
+}
+
 tvm_status tvm_target_load_with(tvm_plugin_registry *r,
                                 const char *name_or_path, tvm_target **out) {
   *out = NULL;
@@ -201,6 +228,12 @@ tvm_status tvm_target_load_with(tvm_plugin_registry *r,
                             parsed.keys,  parsed.nkeys,       parsed.attrs,
                             parsed.nattrs, &parsed.tuning};
     st = tvm_target_create(r, &spec, out);
+  }
+  if (st == TVM_OK && parsed.fallback_name)
+    st = attach_fallback(r, parsed.path, parsed.fallback_name, *out);
+  if (st != TVM_OK && *out) {
+    tvm_target_free(*out);
+    *out = NULL;
   }
   tvm_arena_destroy(a);
   return st;
@@ -373,6 +406,36 @@ tvm_status tvm_target_alter_layout(const tvm_target *t, const tvm_gnode *n,
                            "alter_layout of target '%s' (plugin '%s'): ",
                            t->name, t->plugin_name);
   }
+  return TVM_OK;
+}
+
+/* Whether t runs node n (see tvm/runtime.h): the plugin's ABI 5
+ * supports slot, or yes when it has none. */
+tvm_status tvm_target_supports(const tvm_target *t, const tvm_gnode *n,
+                               int *supported, char *reason, size_t cap) {
+  tvm_plugin_support s;
+  *supported = 1;
+  if (reason && cap) reason[0] = '\0';
+  int32_t (*sup)(tvm_plugin_target *, const tvm_gnode *,
+                 tvm_plugin_support *) = TVM_SLOT(t->plugin, supports);
+  if (sup == NULL) return TVM_OK;
+  memset(&s, 0, sizeof s);
+  s.struct_size = sizeof s;
+  tvm_diag_clear();
+  int32_t rc = sup(t->instance, n, &s);
+  s.reason[TVM_PLUGIN_REASON_CAP - 1] = '\0';
+  if (rc != 0) {
+    if (tvm_diag_status() == TVM_OK)
+      tvm_diag_set(rc < 0 ? rc : TVM_ERR_INTERNAL, "supports returned %d",
+                   (int)rc);
+    return tvm_diag_prefix(rc < 0 ? rc : TVM_ERR_INTERNAL,
+                           "supports of target '%s' (plugin '%s'): ",
+                           t->name, t->plugin_name);
+  }
+  *supported = s.supported != 0;
+  if (!*supported && reason && cap)
+    snprintf(reason, cap, "%s",
+             s.reason[0] ? s.reason : "the plugin gives no reason");
   return TVM_OK;
 }
 

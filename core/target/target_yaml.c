@@ -467,9 +467,18 @@ static tvm_status parse_keys(ydoc *d, yaml_node_t *n, tvm_arena *a,
 }
 
 /* The top-level fields of a target file. */
-enum { F_NAME, F_PLUGIN, F_KEYS, F_ATTRS, F_TUNING, F_DESCRIPTION, F_COUNT };
+enum {
+  F_NAME,
+  F_PLUGIN,
+  F_KEYS,
+  F_ATTRS,
+  F_TUNING,
+  F_DESCRIPTION,
+  F_FALLBACK,
+  F_COUNT
+};
 static const char *const field_names[F_COUNT] = {
-    "name", "plugin", "keys", "attrs", "tuning", "description"};
+    "name", "plugin", "keys", "attrs", "tuning", "description", "fallback"};
 
 /* Checks the root mapping and finds each field's value node (NULL when
  * absent). */
@@ -513,6 +522,12 @@ static tvm_status fields(ydoc *d, yaml_node_t *f[F_COUNT]) {
                   "%s: expected a name, got %s", field_names[i],
                   scalar(f[i]) ? "an empty string" : kind_name(f[i]));
   }
+  if (f[F_FALLBACK] &&
+      (scalar(f[F_FALLBACK]) == NULL || scalar(f[F_FALLBACK])[0] == '\0'))
+    return yerr(d, f[F_FALLBACK]->start_mark, TVM_ERR_INVALID,
+                "fallback: expected a target name such as llvm-cpu, got %s",
+                scalar(f[F_FALLBACK]) ? "an empty string"
+                                      : kind_name(f[F_FALLBACK]));
   if (f[F_DESCRIPTION] && scalar(f[F_DESCRIPTION]) == NULL)
     return yerr(d, f[F_DESCRIPTION]->start_mark, TVM_ERR_INVALID,
                 "description: expected a string, got %s",
@@ -547,6 +562,11 @@ tvm_status target_parse(tvm_plugin_registry *r, const char *path,
   t->plugin_name = tvm_arena_strdup(a, scalar(f[F_PLUGIN]));
   t->path = tvm_arena_strdup(a, path);
   if (t->name == NULL || t->plugin_name == NULL || t->path == NULL) {
+    st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if (f[F_FALLBACK] &&
+      (t->fallback_name = tvm_arena_strdup(a, scalar(f[F_FALLBACK]))) == NULL) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
     goto done;
   }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "mock_accel.h"
+#include "tvm/graph.h"
 
 const tvm_host_api *mock_host;
 
@@ -196,6 +197,73 @@ static const tvm_plugin_strategy strategies[] = {
      .schedule = schedule_matmul, .match = TVM_STRATEGY_MATCH_OP},
 };
 
+/* ---- placement (ABI 5) ------------------------------------------------------ */
+
+/* Elements a data-movement node may have: its commands are unrolled at
+ * compile time, one per element. */
+#define MOCK_MAX_MOVE_ELEMS 65536
+
+/* Is input/output shape s (n dims) float32 and at most `max` elements? */
+static int small_f32(int n, const int64_t *s, tvm_dtype t, int64_t max) {
+  int64_t e = 1;
+  for (int d = 0; d < n; d++) e *= s[d];
+  return n >= 0 && t.code == TVM_F32.code && t.bits == 32 && t.lanes == 1 &&
+         e <= max;
+}
+
+/* What the device really runs (the compiler places the rest on the
+ * YAML's fallback target):
+ *  - MatMul of two 2-D float32 matrices with M % 8, N % 4 and K % 4 == 0:
+ *    the tensorized schedule above, on the GEMM unit;
+ *  - Flatten and Reshape of float32 data up to MOCK_MAX_MOVE_ELEMS
+ *    elements: pure data movement, which the command processor does with
+ *    copy commands.
+ * Everything else (arithmetic on loaded values, other dtypes) it cannot
+ * compute: see mock_accel_codegen.c. */
+static int32_t supports(tvm_plugin_target *t, const tvm_gnode *n,
+                        tvm_plugin_support *out) {
+  (void)t;
+  const char *op = tvm_gnode_op_name(n);
+  int64_t a[TVM_MAX_DIMS], b[TVM_MAX_DIMS];
+  tvm_dtype ta, tb;
+  out->supported = 0;
+  if (!strcmp(op, "MatMul")) {
+    if (tvm_gnode_num_inputs(n) != 2 || tvm_gnode_input_shape(n, 0, a) != 2 ||
+        tvm_gnode_input_shape(n, 1, b) != 2 ||
+        tvm_gnode_input_dtype(n, 0, &ta) || tvm_gnode_input_dtype(n, 1, &tb) ||
+        !small_f32(2, a, ta, INT64_MAX) || !small_f32(2, b, tb, INT64_MAX)) {
+      snprintf(out->reason, sizeof out->reason,
+               "the GEMM unit multiplies 2-D float32 matrices only");
+      return TVM_OK;
+    }
+    if (a[0] % 8 || b[1] % 4 || a[1] % 4) {
+      snprintf(out->reason, sizeof out->reason,
+               "MatMul %lldx%lldx%lld: the GEMM unit needs M %% 8, N %% 4 "
+               "and K %% 4 == 0",
+               (long long)a[0], (long long)b[1], (long long)a[1]);
+      return TVM_OK;
+    }
+    out->supported = 1;
+    return TVM_OK;
+  }
+  if (!strcmp(op, "Flatten") || !strcmp(op, "Reshape")) {
+    int nd = tvm_gnode_input_shape(n, 0, a);
+    if (nd < 0 || tvm_gnode_input_dtype(n, 0, &ta) ||
+        !small_f32(nd, a, ta, MOCK_MAX_MOVE_ELEMS)) {
+      snprintf(out->reason, sizeof out->reason,
+               "%s: the copy engine moves float32 tensors of at most %d "
+               "elements",
+               op, MOCK_MAX_MOVE_ELEMS);
+      return TVM_OK;
+    }
+    out->supported = 1;
+    return TVM_OK;
+  }
+  snprintf(out->reason, sizeof out->reason,
+           "no %s on the device: it multiplies matrices and moves data", op);
+  return TVM_OK;
+}
+
 /* ---- a lowering pass of the target's own (ABI 4) ----------------------- */
 
 /* Visitor hook: counts mock_gemm calls. */
@@ -294,6 +362,7 @@ static const tvm_plugin_vtable vtable = {
     .func_get = mock_func_get,
     .launch = mock_launch,
     .lower_passes = lower_passes,
+    .supports = supports,
 };
 
 /* ABI 1 hosts see the vtable without the later slots. */

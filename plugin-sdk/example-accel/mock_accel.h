@@ -12,6 +12,9 @@
  *    core refuses, at compile time, a schedule whose tiles do not fit;
  *  - one tensor intrinsic, mock_gemm_4x4 (C[4x4] += A[4x4] x B[4x4]);
  *  - a tensorized matmul schedule (strategy "matmul") using all of them;
+ *  - supports (ABI 5): MatMul on the GEMM unit, Flatten/Reshape on the
+ *    copy engine; the YAML names llvm-cpu as the fallback for the rest
+ *    (plugin-sdk/docs/HETEROGENEOUS.md);
  *  - a lowering pass of its own inserted after storage_rewrite (ABI 4
  *    lower_passes) that counts the GEMM calls per kernel into an attribute;
  *  - codegen of the device functions (the core hands it only those) to a

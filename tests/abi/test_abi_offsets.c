@@ -133,7 +133,13 @@ static void test_vtable(void **state) {
   assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V3, 160); /* ABI 3 ends here */
   OFF(tvm_plugin_vtable, device_open_pool, 160);
   OFF(tvm_plugin_vtable, lower_passes, 168);
-  assert_int_equal(sizeof(tvm_plugin_vtable), 176);
+  assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V4, 176); /* ABI 4 ends here */
+  OFF(tvm_plugin_vtable, supports, 176);
+  assert_int_equal(sizeof(tvm_plugin_vtable), 184);
+  OFF(tvm_plugin_support, supported, 4);
+  OFF(tvm_plugin_support, reason, 8);
+  assert_int_equal(TVM_PLUGIN_REASON_CAP, 160);
+  assert_int_equal(sizeof(tvm_plugin_support), 168);
   OFF(tvm_plugin_lower_pass, after, 8);
   OFF(tvm_plugin_lower_pass, name, 16);
   OFF(tvm_plugin_lower_pass, run, 24);
@@ -148,7 +154,7 @@ static void test_descriptor_and_constants(void **state) {
   OFF(tvm_plugin_desc, description, 24);
   OFF(tvm_plugin_desc, vtable, 32);
   assert_int_equal(sizeof(tvm_plugin_desc), 40);
-  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 4);
+  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 5);
   assert_int_equal(TVM_PLUGIN_ABI_MIN, 1);
   assert_string_equal(TVM_PLUGIN_ENTRY, "tvm_plugin_query");
   assert_int_equal(TVM_PLUGIN_ATTR_INT, 1);

@@ -5,6 +5,7 @@ libtvm_la_SOURCES += \
 	core/graph/ops/ops_int.h \
 	core/graph/ops/util.c \
 	core/graph/ops/registry.c \
+	core/graph/ops/device.c \
 	core/graph/ops/elementwise.c \
 	core/graph/ops/activation.c \
 	core/graph/ops/broadcast.c \

@@ -11,7 +11,9 @@
  *   2. then the slots of the values whose last reader is this step return
  *      to the free list.
  * Freeing after allocating keeps a kernel from writing the storage it
- * reads.  The free list is scanned linearly: it holds at most as many
+ * reads.  In a heterogeneous graph (place_devices) each value lives on
+ * one device and a slot only ever holds values of one device: the devices'
+ * memories are planned apart.  The free list is scanned linearly: it holds at most as many
  * slots as values live at once, a handful in real networks.
  */
 #include <string.h>
@@ -19,12 +21,16 @@
 #include "../graph_int.h"
 #include "tvm/graph_passes.h"
 
-/* Index of the free slot best fitting `bytes` in free_[0..nfree), or -1. */
-static int best_fit(const uint64_t *slot_bytes, const int32_t *free_, int nfree,
-                    uint64_t bytes) {
+/* Index of the free slot of `device` best fitting `bytes` in
+ * free_[0..nfree), or -1. */
+static int best_fit(const uint64_t *slot_bytes, const int32_t *slot_device,
+                    const int32_t *free_, int nfree, uint64_t bytes,
+                    int device) {
   int best = -1;
   uint64_t bestd = 0;
   for (int k = 0; k < nfree; k++) {
+    if (slot_device[free_[k]] != device)
+      continue;
     uint64_t s = slot_bytes[free_[k]];
     uint64_t d = s >= bytes ? s - bytes : bytes - s;
     if (best < 0 || d < bestd) {
@@ -54,9 +60,11 @@ tvm_status tvm_graph_plan_memory(const tvm_graph *g, const tvm_graph_groups *gr,
     p->nids = nids;
     p->slot = tvm_malloc(sizeof(int32_t) * nids);
     p->slot_bytes = tvm_malloc(sizeof(uint64_t) * cap);
+    p->slot_device = tvm_malloc(sizeof(int32_t) * cap);
   }
   free_ = tvm_malloc(sizeof(int32_t) * cap);
-  if (!p || !last || !is_out || !p->slot || !p->slot_bytes || !free_) {
+  if (!p || !last || !is_out || !p->slot || !p->slot_bytes || !p->slot_device ||
+      !free_) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "plan_memory: out of memory");
     goto out;
   }
@@ -79,7 +87,9 @@ tvm_status tvm_graph_plan_memory(const tvm_graph *g, const tvm_graph_groups *gr,
         continue;
       uint64_t bytes = (uint64_t)tvm_gvalue_bytes(v);
       p->unplanned_bytes += bytes;
-      int f = reuse ? best_fit(p->slot_bytes, free_, nfree, bytes) : -1;
+      int f = reuse ? best_fit(p->slot_bytes, p->slot_device, free_, nfree,
+                               bytes, v->device)
+                    : -1;
       if (f >= 0) {
         int32_t slot = free_[f];
         free_[f] = free_[--nfree];
@@ -95,12 +105,16 @@ tvm_status tvm_graph_plan_memory(const tvm_graph *g, const tvm_graph_groups *gr,
           int32_t *nf = tvm_realloc(free_, sizeof(int32_t) * cap);
           if (nf)
             free_ = nf;
-          if (!nb || !nf) {
+          int32_t *nd = tvm_realloc(p->slot_device, sizeof(int32_t) * cap);
+          if (nd)
+            p->slot_device = nd;
+          if (!nb || !nf || !nd) {
             st = tvm_diag_set(TVM_ERR_NOMEM, "plan_memory: out of memory");
             break;
           }
         }
         p->slot_bytes[p->nslots] = bytes;
+        p->slot_device[p->nslots] = v->device;
         p->slot[v->id] = (int32_t)p->nslots++;
       }
       if (last[v->id] < s)
@@ -138,6 +152,7 @@ void tvm_storage_plan_free(tvm_storage_plan *p) {
     return;
   tvm_free(p->slot);
   tvm_free(p->slot_bytes);
+  tvm_free(p->slot_device);
   tvm_free(p);
 }
 
@@ -148,8 +163,11 @@ void tvm_storage_plan_print(tvm_strbuf *out, const tvm_graph *g,
     return;
   for (uint32_t s = 0; s < p->nslots; s++) {
     int first = 1;
-    tvm_strbuf_printf(out, "slot %u (%llu bytes):", s,
+    tvm_strbuf_printf(out, "slot %u (%llu bytes", s,
                       (unsigned long long)p->slot_bytes[s]);
+    if (p->slot_device && p->slot_device[s])
+      tvm_strbuf_printf(out, ", device %d", (int)p->slot_device[s]);
+    tvm_strbuf_append(out, "):");
     for (size_t i = 0; i < g->values.len; i++) {
       const tvm_gvalue *v = g->values.data[i];
       if (v->id < p->nids && p->slot[v->id] == (int32_t)s) {

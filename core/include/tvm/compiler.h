@@ -49,6 +49,13 @@ typedef struct tvm_compile_options {
    * refused at compile time naming its node.  0 (default): the value of
    * $TVM_MAX_TENSOR_BYTES, else the machine's physical memory. */
   uint64_t max_tensor_bytes;
+  /* Heterogeneous placement (a target with a fallback, or one whose
+   * plugin declines nodes): called once per graph node placed, with the
+   * target that runs it and, on the fallback, why the target declined
+   * it (NULL otherwise).  NULL = not told. */
+  void (*placed)(void *ud, const tvm_gnode *n, const tvm_target *on,
+                 const char *reason);
+  void *placed_ud;
 } tvm_compile_options;
 
 TVM_API void tvm_compile_options_init(tvm_compile_options *o);

@@ -43,6 +43,9 @@ typedef struct tvm_gvalue {
   tvm_gnode *producer; /* INTERMEDIATE only */
   int index;           /* which output of producer */
   void *data;          /* CONST only: row-major host data in the arena */
+  /* The device it lives on in a heterogeneous compilation (0 = the
+   * target, 1 = its fallback; place_devices sets it); 0 otherwise. */
+  int device;
 } tvm_gvalue;
 
 typedef enum tvm_gattr_type {
@@ -77,6 +80,9 @@ struct tvm_gnode {
   tvm_gattr *attrs;
   int nattrs;
   int group; /* fused group id after fuse_ops, -1 before */
+  /* The device that runs it (0 = the target, 1 = its fallback), set by
+   * place_devices (core/graph/passes/place_devices.c); 0 before. */
+  int device;
 };
 
 typedef struct tvm_graph {

@@ -135,6 +135,8 @@ typedef struct tvm_storage_plan {
   uint64_t *slot_bytes;    /* size of each slot */
   uint64_t planned_bytes;  /* sum of slot_bytes */
   uint64_t unplanned_bytes; /* sum of every activation's size */
+  int32_t *slot_device;    /* device of each slot (value->device of the
+                              values it holds: slots never span devices) */
 } tvm_storage_plan;
 
 TVM_API tvm_status tvm_graph_plan_memory(const tvm_graph *g,
@@ -176,6 +178,21 @@ typedef tvm_status (*tvm_layout_query_fn)(void *ud, const tvm_gnode *n,
 TVM_API tvm_status tvm_graph_pass_alter_layout(tvm_graph *g,
                                                tvm_layout_query_fn query,
                                                void *ud);
+
+/* Heterogeneous placement (core/graph/passes/place_devices.c,
+ * plugin-sdk/docs/HETEROGENEOUS.md).  query(ud, node, &device) places
+ * every node on device 0 (the target) or 1 (its fallback), or fails
+ * naming the node nobody runs.  Graph inputs and constants then live on
+ * the device of their first consumer; every edge from a value to a
+ * consumer on the other device gets a DeviceCopy node on the consumer's
+ * device (one per value and device, shared by the consumers there).  Sets
+ * node->device and value->device; ends with toposort.  *ncopies (may be
+ * NULL) = the copies inserted. */
+typedef tvm_status (*tvm_place_query_fn)(void *ud, const tvm_gnode *n,
+                                         int *device);
+TVM_API tvm_status tvm_graph_pass_place_devices(tvm_graph *g,
+                                                tvm_place_query_fn query,
+                                                void *ud, int *ncopies);
 
 /* ---- reference evaluation ------------------------------------------------- */
 /* Runs g with every node's reference implementation, in g->nodes order: the

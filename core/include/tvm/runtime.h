@@ -163,6 +163,12 @@ typedef struct tvm_target {
   const tvm_plugin_entry *plugin;
   tvm_plugin_target *instance; /* the plugin's object for this target */
   void *priv;                  /* the runtime's private data */
+  /* Heterogeneous execution (plugin-sdk/docs/HETEROGENEOUS.md): the
+   * target that runs the graph nodes this one declines (ABI 5 supports),
+   * named by the YAML's `fallback:`; NULL = none.  Owned by this target
+   * (freed with it); a fallback has no fallback of its own. */
+  struct tvm_target *fallback;
+  const char *fallback_name; /* the YAML's fallback: (NULL = none) */
 } tvm_target;
 
 /* What a target is made of, every pointer borrowed for the call: name and
@@ -348,6 +354,7 @@ typedef struct tvm_plan_value {
   int32_t storage;       /* ACTIVATION: storage slot; -1 otherwise */
   uint64_t nbytes;
   const void *data;      /* PARAM: host data, nbytes */
+  int32_t device;        /* heterogeneous plans: 0 target, 1 fallback */
 } tvm_plan_value;
 
 struct tvm_host_program; /* tvm/host_program.h */
@@ -364,6 +371,11 @@ typedef struct tvm_plan_step {
   const uint32_t *args;
   double flops;          /* for GFLOP/s in profiles */
   const struct tvm_host_program *host; /* device targets; owned by the plan */
+  /* Heterogeneous plans: the device that runs the step (0 the target, 1
+   * the fallback); copy = 1 for a copy between the devices (kernel
+   * "DeviceCopy", args = source value, then destination value). */
+  int32_t device;
+  uint32_t copy;
 } tvm_plan_step;
 
 typedef struct tvm_plan {
@@ -388,6 +400,17 @@ typedef struct tvm_plan {
    * runtime can make the target without its YAML (tvm_target_create). */
   const tvm_plugin_attr_value *target_attrs;
   uint32_t ntarget_attrs;
+  /* Heterogeneous plans (plugin-sdk/docs/HETEROGENEOUS.md): the fallback
+   * target (device 1) as recorded by tvm_plan_set_target, and its device
+   * module; fallback_plugin_name NULL = a plan on one device.  Values,
+   * steps and storage slots say their device. */
+  const char *fallback_target_name;
+  const char *fallback_plugin_name;
+  const char *fallback_plugin_version;
+  const tvm_plugin_attr_value *fallback_attrs;
+  uint32_t nfallback_attrs;
+  tvm_plugin_blob fallback_blob;
+  const int32_t *storage_device; /* per slot; NULL = all on device 0 */
 } tvm_plan;
 
 /* A zeroed plan owning an arena (tvm_plan_arena) for everything it points
@@ -397,7 +420,8 @@ TVM_API tvm_status tvm_plan_new(tvm_plan **out);
 TVM_API tvm_arena *tvm_plan_arena(tvm_plan *p);
 TVM_API void tvm_plan_free(tvm_plan *p);
 /* Records t (name, plugin name and version, attribute values) in p,
- * copied into p's arena. */
+ * copied into p's arena; and t->fallback's, when t has one, as the
+ * plan's fallback. */
 TVM_API tvm_status tvm_plan_set_target(tvm_plan *p, const tvm_target *t);
 
 /* Packages: one file holding the plan, its parameters, the device module

@@ -77,6 +77,13 @@ TVM_API int tvm_target_strategies(const tvm_target *t, const char *op,
 TVM_API void tvm_target_lower_options(const tvm_target *t,
                                       tvm_lower_options *o);
 
+/* Whether target t runs graph node n (ABI 5 supports): *supported = 1
+ * or 0, and when 0 a one-line reason in reason[cap].  A plugin without
+ * the slot runs every node.  A negative status is the plugin's failure. */
+TVM_API tvm_status tvm_target_supports(const tvm_target *t,
+                                       const tvm_gnode *n,
+                                       int *supported, char *reason,
+                                       size_t cap);
 /* Lowered module -> device blob through the plugin's codegen.  out is
  * zeroed first; free it with tvm_plugin_blob_free. */
 TVM_API tvm_status tvm_target_codegen(const tvm_target *t,

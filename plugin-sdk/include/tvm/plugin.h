@@ -72,6 +72,13 @@
  *      thread_warp_size (bounds of the core's generic thread schedules).
  *      Plugins built for 1-3 still load; their strategies match exact
  *      operator names and are called through schedule().
+ *   5  heterogeneous execution.  tvm_plugin_vtable gains supports (the
+ *      target says which graph nodes - operator, shapes, dtypes, layouts,
+ *      read through the tvm_gnode accessors of tvm/graph.h - it runs;
+ *      the compiler places the others on the fallback target the YAML
+ *      names with `fallback:` and inserts the copies between the two
+ *      devices, plugin-sdk/docs/HETEROGENEOUS.md); tvm_plugin_support is
+ *      its answer.  Plugins built for 1-4 still load and run every node.
  */
 #ifndef TVM_PLUGIN_H
 #define TVM_PLUGIN_H
@@ -85,7 +92,7 @@
 extern "C" {
 #endif
 
-#define TVM_PLUGIN_ABI_VERSION 4u /* newest version of this header */
+#define TVM_PLUGIN_ABI_VERSION 5u /* newest version of this header */
 #define TVM_PLUGIN_ABI_MIN 1u     /* oldest version the host accepts */
 #define TVM_PLUGIN_ENTRY "tvm_plugin_query"
 
@@ -305,6 +312,18 @@ typedef struct tvm_plugin_layout {
  * tvm/lower.h (struct_size, after, name, run). */
 typedef tvm_lower_pass tvm_plugin_lower_pass;
 
+/* Whether a target runs one graph node (ABI 5, supports).  The host
+ * zero-fills it and sets struct_size; the plugin sets supported to 1 or
+ * 0 and, when 0, writes a NUL-terminated one-line reason ("conv2d with
+ * 3 input channels: the GEMM needs a multiple of 16") that the compiler
+ * shows in its placement report and errors. */
+#define TVM_PLUGIN_REASON_CAP 160
+typedef struct tvm_plugin_support {
+  uint32_t struct_size;
+  uint32_t supported; /* 1: the target runs the node; 0: it does not */
+  char reason[TVM_PLUGIN_REASON_CAP];
+} tvm_plugin_support;
+
 /* ---- run-time half ----------------------------------------------------- */
 enum { /* tvm_plugin_arg.type */
   TVM_ARG_PTR = 1,   /* device memory from mem_alloc */
@@ -388,6 +407,15 @@ typedef struct tvm_plugin_vtable {
    * (opt: none) */
   int32_t (*lower_passes)(tvm_plugin_target *t,
                           const tvm_plugin_lower_pass **out, uint32_t *n);
+
+  /* ABI 5 */
+  /* Does the target run node (a graph node with inferred shapes, dtypes
+   * and layouts, after alter_layout; borrowed for the call)?  Fills *out
+   * (see tvm_plugin_support) and returns 0, or a negative status (a
+   * failure, not a "no").  The compiler places the nodes a target
+   * declines on its YAML's fallback target.  (opt: every node runs) */
+  int32_t (*supports)(tvm_plugin_target *t, const tvm_gnode *node,
+                      tvm_plugin_support *out);
 } tvm_plugin_vtable;
 
 typedef struct tvm_plugin_desc {
@@ -408,6 +436,8 @@ typedef const tvm_plugin_desc *(*tvm_plugin_query_fn)(
 #define TVM_PLUGIN_VTABLE_SIZE_V2 offsetof(tvm_plugin_vtable, alter_layout)
 /* Size of the vtable for ABI 3: everything before device_open_pool. */
 #define TVM_PLUGIN_VTABLE_SIZE_V3 offsetof(tvm_plugin_vtable, device_open_pool)
+/* Size of the vtable for ABI 4: everything before supports. */
+#define TVM_PLUGIN_VTABLE_SIZE_V4 offsetof(tvm_plugin_vtable, supports)
 /* Size of the host API for ABI 1-3: everything before pool_parallel_for. */
 #define TVM_HOST_API_SIZE_V3 offsetof(tvm_host_api, pool_parallel_for)
 
@@ -438,7 +468,9 @@ _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V1 == 136, "ABI 1 frozen");
 _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V2 == 152, "ABI 2 frozen");
 _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V3 == 160, "ABI 3 frozen");
 _Static_assert(offsetof(tvm_plugin_vtable, lower_passes) == 168, "ABI 4 frozen");
-_Static_assert(sizeof(tvm_plugin_vtable) == 176, "ABI 4 frozen");
+_Static_assert(TVM_PLUGIN_VTABLE_SIZE_V4 == 176, "ABI 4 frozen");
+_Static_assert(sizeof(tvm_plugin_vtable) == 184, "ABI 5 frozen");
+_Static_assert(sizeof(tvm_plugin_support) == 168, "ABI 5 frozen");
 _Static_assert(sizeof(tvm_plugin_lower_pass) == 32, "ABI 4 frozen");
 _Static_assert(offsetof(tvm_plugin_lower_pass, run) == 24, "ABI 4 frozen");
 _Static_assert(sizeof(tvm_plugin_layout) == 104, "ABI 3 frozen");

@@ -55,9 +55,20 @@
  *            kernel its program launches must be in the module with the
  *            same argument count.
  *
- * Version 3 is version 2 plus the HOST section: a plan without host
- * programs (CPU targets) is still written as version 2, and this reader
- * accepts 1 to 3.
+ *   7 HETERO (version 4 only) a plan spanning a target and its fallback
+ *            (plugin-sdk/docs/HETEROGENEOUS.md): str fallback target_name,
+ *            str plugin_name, str plugin_version; its attribute values
+ *            (as in TARGET); u32 nvalues, i32 device per value; u32
+ *            nsteps, then per step i32 device, u32 copy; u32 nstorage,
+ *            i32 device per slot; then the fallback's device module, as
+ *            in MODULE (its bytes end the section).  A copy step has two
+ *            arguments (source, destination) and calls no kernel; a step
+ *            on device 1 calls kernels of the fallback's module.
+ *
+ * Version 3 is version 2 plus the HOST section, version 4 version 3 plus
+ * HETERO (HOST optional): a plan without host programs (CPU targets) is
+ * still written as version 2, one with them as 3, and this reader accepts
+ * 1 to 4.
  *
  * Loading checks the magic, the version, every size against the file size,
  * both kinds of checksum, then decodes with bounds checks (a section must be
@@ -248,16 +259,23 @@ static const tvm_plugin_kernel *find_kernel(const tvm_plugin_blob *b,
  * names the package in messages ("package x.tvmpkg"). */
 static tvm_status check_plan(const tvm_plan *p, const char *what) {
   char dbuf[32];
+  int ndev = p->fallback_plugin_name ? 2 : 1;
   if (p->target_name == NULL || p->plugin_name == NULL)
     return tvm_diag_set(TVM_ERR_INVALID, "%s: no target or plugin name",
                         what);
   if (p->blob.size && p->blob.data == NULL)
     return tvm_diag_set(TVM_ERR_INVALID, "%s: device module has no data",
                         what);
-  for (uint32_t i = 0; i < p->blob.nkernels; i++)
-    if (p->blob.kernels == NULL || p->blob.kernels[i].name == NULL)
-      return tvm_diag_set(TVM_ERR_INVALID, "%s: kernel %u has no name", what,
-                          i);
+  for (int d = 0; d < ndev; d++) {
+    const tvm_plugin_blob *b = d ? &p->fallback_blob : &p->blob;
+    if (b->size && b->data == NULL)
+      return tvm_diag_set(TVM_ERR_INVALID, "%s: device module %d has no data",
+                          what, d);
+    for (uint32_t i = 0; i < b->nkernels; i++)
+      if (b->kernels == NULL || b->kernels[i].name == NULL)
+        return tvm_diag_set(TVM_ERR_INVALID, "%s: kernel %u has no name",
+                            what, i);
+  }
   for (uint32_t i = 0; i < p->nvalues; i++) {
     const tvm_plan_value *v = &p->values[i];
     const char *vn = v->name ? v->name : "?";
@@ -305,9 +323,31 @@ static tvm_status check_plan(const tvm_plan *p, const char *what) {
       return tvm_diag_set(TVM_ERR_INVALID,
                           "%s: parameter %u ('%s') has no data", what, i, vn);
   }
+  for (uint32_t i = 0; i < p->nvalues; i++)
+    if (p->values[i].device < 0 || p->values[i].device > ndev - 1)
+      return tvm_diag_set(TVM_ERR_INVALID, "%s: value %u lives on device %d "
+                          "of %d", what, i, (int)p->values[i].device, ndev);
+  for (uint32_t i = 0; p->storage_device && i < p->nstorage; i++)
+    if (p->storage_device[i] < 0 || p->storage_device[i] > ndev - 1)
+      return tvm_diag_set(TVM_ERR_INVALID, "%s: storage slot %u lives on "
+                          "device %d of %d", what, i,
+                          (int)p->storage_device[i], ndev);
   for (uint32_t s = 0; s < p->nsteps; s++) {
     const tvm_plan_step *st = &p->steps[s];
     const tvm_plugin_kernel *k;
+    if (st->device < 0 || st->device > ndev - 1 || (st->copy && ndev < 2))
+      return tvm_diag_set(TVM_ERR_INVALID, "%s: step %u runs on device %d "
+                          "of %d", what, s, (int)st->device, ndev);
+    const tvm_plugin_blob *blob = st->device ? &p->fallback_blob : &p->blob;
+    if (st->copy) { /* source and destination of one size */
+      if (st->nargs != 2 || st->args == NULL || st->args[0] >= p->nvalues ||
+          st->args[1] >= p->nvalues ||
+          p->values[st->args[0]].nbytes != p->values[st->args[1]].nbytes)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "%s: copy step %u needs a source and a "
+                            "destination value of one size", what, s);
+      continue;
+    }
     if (st->host) { /* a host program: its kernels must be in the module */
       const tvm_host_program *hp = st->host;
       tvm_status hs = tvm_host_program_check(hp);
@@ -319,7 +359,7 @@ static tvm_status check_plan(const tvm_plan *p, const char *what) {
                             what, s, st->nargs, hp->name, hp->nparams);
       for (uint32_t o = 0; o < hp->nops; o++) {
         const char *kn = hp->kernels[hp->ops[o].kernel];
-        if ((k = find_kernel(&p->blob, kn)) == NULL ||
+        if ((k = find_kernel(blob, kn)) == NULL ||
             k->nargs != hp->ops[o].nargs)
           return tvm_diag_set(TVM_ERR_INVALID,
                               "%s: step %u launches kernel '%s' with %u "
@@ -334,7 +374,7 @@ static tvm_status check_plan(const tvm_plan *p, const char *what) {
                               what, s, a, st->args[a], p->nvalues);
       continue;
     }
-    if (st->kernel == NULL || (k = find_kernel(&p->blob, st->kernel)) == NULL)
+    if (st->kernel == NULL || (k = find_kernel(blob, st->kernel)) == NULL)
       return tvm_diag_set(TVM_ERR_INVALID,
                           "%s: step %u calls kernel '%s', which is not in "
                           "the device module",
@@ -366,6 +406,56 @@ static tvm_status check_plan(const tvm_plan *p, const char *what) {
 }
 
 /* ---- save --------------------------------------------------------------- */
+/* Appends a device module (the MODULE section's encoding) to mod. */
+static void encode_module(const tvm_plugin_blob *b, wbuf *mod) {
+  put_u32(mod, b->format);
+  put_u32(mod, b->nkernels);
+  for (uint32_t k = 0; k < b->nkernels; k++) {
+    const tvm_plugin_kernel *kk = &b->kernels[k];
+    put_str(mod, kk->name);
+    put_u32(mod, kk->nargs);
+    for (int j = 0; j < 3; j++) put_u32(mod, kk->grid[j]);
+    for (int j = 0; j < 3; j++) put_u32(mod, kk->block[j]);
+    put_u64(mod, kk->shared_bytes);
+  }
+  put_u64(mod, b->size);
+  put(mod, b->data, (size_t)b->size);
+}
+
+/* Appends attribute values (the TARGET section's encoding) to w. */
+static void encode_attrs(const tvm_plugin_attr_value *a, uint32_t n, wbuf *w) {
+  put_u32(w, n);
+  for (uint32_t i = 0; i < n; i++) {
+    const tvm_plugin_attr_value *v = &a[i];
+    put_str(w, v->name);
+    put_u32(w, v->type);
+    put_u64(w, (uint64_t)v->i);
+    put_f64(w, v->f);
+    put_str(w, v->type == TVM_PLUGIN_ATTR_STRING ? v->s : NULL);
+  }
+}
+
+/* Encodes the HETERO section (nothing for a plan on one device). */
+static void encode_hetero(const tvm_plan *p, wbuf *w) {
+  if (!p->fallback_plugin_name) return;
+  put_str(w, p->fallback_target_name);
+  put_str(w, p->fallback_plugin_name);
+  put_str(w, p->fallback_plugin_version);
+  encode_attrs(p->fallback_attrs, p->nfallback_attrs, w);
+  put_u32(w, p->nvalues);
+  for (uint32_t i = 0; i < p->nvalues; i++)
+    put_u32(w, (uint32_t)p->values[i].device);
+  put_u32(w, p->nsteps);
+  for (uint32_t s = 0; s < p->nsteps; s++) {
+    put_u32(w, (uint32_t)p->steps[s].device);
+    put_u32(w, p->steps[s].copy);
+  }
+  put_u32(w, p->nstorage);
+  for (uint32_t i = 0; i < p->nstorage; i++)
+    put_u32(w, p->storage_device ? (uint32_t)p->storage_device[i] : 0);
+  encode_module(&p->fallback_blob, w);
+}
+
 /* Encodes the three sections of p into meta, params and mod. */
 static void encode(const tvm_plan *p, wbuf *meta, wbuf *params, wbuf *mod) {
   put_str(meta, p->target_name);
@@ -410,18 +500,7 @@ static void encode(const tvm_plan *p, wbuf *meta, wbuf *params, wbuf *mod) {
   put_u32(meta, p->noutputs);
   for (uint32_t i = 0; i < p->noutputs; i++) put_u32(meta, p->outputs[i]);
 
-  put_u32(mod, p->blob.format);
-  put_u32(mod, p->blob.nkernels);
-  for (uint32_t k = 0; k < p->blob.nkernels; k++) {
-    const tvm_plugin_kernel *kk = &p->blob.kernels[k];
-    put_str(mod, kk->name);
-    put_u32(mod, kk->nargs);
-    for (int j = 0; j < 3; j++) put_u32(mod, kk->grid[j]);
-    for (int j = 0; j < 3; j++) put_u32(mod, kk->block[j]);
-    put_u64(mod, kk->shared_bytes);
-  }
-  put_u64(mod, p->blob.size);
-  put(mod, p->blob.data, (size_t)p->blob.size);
+  encode_module(&p->blob, mod);
 }
 
 /* Encodes the HOST section (nothing when no step has a host program). */
@@ -449,15 +528,7 @@ static tvm_status encode_host(const tvm_plan *p, wbuf *host) {
 
 /* Encodes the TARGET section: the target's attribute values. */
 static void encode_target(const tvm_plan *p, wbuf *tgt) {
-  put_u32(tgt, p->ntarget_attrs);
-  for (uint32_t i = 0; i < p->ntarget_attrs; i++) {
-    const tvm_plugin_attr_value *v = &p->target_attrs[i];
-    put_str(tgt, v->name);
-    put_u32(tgt, v->type);
-    put_u64(tgt, (uint64_t)v->i);
-    put_f64(tgt, v->f);
-    put_str(tgt, v->type == TVM_PLUGIN_ATTR_STRING ? v->s : NULL);
-  }
+  encode_attrs(p->target_attrs, p->ntarget_attrs, tgt);
 }
 
 /* Writes p to path (through a temporary file renamed over path, so a
@@ -469,16 +540,6 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
   if (p == NULL || path == NULL)
     return tvm_diag_set(TVM_ERR_INVALID, "tvm_package_save: NULL argument");
   snprintf(what, sizeof what, "package %s", path);
-  if (p->fallback_plugin_name)
-    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "%s: a plan spanning target '%s' and its fallback "
-                        "'%s' cannot be saved as a package yet (the format "
-                        "holds one device module); run the model directly "
-                        "with tvmc run MODEL --target %s",
-                        what, p->target_name ? p->target_name : "?",
-                        p->fallback_target_name ? p->fallback_target_name
-                                                : "?",
-                        p->target_name ? p->target_name : "?");
   if ((st = check_plan(p, what)) != TVM_OK)
     return tvm_diag_prefix(st, "cannot save an inconsistent plan: ");
 
@@ -488,17 +549,23 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
                         "values", p->ntarget_attrs);
   encode(p, &meta, &params, &mod);
   encode_target(p, &tgt);
-  wbuf host = {0};
+  wbuf host = {0}, het = {0};
   if ((st = encode_host(p, &host)) != TVM_OK) goto done;
-  /* the HOST section (device targets) makes it a version 3 package */
-  int NSEC = host.len ? 5 : 4;
-  wbuf *secs[5] = {&meta, &params, &mod, &tgt, &host};
-  const uint32_t kinds[5] = {SEC_META, SEC_PARAMS, SEC_MODULE, SEC_TARGET,
-                             SEC_HOST};
+  encode_hetero(p, &het);
+  /* the HOST section (device targets) makes it a version 3 package, the
+   * HETERO section (a fallback target) a version 4 one */
+  int NSEC = 4;
+  wbuf *secs[6] = {&meta, &params, &mod, &tgt, NULL, NULL};
+  uint32_t kinds[6] = {SEC_META, SEC_PARAMS, SEC_MODULE, SEC_TARGET, 0, 0};
+  if (host.len) secs[NSEC] = &host, kinds[NSEC++] = SEC_HOST;
+  if (het.len) secs[NSEC] = &het, kinds[NSEC++] = SEC_HETERO;
   uint64_t off = PKG_HEADER + (uint64_t)NSEC * PKG_ENTRY;
-  uint64_t total = off + meta.len + params.len + mod.len + tgt.len + host.len;
+  uint64_t total = off;
+  for (int i = 0; i < NSEC; i++) total += secs[i]->len;
   put(&head, PKG_MAGIC, 8);
-  put_u32(&head, host.len ? PKG_VERSION_HOST : PKG_VERSION);
+  put_u32(&head, het.len    ? PKG_VERSION_HETERO
+                 : host.len ? PKG_VERSION_HOST
+                            : PKG_VERSION);
   put_u32(&head, (uint32_t)NSEC);
   put_u64(&head, total);
   put_u64(&head, 0); /* checksum, filled below */
@@ -510,7 +577,8 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
     put_u64(&head, tvm_hash_bytes(secs[i]->d, secs[i]->len, TVM_HASH_SEED));
     off += secs[i]->len;
   }
-  if (meta.oom || params.oom || mod.oom || tgt.oom || host.oom || head.oom) {
+  if (meta.oom || params.oom || mod.oom || tgt.oom || host.oom || het.oom ||
+      head.oom) {
     st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory writing %s", what);
     goto done;
   }
@@ -551,6 +619,7 @@ done:
   tvm_free(mod.d);
   tvm_free(tgt.d);
   tvm_free(host.d);
+  tvm_free(het.d);
   tvm_free(head.d);
   return st;
 }
@@ -572,12 +641,12 @@ tvm_status runtime_pkg_check_container(const char *what,
   uint32_t n = get_u32(&r);
   uint64_t fsize = get_u64(&r);
   uint64_t hsum = get_u64(&r);
-  if (version < PKG_VERSION_OLDEST || version > PKG_VERSION_HOST)
+  if (version < PKG_VERSION_OLDEST || version > PKG_VERSION_HETERO)
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
                         "%s has package format version %u; this tvmc reads "
                         "versions %u to %u: recompile the model with this "
                         "tvmc",
-                        what, version, PKG_VERSION_OLDEST, PKG_VERSION_HOST);
+                        what, version, PKG_VERSION_OLDEST, PKG_VERSION_HETERO);
   if (fsize != size)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s is damaged or truncated: its header says %llu "
@@ -626,6 +695,7 @@ tvm_status runtime_pkg_check_container(const char *what,
   int last = version >= 2 ? SEC_TARGET : SEC_MODULE;
   if (version < 2) secs[SEC_TARGET].seen = 0; /* not part of version 1 */
   if (version < 3) secs[SEC_HOST].seen = 0;   /* nor HOST of version 2 */
+  if (version < 4) secs[SEC_HETERO].seen = 0; /* nor HETERO of 3 */
   for (int k = SEC_META; k <= last; k++)
     if (!secs[k].seen)
       return tvm_diag_set(TVM_ERR_INVALID, "%s has no section of kind %d",
@@ -759,9 +829,7 @@ static tvm_status decode_meta(const char *what, section *meta,
 
 /* Decodes MODULE into p->blob (tvm_malloc'd, freed by
  * tvm_plugin_blob_free). */
-static tvm_status decode_module(const char *what, section *mod, tvm_plan *p) {
-  rbuf r = {mod->p, mod->p + mod->len, 0};
-  tvm_plugin_blob *b = &p->blob;
+static tvm_status decode_blob(const char *what, rbuf r, tvm_plugin_blob *b) {
   b->struct_size = sizeof(*b);
   b->format = get_u32(&r);
   uint32_t nk = get_count(&r, 4 + 4 + 24 + 8);
@@ -800,10 +868,18 @@ nomem:
   return tvm_diag_set(TVM_ERR_NOMEM, "out of memory loading %s", what);
 }
 
-/* Decodes TARGET into p->target_attrs (the plan's arena). */
-static tvm_status decode_target(const char *what, section *sec, tvm_plan *p) {
+/* Decodes MODULE into p->blob. */
+static tvm_status decode_module(const char *what, section *mod, tvm_plan *p) {
+  rbuf r = {mod->p, mod->p + mod->len, 0};
+  return decode_blob(what, r, &p->blob);
+}
+
+/* Decodes attribute values (TARGET's encoding) from r into the plan's
+ * arena; r->bad = 1 when malformed, 2 when out of memory. */
+static void decode_attrs(rbuf *rp, tvm_plan *p,
+                         const tvm_plugin_attr_value **out, uint32_t *nout) {
   tvm_arena *a = tvm_plan_arena(p);
-  rbuf r = {sec->p, sec->p + sec->len, 0};
+  rbuf r = *rp;
   uint32_t n = get_count(&r, 4 + 4 + 8 + 8 + 4);
   tvm_plugin_attr_value *v =
       r.bad ? NULL : tvm_arena_alloc(a, sizeof(*v) * (n ? n : 1));
@@ -820,15 +896,59 @@ static tvm_status decode_target(const char *what, section *sec, tvm_plan *p) {
                    (v[i].type == TVM_PLUGIN_ATTR_STRING) != (v[i].s != NULL)))
       r.bad = 1;
   }
+  *out = v;
+  *nout = n;
+  *rp = r;
+}
+
+/* Decodes TARGET into p->target_attrs (the plan's arena). */
+static tvm_status decode_target(const char *what, section *sec, tvm_plan *p) {
+  rbuf r = {sec->p, sec->p + sec->len, 0};
+  decode_attrs(&r, p, &p->target_attrs, &p->ntarget_attrs);
   if (r.bad == 2)
     return tvm_diag_set(TVM_ERR_NOMEM, "out of memory loading %s", what);
   if (r.bad || r.p != r.end)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s is damaged: the target section is malformed",
                         what);
-  p->target_attrs = v;
-  p->ntarget_attrs = n;
   return TVM_OK;
+}
+
+/* Decodes HETERO (when present): the fallback target, the devices of
+ * values, steps and slots, and the fallback's module. */
+static tvm_status decode_hetero(const char *what, section *sec, tvm_plan *p) {
+  if (!sec->seen) return TVM_OK;
+  tvm_arena *a = tvm_plan_arena(p);
+  rbuf r = {sec->p, sec->p + sec->len, 0};
+  int32_t *sdev = NULL;
+  p->fallback_target_name = get_str(&r, a);
+  p->fallback_plugin_name = get_str(&r, a);
+  p->fallback_plugin_version = get_str(&r, a);
+  if (!r.bad) decode_attrs(&r, p, &p->fallback_attrs, &p->nfallback_attrs);
+  if (!r.bad && get_u32(&r) != p->nvalues) r.bad = 1;
+  for (uint32_t i = 0; i < p->nvalues && !r.bad; i++)
+    p->values[i].device = (int32_t)get_u32(&r);
+  if (!r.bad && get_u32(&r) != p->nsteps) r.bad = 1;
+  for (uint32_t s = 0; s < p->nsteps && !r.bad; s++) {
+    p->steps[s].device = (int32_t)get_u32(&r);
+    p->steps[s].copy = get_u32(&r);
+  }
+  if (!r.bad && get_u32(&r) != p->nstorage) r.bad = 1;
+  if (!r.bad) {
+    sdev = tvm_arena_alloc(a, sizeof(int32_t) * (p->nstorage + 1));
+    if (sdev == NULL) r.bad = 2;
+  }
+  for (uint32_t i = 0; i < p->nstorage && !r.bad; i++)
+    sdev[i] = (int32_t)get_u32(&r);
+  p->storage_device = sdev;
+  if (r.bad == 2)
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory loading %s", what);
+  if (r.bad || p->fallback_target_name == NULL ||
+      p->fallback_plugin_name == NULL)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s is damaged: the HETERO section is malformed",
+                        what);
+  return decode_blob(what, r, &p->fallback_blob);
 }
 
 /* Refuses a package built for another target than expect. */
@@ -881,7 +1001,8 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
       (st = decode_module(what, &secs[SEC_MODULE], p)) != TVM_OK ||
       (secs[SEC_TARGET].seen &&
        (st = decode_target(what, &secs[SEC_TARGET], p)) != TVM_OK) ||
-      (st = decode_host(what, &secs[SEC_HOST], p)) != TVM_OK)
+      (st = decode_host(what, &secs[SEC_HOST], p)) != TVM_OK ||
+      (st = decode_hetero(what, &secs[SEC_HETERO], p)) != TVM_OK)
     goto fail;
   if ((st = check_plan(p, what)) != TVM_OK) {
     tvm_diag_prefix(st, "inconsistent plan: ");

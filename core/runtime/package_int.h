@@ -15,16 +15,17 @@
 #define PKG_MAGIC "TVMCPKG" /* + its NUL: 8 bytes */
 #define PKG_VERSION 2u
 #define PKG_VERSION_HOST 3u   /* version 2 + the HOST section */
+#define PKG_VERSION_HETERO 4u /* version 3 + the HETERO section */
 #define PKG_VERSION_OLDEST 1u /* no TARGET section */
 #define PKG_HEADER 32u
 #define PKG_ENTRY 32u
 #define PKG_MAX_SECTIONS 16u
 
-/* Section kinds; HOST and SIGNATURE are optional
+/* Section kinds; HOST, SIGNATURE and HETERO are optional
  * (docs/package-format.md). */
 enum { SEC_META = 1, SEC_PARAMS = 2, SEC_MODULE = 3, SEC_TARGET = 4,
-       SEC_HOST = 5, SEC_SIGNATURE = 6, SEC_COUNT = 7 };
-#define SEC_LAST SEC_SIGNATURE /* the last kind this reader records */
+       SEC_HOST = 5, SEC_SIGNATURE = 6, SEC_HETERO = 7, SEC_COUNT = 8 };
+#define SEC_LAST SEC_HETERO /* the last kind this reader records */
 
 /* A section's place in the file and in the section table. */
 typedef struct section {

@@ -116,5 +116,16 @@ tvm_status tvm_plan_target(const tvm_plan *p, tvm_plugin_registry *r,
   tvm_status st = tvm_target_create(r, &spec, out);
   if (st != TVM_OK)
     return tvm_diag_prefix(st, "making the target of the plan: ");
+  if (p->fallback_plugin_name) { /* a heterogeneous plan: its fallback */
+    tvm_target_spec fs = {p->fallback_target_name, p->fallback_plugin_name,
+                          NULL, NULL, 0, p->fallback_attrs,
+                          p->nfallback_attrs, NULL};
+    if ((st = tvm_target_create(r, &fs, &(*out)->fallback)) != TVM_OK) {
+      tvm_target_free(*out);
+      *out = NULL;
+      return tvm_diag_prefix(st, "making the fallback target of the plan: ");
+    }
+    (*out)->fallback_name = (*out)->fallback->name;
+  }
   return TVM_OK;
 }

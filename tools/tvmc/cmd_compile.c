@@ -147,13 +147,51 @@ static void draw_progress(void *ud, int done, int total, const char *what) {
   pr->shown = 1;
 }
 
+/* The placement seen so far: nodes per device, and where to print. */
+typedef struct placement {
+  const tvmc_compile_args *a;
+  const tvm_target *t;
+  int count[2];
+} placement;
+
+/* Compile callback: one node placed (printed when the nodes are asked
+ * for), counted per device. */
+static void print_placed(void *ud, const tvm_gnode *n, const tvm_target *on,
+                         const char *reason) {
+  placement *pl = ud;
+  pl->count[on == pl->t ? 0 : 1]++;
+  if (pl->a->placement_nodes)
+    fprintf(pl->a->placement, "place     %-28s %-18s -> %s%s%s\n",
+            tvm_gnode_name(n), tvm_gnode_op_name(n), on->name,
+            reason ? ": " : "", reason ? reason : "");
+}
+
+/* The placement summary: nodes per target and the copies between them. */
+static void print_placement(const placement *pl, const tvm_plan *p) {
+  uint32_t copies = 0, steps[2] = {0, 0};
+  for (uint32_t s = 0; s < p->nsteps; s++) {
+    if (p->steps[s].copy) copies++;
+    else steps[p->steps[s].device == 1]++;
+  }
+  fprintf(pl->a->placement,
+          "placement %d nodes on %s (%u launches), %d on %s (%u launches), "
+          "%u copies between them\n",
+          pl->count[0], pl->t->name, steps[0], pl->count[1],
+          pl->t->fallback->name, steps[1], copies);
+}
+
 tvm_plan *tvmc_compile_graph(const char *cmd, tvm_graph *g,
                              const tvm_target *t, const tvmc_compile_args *a,
                              double *seconds) {
   tvm_compile_options o;
   progress pr = {0, tvmc_now()};
+  placement pl = {a, t, {0, 0}};
   tvm_plan *p = NULL;
   tvm_compile_options_init(&o);
+  if (a->placement && t->fallback) {
+    o.placed = print_placed;
+    o.placed_ud = &pl;
+  }
   o.fuse = !a->no_fuse;
   o.plan_memory = !a->no_plan_memory;
   o.tuning_log = a->tuning_log;
@@ -169,6 +207,7 @@ tvm_plan *tvmc_compile_graph(const char *cmd, tvm_graph *g,
     fprintf(stderr, "tvmc %s: %s\n", cmd, tvm_diag_message());
     return NULL;
   }
+  if (a->placement && t->fallback) print_placement(&pl, p);
   return p;
 }
 
@@ -278,6 +317,9 @@ int tvmc_cmd_compile(int argc, char **argv) {
   if ((g = tvmc_load_model("compile", model, &shapes)) == NULL) goto done;
   size_t nodes = g->nodes.len, values = g->values.len;
   double secs;
+  /* with --dump-ir the IR goes to stdout: the summary goes to stderr */
+  ca.placement = ca.dump_ir ? stderr : stdout;
+  ca.placement_nodes = 1;
   if ((p = tvmc_compile_graph("compile", g, t, &ca, &secs)) == NULL)
     goto done;
   if (tvm_package_save(p, out) != TVM_OK ||
@@ -286,8 +328,7 @@ int tvmc_cmd_compile(int argc, char **argv) {
     if (sign_key) remove(out); /* never leave an unsigned package behind */
     goto done;
   }
-  /* with --dump-ir the IR went to stdout: the summary goes to stderr */
-  FILE *f = ca.dump_ir ? stderr : stdout;
+  FILE *f = ca.placement;
   char b1[32], b2[32], b3[32];
   struct stat sb;
   fprintf(f, "model     %s: %zu nodes, %zu values, %u inputs, %u outputs\n",

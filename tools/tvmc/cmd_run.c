@@ -325,6 +325,7 @@ static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
   tvmc_compile_args ca = {0};
   double secs;
   ca.quiet = o->json;
+  ca.placement = o->json ? NULL : stdout; /* the counts */
   if (tvm_target_load(o->target ? o->target : "llvm-cpu", t) != TVM_OK)
     goto fail;
   /* inputs given as files fix their own shapes unless --input-shape did */

@@ -47,6 +47,10 @@ typedef struct tvmc_compile_args {
   int no_fuse;
   int no_plan_memory;
   int quiet;      /* no progress bar */
+  /* Heterogeneous targets: where to print the placement (NULL: nowhere);
+   * placement_nodes also lists every node, not only the counts. */
+  FILE *placement;
+  int placement_nodes;
 } tvmc_compile_args;
 
 /* Compiles g for t (progress bar on a terminal); *seconds = wall time.

@@ -18,7 +18,8 @@
  *   as "_opset", are internal and not shown) and "-> type" (a
  *   parenthesized list for several outputs).  When the line would pass 80
  *   columns, "-> type" goes on the next line under the op name.  A node of
- *   a fused group ends with "  # group N".
+ *   a fused group ends with "  # group N", a node placed on the
+ *   fallback device of a heterogeneous target with "  # device 1".
  * - A type is dtype[dims], followed by " (LAYOUT)" when the value has a
  *   layout: "float32[1, 4, 56, 56, 16] (NCHW16c)".
  * - Floats print in their shortest exact form ("1e-05", "0.5", "1.0").
@@ -116,6 +117,7 @@ static void print_node(tvm_strbuf *b, const tvm_gnode *n) {
     }
     tvm_strbuf_append(b, ty.data);
     if (n->group >= 0) tvm_strbuf_printf(b, "  # group %d", n->group);
+    if (n->device > 0) tvm_strbuf_printf(b, "  # device %d", n->device);
     tvm_strbuf_append(b, "\n");
   }
   tvm_strbuf_free(&lhs);

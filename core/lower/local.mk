@@ -118,6 +118,14 @@ tests_plugins_mock_accel_test_mock_accel_SOURCES = \
 tests_plugins_mock_accel_test_mock_accel_CFLAGS = $(TVM_TEST_CF) \
 	-I$(top_srcdir)/plugin-sdk/example-accel
 tests_plugins_mock_accel_test_mock_accel_LDADD = $(TVM_TEST_LIBS) -lm
+# heterogeneous execution: the mock plugin (loaded from the test plugin
+# path) beside its llvm-cpu fallback
+check_PROGRAMS += tests/plugins/mock_accel/test_mock_hetero
+TESTS += tests/plugins/mock_accel/test_mock_hetero
+tests_plugins_mock_accel_test_mock_hetero_SOURCES = \
+	tests/plugins/mock_accel/test_mock_hetero.c
+tests_plugins_mock_accel_test_mock_hetero_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_mock_accel_test_mock_hetero_LDADD = $(TVM_TEST_LIBS)
 check_PROGRAMS += tests/unit/lower/test_lower_numeric
 TESTS += tests/unit/lower/test_lower_numeric
 tests_unit_lower_test_lower_numeric_SOURCES = \

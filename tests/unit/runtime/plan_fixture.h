@@ -102,9 +102,9 @@ static inline tvm_status fx_plan(const tvm_target *t, tvm_plan **out) {
   static const uint32_t a0[3] = {0, 1, 2}, a1[2] = {2, 3}, a2[3] = {3, 1, 4};
   p->nsteps = 3;
   p->steps = tvm_arena_alloc(a, 3 * sizeof(tvm_plan_step));
-  p->steps[0] = (tvm_plan_step){"k_add", "Add", 3, a0, FX_N, NULL};
-  p->steps[1] = (tvm_plan_step){"k_sq", "Mul", 2, a1, FX_N, NULL};
-  p->steps[2] = (tvm_plan_step){"k_add", "Add", 3, a2, FX_N, NULL};
+  p->steps[0] = (tvm_plan_step){"k_add", "Add", 3, a0, FX_N, NULL, 0, 0};
+  p->steps[1] = (tvm_plan_step){"k_sq", "Mul", 2, a1, FX_N, NULL, 0, 0};
+  p->steps[2] = (tvm_plan_step){"k_add", "Add", 3, a2, FX_N, NULL, 0, 0};
   p->nstorage = 2;
   p->storage_bytes = tvm_arena_alloc(a, 2 * sizeof(uint64_t));
   p->storage_bytes[0] = p->storage_bytes[1] = FX_N * sizeof(float);

@@ -534,7 +534,8 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
     }
     if ((st = kernel_builder_create(tdev[d], d ? &lod[d] : &lo, &kb[d])))
       goto out;
-    kernel_builder_set_hooks(kb[d], hooks);
+    if (d == 0) /* the tuner and the tuning log: the target's kernels */
+      kernel_builder_set_hooks(kb[d], hooks);
   }
   gk = tvm_calloc((size_t)gr->ngroups + 1, sizeof *gk);
   copy_args = tvm_calloc(2 * (size_t)gr->ngroups + 1, sizeof(tvm_gvalue *));

@@ -335,8 +335,14 @@ int tvmc_cmd_compile(int argc, char **argv) {
           model, nodes, values, p->ninputs, p->noutputs);
   fprintf(f, "target    %s (plugin %s %s)\n", t->name, t->plugin_name,
           t->plugin && t->plugin->version ? t->plugin->version : "");
-  fprintf(f, "kernels   %u kernels, %u launches%s\n", p->blob.nkernels,
-          p->nsteps, ca.no_fuse ? " (no fusion)" : "");
+  if (p->fallback_plugin_name)
+    fprintf(f, "kernels   %u + %u kernels (%s + %s), %u steps%s\n",
+            p->blob.nkernels, p->fallback_blob.nkernels, t->name,
+            p->fallback_target_name, p->nsteps,
+            ca.no_fuse ? " (no fusion)" : "");
+  else
+    fprintf(f, "kernels   %u kernels, %u launches%s\n", p->blob.nkernels,
+            p->nsteps, ca.no_fuse ? " (no fusion)" : "");
   fprintf(f, "compile   %.2f s\n", secs);
   fprintf(f, "memory    peak activations %s planned, %s without planning%s\n",
           tvmc_bytes(p->activation_bytes_planned, b1),

@@ -546,9 +546,10 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   for (int i = 0; i < gr->ngroups; i++) {
     const tvm_graph_group *G = &gr->groups[i];
     int dev = G->anchor && G->anchor->device > 0 && ndev > 1 ? 1 : 0;
-    if (G->noutputs > 0 && G->anchor &&
+    if (G->noutputs > 0 && G->anchor && ndev > 1 &&
         strcmp(G->anchor->op, "DeviceCopy") == 0) {
-      /* a copy between the devices: a plan step, not a kernel */
+      /* a copy between the devices: a plan step, not a kernel (on one
+       * device a DeviceCopy is an identity kernel like any other node) */
       copy_args[2 * i] = G->anchor->inputs[0];
       copy_args[2 * i + 1] = G->anchor->outputs[0];
       gk[i].kernel = "DeviceCopy";

@@ -47,7 +47,9 @@ static tvm_status copy_reference(const tvm_gnode *n, const DLTensor *const *in,
   (void)n;
   int64_t count = 1;
   for (int d = 0; d < in[0]->ndim; d++) count *= in[0]->shape[d];
-  size_t bytes = (size_t)count * ((size_t)in[0]->dtype.bits * in[0]->dtype.lanes / 8);
+  /* bool is 1 bit in DLPack and one byte in memory */
+  size_t bytes = (size_t)count * (size_t)in[0]->dtype.lanes *
+                 (((size_t)in[0]->dtype.bits + 7) / 8);
   if (bytes)
     memcpy((char *)out[0]->data + out[0]->byte_offset,
            (const char *)in[0]->data + in[0]->byte_offset, bytes);

@@ -4,7 +4,7 @@
 #  1. `make install DESTDIR=...` of this build into a temporary root;
 #  2. builds the installed plugin-sdk/example-accel (mock_accel) with that
 #     root's pkg-config file and nothing else;
-#  3. the installed tvmc lists the plugin (ABI 4) and its target file;
+#  3. the installed tvmc lists the plugin (ABI 5) and its target file;
 #  4. the end-to-end tests of tests/plugins/mock_accel run with only that
 #     out-of-tree plugin on TVM_PLUGIN_PATH: a tensorized matmul lowered
 #     with the plugin's strategy and pass, its host program run by the

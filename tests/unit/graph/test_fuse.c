@@ -1,7 +1,8 @@
 /*
  * tests/unit/graph/test_fuse.c - operator fusion (fuse_ops) shown by the
  * printed graph ("# group N" after each node), and the groups collected
- * from it (nodes, anchor, inputs, outputs).
+ * from it (nodes, anchor, inputs, outputs); heterogeneous placement
+ * (place_devices) and fusion that never crosses its DeviceCopy nodes.
  */
 #include "graph_test.h"
 
@@ -246,8 +247,50 @@ static void test_collect_errors(void **state) {
   tvm_graph_free(g);
 }
 
+/* place_devices' query for the test: Exp, Sigmoid and Add on device 1. */
+static tvm_status place_by_op(void *ud, const tvm_gnode *n, int *device) {
+  (void)ud;
+  *device = !strcmp(n->op, "Exp") || !strcmp(n->op, "Sigmoid") ||
+            !strcmp(n->op, "Add");
+  return TVM_OK;
+}
+
+/* Placement: x and r1 on device 0, e/s/add on 1, r2 back on 0.  r1 is
+ * read by two nodes on device 1 through one copy; the chain, which would
+ * fuse into one group on one device, splits at every DeviceCopy. */
+static void test_place_devices(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){4}, 1);
+  tvm_gvalue *r1 = op1(g, "Relu", "r1", x);
+  tvm_gvalue *e = op1(g, "Exp", "e", r1);
+  tvm_gvalue *sg = op1(g, "Sigmoid", "s", r1);
+  tvm_gvalue *a = op2(g, "Add", "add", e, sg);
+  tvm_gvalue *r2 = op1(g, "Relu", "r2", a);
+  CHECK_OK(tvm_graph_mark_output(g, r2));
+  int ncopies = 0;
+  CHECK_OK(tvm_graph_pass_place_devices(g, place_by_op, NULL, &ncopies));
+  assert_int_equal(ncopies, 2);
+  assert_int_equal(x->device, 0);
+  assert_int_equal(r2->device, 0);
+  fuse_expect(g,
+              "graph(%x: float32[4]) {\n"
+              "  %r1 = Relu(%x) -> float32[4]  # group 0\n"
+              "  %r1.to1 = DeviceCopy(%r1) -> float32[4]  # group 1  # device 1\n"
+              "  %e = Exp(%r1.to1) -> float32[4]  # group 2  # device 1\n"
+              "  %s = Sigmoid(%r1.to1) -> float32[4]  # group 2  # device 1\n"
+              "  %add = Add(%e, %s) -> float32[4]  # group 2  # device 1\n"
+              "  %add.to0 = DeviceCopy(%add) -> float32[4]  # group 3\n"
+              "  %r2 = Relu(%add.to0) -> float32[4]  # group 4\n"
+              "  return %r2\n"
+              "}\n");
+  tvm_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_place_devices),
       cmocka_unit_test(test_residual_block),
       cmocka_unit_test(test_diamond_and_outputs),
       cmocka_unit_test(test_opaque_and_reduction),

@@ -7,11 +7,14 @@
  * Pipeline (core/compiler/): fold_constants, simplify_inference (batch
  * norm folded into the weights that fold_constants made constant),
  * alter_layout (the plugin chooses layouts) and fold_constants again
- * (weights pre-packed at compile time), cse, dce, fuse_ops, then for
+ * (weights pre-packed at compile time), cse, dce, place_devices (a target
+ * with a fallback: each node on the target or the fallback, DeviceCopy
+ * between them; plugin-sdk/docs/HETEROGENEOUS.md), fuse_ops, then for
  * every fused group: tensor expressions from the operators' computes, the
  * schedule of the anchor operator (the plugin's strategy, else the core's
- * generic one), tvm_lower; one codegen of all kernels; plan_memory.  Identical
- * groups (same operators, shapes, attributes) share one kernel.
+ * generic one), tvm_lower; one codegen of all kernels per device;
+ * plan_memory.  Identical groups (same operators, shapes, attributes)
+ * share one kernel; a DeviceCopy group is a copy step of the plan.
  */
 #ifndef TVM_COMPILER_H
 #define TVM_COMPILER_H

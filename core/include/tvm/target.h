@@ -17,7 +17,10 @@
  * types and out-of-range values are errors naming file:line:column and
  * the nearest valid key.  A target is looked up by path when the argument
  * contains '/' or ends in ".yaml", else by name in $TVM_TARGET_PATH (colon
- * list) then the installed target directory.
+ * list) then the installed target directory.  An optional
+ * `fallback: NAME` names the target that runs the graph nodes this one's
+ * plugin declines (ABI 5 supports): loading the target loads it too, into
+ * t->fallback (plugin-sdk/docs/HETEROGENEOUS.md).
  */
 #ifndef TVM_TARGET_H
 #define TVM_TARGET_H
@@ -84,6 +87,7 @@ TVM_API tvm_status tvm_target_supports(const tvm_target *t,
                                        const tvm_gnode *n,
                                        int *supported, char *reason,
                                        size_t cap);
+
 /* Lowered module -> device blob through the plugin's codegen.  out is
  * zeroed first; free it with tvm_plugin_blob_free. */
 TVM_API tvm_status tvm_target_codegen(const tvm_target *t,

@@ -506,8 +506,10 @@ static int check_inner(cg *g, nest *n) {
   return 1;
 }
 
-/* Emits the LOAD or STORE commands for rows of cols entries in g->ents. */
-static int emit_dma(cg *g, nest *n, int64_t cols) {
+/* Emits the LOAD or STORE commands for rows of cols entries in g->ents;
+ * with dry set, only counts them.  Returns the count, -1 on failure. */
+static int64_t emit_dma(cg *g, nest *n, int64_t cols, int dry) {
+  int64_t count = 0;
   uint32_t lanes = n->sb->lanes;
   uint64_t eb = (uint64_t)lanes * n->ebytes;
   size_t rows = g->nents / (size_t)cols;
@@ -572,7 +574,7 @@ static int emit_dma(cg *g, nest *n, int64_t cols) {
       c.stride = c.y > 1 ? (uint32_t)stride : xs;
       c.dram = (uint64_t)first * lanes * n->ebytes;
       if (!load) c.pads[0] = c.pads[1] = c.pads[2] = c.pads[3] = 0;
-      if (!add_cmd(g, &c)) return 0;
+      if (count++, !dry && !add_cmd(g, &c)) return -1;
       open = 0;
     }
     if (!e) break;
@@ -586,17 +588,17 @@ static int emit_dma(cg *g, nest *n, int64_t cols) {
         c.x = c.y = c.stride = 1;
         if (e[x].d < 0) {
           if (!load)
-            return fail(g, TVM_ERR_INTERNAL, "a padded store", NULL);
+            return fail(g, TVM_ERR_INTERNAL, "a padded store", NULL), -1;
           c.x = c.y = 0, c.pads[0] = 1, c.pads[2] = 1;
         } else {
           if (e[x].d % lanes)
             return fail(g, TVM_ERR_UNSUPPORTED, "a DRAM access not aligned to "
                         "a buffer entry (the tensor's layout must block its "
                         "innermost axes by the hardware's BATCH/BLOCK sizes):",
-                        n->dram_idx);
+                        n->dram_idx), -1;
           c.dram = (uint64_t)e[x].d * n->ebytes;
         }
-        if (!add_cmd(g, &c)) return 0;
+        if (count++, !dry && !add_cmd(g, &c)) return -1;
       }
       continue;
     }
@@ -614,7 +616,7 @@ static int emit_dma(cg *g, nest *n, int64_t cols) {
       first = e[a].d / lanes, c.y = 1;
     }
   }
-  return !g->err;
+  return g->err ? -1 : count;
 }
 
 /* Runs a recognized nest. */
@@ -675,10 +677,21 @@ static int run_nest(cg *g, nest *n) {
     return !g->err;
   }
   if (!flush(g) || !enum_entries(g, n, 0)) return 0;
-  int64_t cols = 1;
-  if (n->k > 0 && !eval(g, n->loops[n->k - 1]->u.for_.extent, &cols)) return 0;
-  if (cols < 1) return 1;
-  return emit_dma(g, n, cols);
+  /* rows: the innermost outer loop, or several fused when that takes
+   * fewer instructions (a weight tile contiguous per output channel) */
+  int64_t cols = 1, best = -1, best_cols = 1;
+  for (int l = n->k - 1; l >= 0; l--) {
+    int64_t e;
+    if (!eval(g, n->loops[l]->u.for_.extent, &e)) return 0;
+    cols *= e;
+    if (cols < 1) return 1;
+    if (cols > 65535 || g->nents % (size_t)cols) break;
+    int64_t cnt = emit_dma(g, n, cols, 1);
+    if (cnt < 0) return 0;
+    if (best < 0 || cnt < best) best = cnt, best_cols = cols;
+  }
+  if (!g->nents) return 1;
+  return emit_dma(g, n, best_cols, 0) >= 0;
 }
 
 /* ---- statements -------------------------------------------------------------- */

@@ -254,9 +254,125 @@ static int32_t pass_epilogue(tvm_plugin_target *t, tvm_ctx *c,
   return TVM_OK;
 }
 
+/* ---- vdla_thread_order ---------------------------------------------------- */
+
+/* The core's inject_virtual_thread marks each thread's copy of a queue
+ * statement `attr virtual_thread_copy = k` (until inject_dep_tokens) and
+ * interleaves the threads statement by statement: the input loads of
+ * threads 0 and 1, then their weight loads, then their GEMMs.  On VDLA's
+ * single in-order load queue that makes thread 0's next weight load wait
+ * behind thread 1's input load, which waits for thread 1's GEMM: the
+ * latency the threads were to hide comes back.  This pass (after
+ * inject_virtual_thread, before inject_dep_tokens) regroups each run of
+ * consecutive load-queue statements by thread, keeping each thread's own
+ * order: input 0, weight 0, input 1, weight 1.  Statements of different
+ * threads touch different on-chip copies, so the order between them is
+ * free.  To see the whole run, allocations met in a sequence are hoisted
+ * to wrap it (their buffers are distinct; lifetimes only grow). */
+#define VT_COPY_ATTR "virtual_thread_copy"
+
+/* Thread of a marked load-queue statement, or -1. */
+static int load_thread(const tvm_stmt *s) {
+  int64_t k, q;
+  if (s->kind != TVM_ATTR || !s->u.attr.key ||
+      strcmp(s->u.attr.key, VT_COPY_ATTR) || !s->u.attr.value ||
+      !tvm_is_const_int(s->u.attr.value, &k))
+    return -1;
+  const tvm_stmt *b = s->u.attr.body;
+  if (!b || b->kind != TVM_ATTR || !b->u.attr.key ||
+      strcmp(b->u.attr.key, TVM_ATTR_COPROC_SCOPE) || !b->u.attr.value ||
+      !tvm_is_const_int(b->u.attr.value, &q) || q != VDLA_MOD_LOAD)
+    return -1;
+  return (int)k;
+}
+
+/* Appends the statements of s to v, hoisting allocations into allocs. */
+static int flatten(tvm_stmt *s, tvm_ptrvec *v, tvm_ptrvec *allocs) {
+  if (s->kind == TVM_SEQ) {
+    for (int i = 0; i < s->u.seq.n; i++)
+      if (!flatten(s->u.seq.stmts[i], v, allocs)) return 0;
+    return 1;
+  }
+  if (s->kind == TVM_ALLOCATE)
+    return tvm_ptrvec_push(allocs, s) == TVM_OK &&
+           flatten(s->u.alloc.body, v, allocs);
+  return tvm_ptrvec_push(v, s) == TVM_OK;
+}
+
+static tvm_stmt *order_stmt(tvm_mutator *m, tvm_stmt *s) {
+  tvm_ctx *c = m->ctx;
+  int *failed = m->data;
+  if (s->kind != TVM_SEQ && s->kind != TVM_ALLOCATE)
+    return tvm_mutate_stmt_children(m, s);
+  tvm_ptrvec v = {0}, allocs = {0};
+  tvm_stmt *r = NULL;
+  if (!flatten(s, &v, &allocs)) goto out;
+  int moved = 0;
+  for (size_t i = 0; i < v.len;) {
+    size_t j = i;
+    int maxk = -1;
+    while (j < v.len && load_thread(v.data[j]) >= 0) {
+      if (load_thread(v.data[j]) > maxk) maxk = load_thread(v.data[j]);
+      j++;
+    }
+    if (j - i > 2 && maxk > 0) { /* stable regroup by thread */
+      tvm_stmt **tmp = tvm_ctx_alloc(c, sizeof(tvm_stmt *) * (j - i));
+      if (!tmp) goto out;
+      size_t n = 0;
+      for (int k = 0; k <= maxk; k++)
+        for (size_t x = i; x < j; x++)
+          if (load_thread(v.data[x]) == k) tmp[n++] = v.data[x];
+      for (size_t x = 0; x < n; x++) {
+        moved |= v.data[i + x] != tmp[x];
+        v.data[i + x] = tmp[x];
+      }
+    }
+    i = j > i ? j : i + 1;
+  }
+  if (!moved && s->kind == TVM_SEQ && !allocs.len) {
+    tvm_ptrvec_free(&v);
+    tvm_ptrvec_free(&allocs);
+    return tvm_mutate_stmt_children(m, s);
+  }
+  tvm_stmt **items = tvm_ctx_alloc(c, sizeof(tvm_stmt *) * (v.len + 1));
+  if (!items) goto out;
+  for (size_t i = 0; i < v.len; i++)
+    if (!(items[i] = tvm_mutate_stmt(m, v.data[i]))) goto out;
+  r = tvm_seq(c, items, (int)v.len);
+  for (size_t i = allocs.len; r && i-- > 0;) {
+    tvm_stmt *a = allocs.data[i];
+    tvm_stmt *n = tvm_ctx_alloc(c, sizeof *n);
+    if (n) *n = *a, n->u.alloc.body = r;
+    r = n;
+  }
+out:
+  if (!r) *failed = 1;
+  tvm_ptrvec_free(&v);
+  tvm_ptrvec_free(&allocs);
+  return r ? r : s;
+}
+
+/* See above. */
+static int32_t pass_thread_order(tvm_plugin_target *t, tvm_ctx *c,
+                                 const tvm_func *f, tvm_func **out) {
+  (void)t;
+  int failed = 0;
+  tvm_mutator m = {c, NULL, order_stmt, &failed};
+  tvm_func *g = tvm_ctx_alloc(c, sizeof *g);
+  if (!g) return vdla_fail(TVM_ERR_NOMEM, "vdla: out of memory");
+  *g = *f;
+  g->body = tvm_mutate_stmt(&m, f->body);
+  if (!g->body || failed)
+    return vdla_fail(TVM_ERR_NOMEM, "vdla_thread_order: out of memory");
+  *out = g;
+  return TVM_OK;
+}
+
 static const tvm_plugin_lower_pass passes[] = {
     {sizeof(tvm_plugin_lower_pass), 0, "unroll", "vdla_epilogue",
      pass_epilogue},
+    {sizeof(tvm_plugin_lower_pass), 0, "inject_virtual_thread",
+     "vdla_thread_order", pass_thread_order},
 };
 
 int32_t vdla_lower_passes(tvm_plugin_target *t,

@@ -84,8 +84,10 @@ static int64_t cap_of(const vdla_config *hw, int buf) {
   }
 }
 
-/* The default tiles: fewest DRAM bytes among those that fit. */
-static void conv_default(const vdla_config *hw, int64_t OH, int64_t OW,
+/* The default tiles: the least estimated load-module time (bytes over the
+ * bus, a DMA latency per instruction, and per tile the first loads that
+ * nothing hides) among the tiles that fit; returns that estimate. */
+static double conv_default(const vdla_config *hw, int64_t OH, int64_t OW,
                          int64_t OCO, int64_t ICO, int64_t K, int64_t S,
                          int64_t nvt, int vt_h, int64_t best[4]) {
   double best_cost = -1;
@@ -109,7 +111,11 @@ static void conv_default(const vdla_config *hw, int64_t OH, int64_t OW,
           double w_b = (double)ICO * K * K * toc * hw->block_in * hw->block_out;
           /* per DMA instruction latency: count instructions too */
           double insns = (double)(ICO / tic) * (toc + tic * ((th - 1) * S + K));
-          double cost = tiles * (in_b + w_b + insns * hw->dma_latency * hw->bus_bytes);
+          double first = (double)tic * ((th - 1) * S + K) * ((tw - 1) * S + K) *
+                             hw->batch * hw->block_in +
+                         (double)tic * K * K * toc * hw->block_in * hw->block_out;
+          double cost = tiles * ((in_b + w_b + first) / hw->bus_bytes +
+                                 insns * hw->dma_latency);
           if (best_cost < 0 || cost < best_cost) {
             best_cost = cost;
             best[0] = th, best[1] = tw, best[2] = toc, best[3] = tic;
@@ -118,6 +124,7 @@ static void conv_default(const vdla_config *hw, int64_t OH, int64_t OW,
       }
     }
   }
+  return best_cost < 0 ? 1e300 : best_cost;
 }
 
 /* Splits extent by the knob name; default inner dflt; *inner gets it. */
@@ -165,13 +172,11 @@ static int32_t schedule_conv(tvm_plugin_target *t,
   if (S < 1) S = 1;
   int64_t nvt = tvm_cfg_choice(cfg, "n_vt", vt_choices, 2, 1);
   int dflt_axis = 0;
-  {
+  if (nvt > 1) { /* the threads split what costs less */
     int64_t b0[4], b1[4];
-    conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 1, b0);
-    conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 0, b1);
-    /* the threads split rows when the input tile dominates */
-    dflt_axis = (OH / b0[0]) % nvt ? 1 : 0;
-    if (!dflt_axis && OCO >= 8 && (OCO / b1[2]) % nvt == 0) dflt_axis = 1;
+    double ch = conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 1, b0);
+    double co = conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 0, b1);
+    dflt_axis = co < ch;
   }
   int vt_h = tvm_cfg_category(cfg, "vt_axis", vt_axes, 2, dflt_axis) == 0;
   int64_t d[4];

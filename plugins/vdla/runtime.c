@@ -26,6 +26,8 @@ struct tvm_plugin_device {
   int mode;
   uint64_t seed;
   vdla_stats sum;
+  uint64_t *last; /* the last launch's encoded program */
+  uint32_t nlast;
 };
 
 struct tvm_plugin_func {
@@ -79,7 +81,13 @@ int32_t vdla_device_open(tvm_plugin_target *t, tvm_plugin_device **out) {
 void vdla_device_close(tvm_plugin_device *d) {
   if (!d) return;
   vdla_dev_close(d->dev);
+  free(d->last);
   free(d);
+}
+
+const uint64_t *vdla_device_last_program(tvm_plugin_device *d, uint32_t *n) {
+  *n = d->nlast;
+  return d->last;
 }
 
 void vdla_device_stats(tvm_plugin_device *d, vdla_stats *out) { *out = d->sum; }
@@ -354,6 +362,15 @@ int32_t vdla_launch(tvm_plugin_device *d, tvm_plugin_func *f,
   memset(&st, 0, sizeof st);
   if (rc) snprintf(err, sizeof err, "%s", vdla_stream_error(s));
   else rc = vdla_stream_run(s, d->mode, d->seed, &st, err, sizeof err);
+  uint32_t nw = 0;
+  const uint64_t *w = rc ? NULL : vdla_stream_words(s, &nw);
+  free(d->last);
+  d->last = NULL;
+  d->nlast = 0;
+  if (w && (d->last = malloc((size_t)nw * 16 + 16))) {
+    memcpy(d->last, w, (size_t)nw * 16);
+    d->nlast = nw;
+  }
   vdla_stream_free(s);
   if (rc)
     return vdla_fail(TVM_ERR_INVALID, "vdla: %s: %s", k->name, err);

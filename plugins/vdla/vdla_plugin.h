@@ -122,6 +122,8 @@ int32_t vdla_launch(tvm_plugin_device *d, tvm_plugin_func *f,
  * since vdla_device_reset_stats (tests, bench). */
 void vdla_device_stats(tvm_plugin_device *d, vdla_stats *out);
 void vdla_device_reset_stats(tvm_plugin_device *d);
+/* The encoded instructions (2 words each) of the last launch on d. */
+const uint64_t *vdla_device_last_program(tvm_plugin_device *d, uint32_t *n);
 /* Overrides the simulator mode and seed of d's later launches. */
 void vdla_device_set_mode(tvm_plugin_device *d, int mode, uint64_t seed);
 

@@ -99,6 +99,42 @@ static uint32_t rnd(uint64_t *x) {
   return (uint32_t)(*x >> 11);
 }
 
+/* Mutator hook: dependency tokens become empty statements. */
+static tvm_stmt *drop_tokens(tvm_mutator *m, tvm_stmt *s) {
+  const tvm_expr *e = s->kind == TVM_EVALUATE ? s->u.eval.value : NULL;
+  if (e && e->kind == TVM_CALL && (e->u.call.op == TVM_INTRIN_DEP_PUSH ||
+                                   e->u.call.op == TVM_INTRIN_DEP_POP))
+    return tvm_seq(m->ctx, NULL, 0);
+  return tvm_mutate_stmt_children(m, s);
+}
+
+/* The last launch's instructions, one a line: name and dependency flags
+ * (pop/push previous/next module). */
+static char *program_str(tvm_plugin_device *d) {
+  uint32_t n;
+  const uint64_t *w = vdla_device_last_program(d, &n);
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  for (uint32_t i = 0; w && i < n; i++) {
+    vdla_insn in;
+    if (vdla_decode(w + 2 * i, &in)) continue;
+    tvm_strbuf_printf(&b, "%s%s%s%s%s", vdla_insn_name(&in),
+                      in.pop_prev ? " pop_prev" : "", in.pop_next ? " pop_next" : "",
+                      in.push_prev ? " push_prev" : "",
+                      in.push_next ? " push_next" : "");
+    if (in.op == VDLA_OP_LOAD || in.op == VDLA_OP_STORE)
+      tvm_strbuf_printf(&b, " sram %u y %u x %u", in.sram_base, in.y_size,
+                        in.x_size);
+    if (in.op == VDLA_OP_GEMM || in.op == VDLA_OP_ALU)
+      tvm_strbuf_printf(&b, "%s uops %u-%u x %u x %u", in.reset ? " reset" : "",
+                        in.uop_bgn, in.uop_end, in.extent_out, in.extent_in);
+    tvm_strbuf_printf(&b, "\n");
+  }
+  char *r = b.data ? strdup(b.data) : NULL;
+  tvm_strbuf_free(&b);
+  return r;
+}
+
 /* Schedules with the strategy named op, lowers, codegens, runs; bufs[i]
  * of bytes[i] are the arguments (the last one the int8 output). */
 static tvm_status compile_run(vh *h, tvm_ctx *c, const char *op,
@@ -120,9 +156,29 @@ static tvm_status compile_run(vh *h, tvm_ctx *c, const char *op,
   void *dbuf[8] = {0};
   tvm_status st = cfg && a ? TVM_OK : TVM_ERR_NOMEM;
   if (!st) st = tvm_config_preset(cfg, "n_vt", r->nvt > 1 ? 1 : 0);
+  if (!st && r->force[0]) { /* record the space, then choose */
+    tvm_schedule *s0 = NULL;
+    st = tvm_schedule_create(c, &args[nargs - 1], 1, &s0);
+    if (!st) st = sg->schedule_call(h->t, NULL, s0, &args[nargs - 1], 1, cfg);
+    tvm_schedule_free(s0);
+    for (int f = 0; !st && f < 4 && r->force[f]; f++) {
+      const tvm_knob *k = NULL;
+      for (int i = 0; i < tvm_config_nknobs(cfg); i++)
+        if (!strcmp(tvm_config_knob(cfg, i)->name, r->force[f]))
+          k = tvm_config_knob(cfg, i);
+      int idx = -1;
+      for (int j = 0; k && k->kind == TVM_KNOB_SPLIT && j < k->nchoices; j++)
+        if (k->choices[j * k->nparts + k->nparts - 1] == r->force_inner[f])
+          idx = j;
+      st = idx < 0 ? tvm_diag_set(TVM_ERR_INVALID, "knob %s has no split "
+                                  "with inner %lld", r->force[f],
+                                  (long long)r->force_inner[f])
+                   : tvm_config_set(cfg, r->force[f], idx);
+    }
+  }
   if (!st) st = tvm_schedule_create(c, &args[nargs - 1], 1, &s);
   if (!st) st = sg->schedule_call(h->t, NULL, s, &args[nargs - 1], 1, cfg);
-  if (!st && tvm_config_rejected(cfg))
+  if (!st && tvm_config_rejected(cfg) && !r->ignore_reject)
     st = tvm_diag_set(TVM_ERR_INVALID, "knobs rejected: %s",
                       tvm_config_rejected(cfg));
   if (!st) {
@@ -136,6 +192,16 @@ static tvm_status compile_run(vh *h, tvm_ctx *c, const char *op,
     if (m.funcs[i]->kind == TVM_FUNC_HOST) host = m.funcs[i];
   if (!st && !host) st = tvm_diag_set(TVM_ERR_INTERNAL, "no host function");
   if (!st) st = tvm_host_program_build(host, &m, a, &hp);
+  for (int i = 0; !st && r->drop_tokens && i < m.nfuncs; i++) {
+    tvm_mutator mu = {c, NULL, drop_tokens, NULL};
+    tvm_func *f = tvm_ctx_alloc(c, sizeof *f);
+    if (!f) st = TVM_ERR_NOMEM;
+    else {
+      *f = *m.funcs[i];
+      f->body = tvm_mutate_stmt(&mu, f->body);
+      m.funcs[i] = f;
+    }
+  }
   if (!st) st = h->vt->codegen(h->t, &m, &blob);
   if (!st) st = h->vt->module_load(h->dev, &blob, &pm);
   if (!st && r->keep_stream && pm) {
@@ -173,6 +239,7 @@ static tvm_status compile_run(vh *h, tvm_ctx *c, const char *op,
     if (!st) st = h->vt->launch(h->dev, f, av, o->nargs, o->grid, o->block);
   }
   if (!st) vdla_device_stats(h->dev, &r->st);
+  if (!st && r->keep_stream) r->program = program_str(h->dev);
   (void)u0;
   if (!st)
     st = h->vt->copy(h->dev, bufs[nargs - 1], 0, dbuf[nargs - 1], 0,

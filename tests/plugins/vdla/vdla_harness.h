@@ -29,12 +29,19 @@ typedef struct vh_run {
   int mode;         /* VDLA_FUNCTIONAL / TIMED / SHUFFLE */
   uint64_t seed;
   int keep_stream;  /* fill stream with the command list */
+  /* knobs forced to a split whose inner part is the value (NULL name:
+   * none) */
+  const char *force[4];
+  int64_t force_inner[4];
+  int drop_tokens;  /* remove the dependency tokens before codegen */
+  int ignore_reject; /* lower even when the template rejects the knobs */
   /* results */
   vdla_stats st;
   int64_t mismatches; /* elements differing from the reference */
   int64_t elems;
   char config[256];   /* the knob values */
   char *stream;       /* vdla_kernel_str of the kernel (free()) */
+  char *program;      /* the driver's instructions, one a line (free()) */
   uint64_t uop_misses;
 } vh_run;
 

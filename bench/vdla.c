@@ -8,9 +8,9 @@
  * at the configured clock, and whether the output equals the scalar
  * reference.  Simulated cycles do not depend on the host machine.
  *
- *   ./bench/vdla [--target-attrs batch,block_in,block_out,inp,wgt,acc,out,uop]
- *                [--layers C2,C5] [--check]
- * e.g. ./bench/vdla --target-attrs 1,32,32,64,128,256,64,16 (targets/vdla-1x32x32.yaml)
+ *   ./bench/vdla [--target FILE.yaml] [--layers C2,C5]
+ * e.g. ./bench/vdla --target ../targets/vdla-1x32x32.yaml (default: the
+ * attributes of targets/vdla.yaml, the paper's configuration).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +18,34 @@
 #include <time.h>
 
 #include "../tests/plugins/vdla/vdla_harness.h"
+#include "tvm/runtime.h"
+#include "tvm/target.h"
+
+/* The hardware of a vdla target file (attributes validated by the
+ * plugin's schema). */
+static int from_yaml(const char *path, vdla_config *hw) {
+  tvm_target *t = NULL;
+  if (!getenv("TVM_PLUGIN_PATH")) setenv("TVM_PLUGIN_PATH", BENCH_PLUGIN_DIR, 1);
+  if (tvm_target_load(path, &t) != TVM_OK) {
+    fprintf(stderr, "%s\n", tvm_diag_message());
+    return -1;
+  }
+  struct { const char *n; uint32_t *f; } ints[] = {
+      {"batch", &hw->batch}, {"block_in", &hw->block_in},
+      {"block_out", &hw->block_out}, {"inp_kib", &hw->inp_kib},
+      {"wgt_kib", &hw->wgt_kib}, {"acc_kib", &hw->acc_kib},
+      {"out_kib", &hw->out_kib}, {"uop_kib", &hw->uop_kib},
+      {"bus_bytes", &hw->bus_bytes}, {"dma_latency", &hw->dma_latency},
+      {"gemm_pipeline", &hw->gemm_pipeline}};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+    const tvm_plugin_attr_value *v = tvm_target_attr(t, ints[i].n);
+    if (v) *ints[i].f = (uint32_t)v->i;
+  }
+  const tvm_plugin_attr_value *v = tvm_target_attr(t, "clock_mhz");
+  if (v) hw->clock_mhz = v->f;
+  tvm_target_free(t);
+  return 0;
+}
 
 typedef struct layer {
   const char *name;
@@ -44,21 +72,13 @@ int main(int argc, char **argv) {
   vdla_config_default(&hw);
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--target-attrs") && i + 1 < argc) {
-      unsigned v[8];
-      if (sscanf(argv[++i], "%u,%u,%u,%u,%u,%u,%u,%u", &v[0], &v[1], &v[2],
-                 &v[3], &v[4], &v[5], &v[6], &v[7]) != 8) {
-        fprintf(stderr, "--target-attrs wants 8 numbers\n");
-        return 2;
-      }
-      hw.batch = v[0], hw.block_in = v[1], hw.block_out = v[2];
-      hw.inp_kib = v[3], hw.wgt_kib = v[4], hw.acc_kib = v[5];
-      hw.out_kib = v[6], hw.uop_kib = v[7];
+    if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+      if (from_yaml(argv[++i], &hw)) return 1;
     } else if (!strcmp(argv[i], "--layers") && i + 1 < argc) {
       only = argv[++i];
     } else {
-      fprintf(stderr, "usage: %s [--target-attrs b,bi,bo,inp,wgt,acc,out,uop] "
-              "[--layers C2,C3]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--target FILE.yaml] [--layers C2,C3]\n",
+              argv[0]);
       return 2;
     }
   }

@@ -29,7 +29,8 @@ dist_targets_DATA += targets/vdla.yaml targets/vdla-1x32x32.yaml
 noinst_PROGRAMS += bench/vdla
 bench_vdla_SOURCES = bench/vdla.c tests/plugins/vdla/vdla_harness.c \
 	tests/plugins/vdla/vdla_harness.h $(VDLA_SOURCES)
-bench_vdla_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/plugins/vdla
+bench_vdla_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/plugins/vdla \
+	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/vdla/.libs\"
 bench_vdla_LDADD = $(TVM_LIBS) -lm
 
 if HAVE_CMOCKA

@@ -10,6 +10,8 @@
  *    and shuffle modes; latency hiding takes fewer cycles.  make check
  *    runs C5, C6, C12 (VDLA_ALL_LAYERS=1: C2-C12; bench/vdla runs all);
  *  - dense with a bias added by the ALU from the accumulator;
+ *  - the conv2d template's knob space: points spread over it compile and
+ *    run bit-exactly, or are rejected by the template before lowering;
  *  - a tile that does not fit: a compile error naming the scope;
  *  - without its dependency tokens a kernel goes wrong in shuffle mode;
  *  - through the target files (the plugin loaded as a module):
@@ -225,6 +227,40 @@ static void test_dense_bias(void **state) {
     }
 }
 
+/* ---- the knob space ---------------------------------------------------- */
+
+static void test_knob_space(void **state) {
+  (void)state;
+  vdla_conv_shape s = {1, 32, 14, 14, 64, 3, 1, 1, 8, 1};
+  vh_run r;
+  memset(&r, 0, sizeof r);
+  r.nvt = 2, r.config_index = 1;
+  if (vh_conv2d(&H, &s, &r) != TVM_OK && !r.rejected)
+    fail_msg("%s", tvm_diag_message());
+  uint64_t space = r.space;
+  /* n_vt 2, vt_axis 2, tile_h 4, tile_w 4, tile_oc 3, tile_ic 2 */
+  assert_int_equal(space, 2 * 2 * 4 * 4 * 3 * 2);
+  int ran = 0, rejected = 0;
+  for (uint64_t i = 0; i < space; i += 37) {
+    memset(&r, 0, sizeof r);
+    r.nvt = 2, r.mode = VDLA_SHUFFLE, r.seed = i, r.config_index = (int64_t)i + 1;
+    tvm_status st = vh_conv2d(&H, &s, &r);
+    if (st != TVM_OK && r.rejected) {
+      rejected++;
+      continue;
+    }
+    if (st != TVM_OK) fail_msg("config %llu: %s", (unsigned long long)i,
+                               tvm_diag_message());
+    if (r.mismatches) fail_msg("config %llu (%s): %lld outputs differ",
+                               (unsigned long long)i, r.config,
+                               (long long)r.mismatches);
+    ran++;
+  }
+  printf("knob space %llu: %d points run bit-exact, %d rejected\n",
+         (unsigned long long)space, ran, rejected);
+  assert_true(ran >= 4);
+}
+
 /* ---- a tile that does not fit ------------------------------------------ */
 
 static void test_tile_too_large(void **state) {
@@ -371,6 +407,7 @@ int main(void) {
       cmocka_unit_test(test_resnet18_layers),
       cmocka_unit_test(test_conv_signed),
       cmocka_unit_test(test_dense_bias),
+      cmocka_unit_test(test_knob_space),
       cmocka_unit_test(test_tile_too_large),
       cmocka_unit_test(test_tokens_matter),
       cmocka_unit_test(test_target_files),

@@ -156,7 +156,7 @@ static tvm_status compile_run(vh *h, tvm_ctx *c, const char *op,
   void *dbuf[8] = {0};
   tvm_status st = cfg && a ? TVM_OK : TVM_ERR_NOMEM;
   if (!st) st = tvm_config_preset(cfg, "n_vt", r->nvt > 1 ? 1 : 0);
-  if (!st && r->force[0]) { /* record the space, then choose */
+  if (!st && (r->force[0] || r->config_index > 0)) { /* record the space */
     tvm_schedule *s0 = NULL;
     st = tvm_schedule_create(c, &args[nargs - 1], 1, &s0);
     if (!st) st = sg->schedule_call(h->t, NULL, s0, &args[nargs - 1], 1, cfg);
@@ -175,12 +175,17 @@ static tvm_status compile_run(vh *h, tvm_ctx *c, const char *op,
                                   (long long)r->force_inner[f])
                    : tvm_config_set(cfg, r->force[f], idx);
     }
+    r->space = tvm_config_space_size(cfg);
+    if (!st && r->config_index > 0)
+      st = tvm_config_set_index(cfg, (uint64_t)(r->config_index - 1));
   }
   if (!st) st = tvm_schedule_create(c, &args[nargs - 1], 1, &s);
   if (!st) st = sg->schedule_call(h->t, NULL, s, &args[nargs - 1], 1, cfg);
-  if (!st && tvm_config_rejected(cfg) && !r->ignore_reject)
+  if (!st && tvm_config_rejected(cfg) && !r->ignore_reject) {
+    r->rejected = 1;
     st = tvm_diag_set(TVM_ERR_INVALID, "knobs rejected: %s",
                       tvm_config_rejected(cfg));
+  }
   if (!st) {
     char *cs = tvm_config_str(cfg);
     snprintf(r->config, sizeof r->config, "%s", cs ? cs : "");

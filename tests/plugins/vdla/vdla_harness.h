@@ -35,6 +35,9 @@ typedef struct vh_run {
   int64_t force_inner[4];
   int drop_tokens;  /* remove the dependency tokens before codegen */
   int ignore_reject; /* lower even when the template rejects the knobs */
+  int64_t config_index; /* > 0: tvm_config_set_index(index - 1) */
+  int rejected;       /* the template rejected the knobs (not run) */
+  uint64_t space;     /* size of the knob space */
   /* results */
   vdla_stats st;
   int64_t mismatches; /* elements differing from the reference */

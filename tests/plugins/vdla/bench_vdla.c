@@ -1,12 +1,15 @@
 /*
- * bench/vdla.c - the ResNet-18 conv2d layers the TVM paper offloads to
- * VDLA (C2-C12: 3x3 and 1x1, 56x56 down to 7x7, int8 in, int32
+ * tests/plugins/vdla/bench_vdla.c - the program bench/vdla: the ResNet-18
+ * conv2d layers the TVM paper offloads to VDLA (C2-C12: 3x3 and 1x1, 56x56 down to 7x7, int8 in, int32
  * accumulation, requantized by a shift) compiled by the vdla plugin and
  * run on its timed simulator, with a serial schedule (n_vt = 1) and the
  * latency-hiding one (n_vt = 2, default tiles for each).  Per layer:
  * cycles, GEMM utilization (GEMM micro-op cycles / total cycles) and GOPS
  * at the configured clock, and whether the output equals the scalar
- * reference.  Simulated cycles do not depend on the host machine.
+ * reference.  Simulated cycles do not depend on the host machine.  (The
+ * source lives beside the test harness it shares, which reads the
+ * plugin's internals: a program under bench/ may not include plugin or
+ * test headers, tests/layering/check_layers.sh.)
  *
  *   ./bench/vdla [--target FILE.yaml] [--layers C2,C5]
  * e.g. ./bench/vdla --target ../targets/vdla-1x32x32.yaml (default: the
@@ -17,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../tests/plugins/vdla/vdla_harness.h"
+#include "vdla_harness.h"
 #include "tvm/runtime.h"
 #include "tvm/target.h"
 

@@ -197,10 +197,18 @@ static tvm_stmt *flatten_bind_scope(tvm_mutator *m, tvm_stmt *s) {
   }
   tvm_ptrmap map = {0};
   tvm_buffer *vb = lb->buf;
+  /* the region's start as the statement carries it: the value
+   * tvm_tuple(data, begin...) went through the substitutions applied to
+   * the statement since tensorize (e.g. the init nest's own loop
+   * variables for a reset), lb->begin did not */
+  tvm_expr **begin = lb->begin;
+  const tvm_expr *v = s->u.attr.value;
+  if (v && v->kind == TVM_CALL && v->u.call.nargs == lb->n + 1)
+    begin = v->u.call.args + 1;
   tvm_status st = tvm_ptrmap_put(&map, vb->data, b->data);
   if (st == TVM_OK && vb->elem_offset && vb->elem_offset->kind == TVM_VAR)
     st = tvm_ptrmap_put(&map, vb->elem_offset,
-                        flat_index(fl, b, lb->begin, lb->n));
+                        flat_index(fl, b, begin, lb->n));
   for (int d = 0; st == TVM_OK && vb->strides && d < vb->ndim; d++) {
     int td = b->n - vb->ndim + d;
     if (td >= 0 && vb->strides[d] && vb->strides[d]->kind == TVM_VAR)

@@ -345,6 +345,11 @@ static int step(run *r, int m) {
   }
   if (rc) return rc;
   uint64_t c = cost(r, in), end = start + c;
+  if (getenv("VDLA_TRACE"))
+    fprintf(stderr, "T %u %s m%d start %llu end %llu stall %llu pp%u pn%u\n", k,
+            vdla_insn_name(in), m, (unsigned long long)start,
+            (unsigned long long)end, (unsigned long long)(start - r->t_free[m]),
+            in->pop_prev, in->pop_next);
   r->st.stall[m] += start - r->t_free[m];
   r->st.busy[m] += c;
   r->st.insns[m]++;

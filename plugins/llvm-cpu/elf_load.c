@@ -68,6 +68,8 @@ struct lc_image {
   uint32_t nexp;   /* exported (global or weak, defined) symbols */
   uint64_t *exp_name; /* offsets into strtab */
   uintptr_t *exp_addr;
+  uintptr_t code_lo, code_hi; /* the read+execute pages */
+  uintptr_t data_lo, data_hi; /* the read+write pages */
 };
 
 /* Loader state for one object. */
@@ -511,6 +513,10 @@ static int32_t load_aligned(const uint8_t *d, uint64_t n, lc_image **out) {
   if ((st = layout(&l)) != TVM_OK) goto done;
   im->base = l.base;
   im->size = l.size;
+  im->code_lo = (uintptr_t)l.base + l.regoff[REG_TEXT];
+  im->code_hi = (uintptr_t)l.base + l.regoff[REG_RO];
+  im->data_lo = (uintptr_t)l.base + l.regoff[REG_DATA];
+  im->data_hi = (uintptr_t)l.base + l.size;
   if ((st = fill_indirections(&l)) != TVM_OK) goto done;
   if ((st = relocate(&l)) != TVM_OK) goto done;
   if ((st = exports(&l, im)) != TVM_OK) goto done;
@@ -548,6 +554,18 @@ void *lc_image_symbol(const lc_image *im, const char *name) {
     if (strcmp(im->strtab + im->exp_name[i], name) == 0)
       return (void *)im->exp_addr[i];
   return NULL;
+}
+
+void *lc_image_code(const lc_image *im, const char *name) {
+  uintptr_t a = (uintptr_t)lc_image_symbol(im, name);
+  return a >= im->code_lo && a < im->code_hi ? (void *)a : NULL;
+}
+
+void *lc_image_data(const lc_image *im, const char *name, uint64_t bytes) {
+  uintptr_t a = (uintptr_t)lc_image_symbol(im, name);
+  return a >= im->data_lo && a < im->data_hi && bytes <= im->data_hi - a
+             ? (void *)a
+             : NULL;
 }
 
 void lc_image_free(lc_image *im) {

@@ -22,6 +22,16 @@ int32_t lc_image_load(const uint8_t *d, uint64_t n, lc_image **out);
  * NULL when it defines none. */
 void *lc_image_symbol(const lc_image *im, const char *name);
 
+/* The symbol's address when it lies in the image's code pages (a
+ * function the runtime may call), else NULL: a damaged object may put a
+ * kernel's name on data or on an absolute address. */
+void *lc_image_code(const lc_image *im, const char *name);
+
+/* The symbol's address when `bytes` bytes from it lie in the image's
+ * writable data pages (a module global the runtime fills in), else
+ * NULL: writing through a symbol of a damaged object must not fault. */
+void *lc_image_data(const lc_image *im, const char *name, uint64_t bytes);
+
 /* Unmaps the image (NULL is fine). */
 void lc_image_free(lc_image *im);
 

@@ -16,11 +16,22 @@
 #include "elf_load.h"
 #include "llvm_cpu.h"
 
-/* Looks name up in the module (loaded image or shared object); NULL if
- * absent. */
-static void *lookup(tvm_plugin_module *m, const char *name) {
+/* Looks the function name up in the module (loaded image: only in its
+ * code pages; shared object); NULL if absent. */
+static void *lookup_code(tvm_plugin_module *m, const char *name) {
   if (m->dl) return dlsym(m->dl, name);
-  return lc_image_symbol(m->image, name);
+  return lc_image_code(m->image, name);
+}
+
+/* Looks the module global name of `bytes` bytes up (loaded image: only in
+ * its writable data, so that filling it in cannot fault); NULL if absent.
+ * *misplaced is set to name when the image defines it somewhere else. */
+static void *lookup_data(tvm_plugin_module *m, const char *name,
+                         uint64_t bytes, const char **misplaced) {
+  if (m->dl) return dlsym(m->dl, name);
+  void *p = lc_image_data(m->image, name, bytes);
+  if (!p && lc_image_symbol(m->image, name)) *misplaced = name;
+  return p;
 }
 
 /* Loads the relocatable object with elf_load.c.  libm is promoted to the
@@ -68,9 +79,17 @@ int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
   int32_t st = blob->format == TVM_BLOB_ELF_OBJECT ? load_object(m, blob)
                                                    : load_shared(m, blob);
   if (st != TVM_OK) goto fail;
-  void **pf = lookup(m, LC_SYM_PARALLEL_FOR);
-  int32_t *nt = lookup(m, LC_SYM_NUM_THREADS);
-  void **af = lookup(m, LC_SYM_ASSERT_FAIL);
+  const char *bad = NULL;
+  void **pf = lookup_data(m, LC_SYM_PARALLEL_FOR, sizeof(void *), &bad);
+  int32_t *nt = lookup_data(m, LC_SYM_NUM_THREADS, sizeof(int32_t), &bad);
+  void **af = lookup_data(m, LC_SYM_ASSERT_FAIL, sizeof(void *), &bad);
+  void **ctx = lookup_data(m, LC_SYM_PARALLEL_CTX, sizeof(void *), &bad);
+  if (bad) {
+    st = lc_report(TVM_ERR_INVALID,
+                   "llvm-cpu: the kernel object is malformed: its global "
+                   "%s is not in its writable data", bad);
+    goto fail;
+  }
   if (!pf || !nt || !af) {
     st = lc_report(TVM_ERR_INVALID,
                    "llvm-cpu: the module lacks %s/%s/%s: not made by "
@@ -78,7 +97,6 @@ int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
                    LC_SYM_NUM_THREADS, LC_SYM_ASSERT_FAIL);
     goto fail;
   }
-  void **ctx = lookup(m, LC_SYM_PARALLEL_CTX);
   if (ctx) { /* loops call back with their device: its pool */
     *pf = (void *)lc_parallel_trampoline;
     *ctx = d;
@@ -94,7 +112,13 @@ int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
   }
   for (uint32_t i = 0; i < blob->nkernels; i++) {
     const char *name = blob->kernels[i].name;
-    void *fn = lookup(m, name);
+    void *fn = lookup_code(m, name);
+    if (!fn && m->image && lc_image_symbol(m->image, name)) {
+      st = lc_report(TVM_ERR_INVALID,
+                     "llvm-cpu: the kernel object is malformed: kernel '%s' "
+                     "is not in its code", name);
+      goto fail;
+    }
     if (!fn) {
       st = lc_report(TVM_ERR_NOT_FOUND,
                      "llvm-cpu: kernel '%s' is not defined in the module", name);

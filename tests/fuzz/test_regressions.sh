@@ -8,8 +8,10 @@
 #   yaml/     deeply nested target files (seconds in libyaml before)
 #   package/  packages with valid checksums and a damaged kernel object
 #             (segfaults and "LLVM ERROR" aborts in LLVM's object loader,
-#             which llvm-cpu no longer uses; overlapping sections and
-#             writable code, refused by its own loader)
+#             which llvm-cpu no longer uses; overlapping sections,
+#             writable code, and a module global or kernel symbol moved
+#             off writable data or code, which segfaulted its own loader
+#             at first: all refused now)
 # plus the memory limit (TVM_MAX_TENSOR_BYTES) naming the node and figure.
 set -u
 s=${TVM_SRCDIR:?run through make check}

@@ -245,6 +245,15 @@ static void test_every_relocation(void **state) {
   assert_int_equal((uintptr_t)lc_image_symbol(im, "absv"), 0x1234);
   assert_null(lc_image_symbol(im, "expf")); /* undefined: not exported */
   assert_null(lc_image_symbol(im, "nothing"));
+  /* only code for calls, only writable data for the runtime's stores */
+  assert_ptr_equal(lc_image_code(im, "f42"), lc_image_symbol(im, "f42"));
+  assert_null(lc_image_code(im, "data"));
+  assert_null(lc_image_code(im, "absv"));
+  assert_ptr_equal(lc_image_data(im, "data", 32), data);
+  assert_ptr_equal(lc_image_data(im, "bss", 16), bss);
+  assert_null(lc_image_data(im, "ro", 8));
+  assert_null(lc_image_data(im, "f42", 8));
+  assert_null(lc_image_data(im, "absv", 4));
   void *expf_addr = dlsym(RTLD_DEFAULT, "expf");
   assert_non_null(expf_addr);
   /* R_X86_64_PC32: ro - 4 - P */

@@ -563,7 +563,9 @@ void *lc_image_code(const lc_image *im, const char *name) {
 
 void *lc_image_data(const lc_image *im, const char *name, uint64_t bytes) {
   uintptr_t a = (uintptr_t)lc_image_symbol(im, name);
-  return a >= im->data_lo && a < im->data_hi && bytes <= im->data_hi - a
+  int aligned = (bytes & (bytes - 1)) != 0 || bytes > 8 || a % bytes == 0;
+  return a >= im->data_lo && a < im->data_hi && bytes <= im->data_hi - a &&
+                 aligned
              ? (void *)a
              : NULL;
 }

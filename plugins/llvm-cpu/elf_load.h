@@ -28,8 +28,9 @@ void *lc_image_symbol(const lc_image *im, const char *name);
 void *lc_image_code(const lc_image *im, const char *name);
 
 /* The symbol's address when `bytes` bytes from it lie in the image's
- * writable data pages (a module global the runtime fills in), else
- * NULL: writing through a symbol of a damaged object must not fault. */
+ * writable data pages, aligned to `bytes` when that is 1, 2, 4 or 8 (a
+ * module global the runtime fills in), else NULL: writing through a
+ * symbol of a damaged object must neither fault nor be misaligned. */
 void *lc_image_data(const lc_image *im, const char *name, uint64_t bytes);
 
 /* Unmaps the image (NULL is fine). */

@@ -87,7 +87,7 @@ int32_t lc_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
   if (bad) {
     st = lc_report(TVM_ERR_INVALID,
                    "llvm-cpu: the kernel object is malformed: its global "
-                   "%s is not in its writable data", bad);
+                   "%s is not an aligned location in its writable data", bad);
     goto fail;
   }
   if (!pf || !nt || !af) {

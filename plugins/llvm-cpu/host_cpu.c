@@ -3,18 +3,36 @@
  * target machines for a target instance.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/Target.h>
 
 #include "llvm_cpu.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-/* Registers the native target, its assembly printer and parser. */
+/* LLVM's fatal-error handler.  Since module.c loads objects without LLVM,
+ * only code generation can get here: IR the codegen built and verified
+ * (LLVMVerifyModule) that LLVM's backend still cannot compile, i.e. a bug
+ * in llvm-cpu or LLVM, never a package read from disk.  LLVM exits the
+ * process after this returns, whatever it does, so it can only say
+ * clearly what happened instead of a bare "LLVM ERROR". */
+static void fatal_handler(const char *reason) {
+  fprintf(stderr,
+          "tvm llvm-cpu: LLVM stopped with a fatal error while compiling: %s\n"
+          "  (the process exits now; this is a bug in the llvm-cpu code "
+          "generator or in LLVM: please report it with the model and target)"
+          "\n", reason ? reason : "?");
+}
+
+/* Registers the native target, its assembly printer and parser, and the
+ * fatal-error handler. */
 static void init_llvm(void) {
+  LLVMInstallFatalErrorHandler(fatal_handler);
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMInitializeNativeAsmParser();

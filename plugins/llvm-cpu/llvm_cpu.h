@@ -17,7 +17,7 @@
 #include "tvm/plugin_sdk.h"
 
 /* Names of the module globals the loader fills in (see codegen_parallel.c
- * and jit.c).  They are defined in every generated module, so generated
+ * and module.c).  They are defined in every generated module, so generated
  * code never resolves anything against the host executable. */
 #define LC_SYM_PARALLEL_FOR "__tvm_parallel_for"
 #define LC_SYM_NUM_THREADS "__tvm_num_threads"
@@ -166,7 +166,7 @@ void lc_emit_parallel(lc_cg *cg, const tvm_stmt *s);
 /* Defines the module globals (parallel_for pointer, threads, assert). */
 void lc_define_globals(lc_cg *cg);
 
-/* ---- runtime (runtime.c, jit.c) ----------------------------------------- */
+/* ---- runtime (runtime.c, module.c) ----------------------------------------- */
 struct tvm_plugin_device {
   tvm_plugin_target *target;
   int num_threads;     /* threads of the pool its loops run on */
@@ -179,11 +179,10 @@ struct tvm_plugin_func {
 };
 
 struct tvm_plugin_module {
-  void *jit;        /* LLVMOrcLLJITRef for ELF objects */
-  void *dl;         /* dlopen handle for shared objects */
+  struct lc_image *image; /* ELF objects: loaded by elf_load.c */
+  void *dl;               /* dlopen handle for shared objects */
   tvm_plugin_func *funcs;
   uint32_t nfuncs;
-  char link_err[512]; /* first JIT linking error */
 };
 
 #include "elf_check.h" /* lc_check_elf: kernel objects validated first */
@@ -197,7 +196,8 @@ int32_t lc_parallel_trampoline(void *ctx, lc_task_fn task, void *data,
                                int64_t n);
 int32_t lc_parallel_trampoline_v1(lc_task_fn task, void *data, int64_t n);
 /* Makes the C math library's symbols (expf, tanhf, ...) visible to the
- * JIT's process-wide symbol search, whatever the host program links. */
+ * loader's process-wide symbol search (dlsym), whatever the host program
+ * links. */
 void lc_math_library_global(void);
 /* device_open with the host pool the device's loops run on (ABI 4). */
 int32_t lc_device_open_pool(tvm_plugin_target *t, tvm_host_pool *pool,

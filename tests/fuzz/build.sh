@@ -29,8 +29,9 @@ make -s -j"${JOBS:-2}" $libs
 for f in "$src"/tests/fuzz/fuzz_*.c; do
   name=$(basename "$f" .c)
   extra=
-  # the package target also checks kernel objects with llvm-cpu's checker
-  [ "$name" = fuzz_package ] && extra="$src/plugins/llvm-cpu/elf_check.c"
+  # the package target also loads kernel objects with llvm-cpu's loader
+  [ "$name" = fuzz_package ] &&
+    extra="$src/plugins/llvm-cpu/elf_check.c $src/plugins/llvm-cpu/elf_load.c"
   objs=
   for s in "$f" $extra; do
     o=$(basename "$s" .c).o

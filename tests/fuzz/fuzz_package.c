@@ -1,8 +1,11 @@
 /*
  * tests/fuzz/fuzz_package.c - libFuzzer target: the package loader
  * (tvm_package_load, no target check) on a file holding the bytes, then
- * the llvm-cpu plugin's kernel-object validation (lc_check_elf, compiled
- * into this program) on the loaded device module.  A fuzzer cannot
+ * the llvm-cpu plugin's kernel-object loader (lc_image_load: validation,
+ * layout, symbol resolution, relocation, page protection; elf_load.c and
+ * elf_check.c compiled into this program) on the loaded device module,
+ * and the shared-object checks on shared-object blobs.  Nothing loaded is
+ * ever called.  A fuzzer cannot
  * recompute checksums by chance, so the harness fixes up the package's
  * checksums first (fuzz_pkg_fix) when the input is long enough to have a
  * header: the decoders behind them get fuzzed, not just the FNV check.
@@ -18,8 +21,9 @@
 #include "tvm/compiler.h"
 
 #include "elf_check.h"
+#include "elf_load.h"
 
-/* lc_check_elf reports through lc_report: here it only needs the status. */
+/* The loader reports through lc_report: here it only needs the status. */
 int32_t lc_report(int32_t st, const char *fmt, ...) {
   (void)fmt;
   return st;
@@ -59,6 +63,23 @@ static void fuzz_pkg_fix(uint8_t *d, size_t size) {
   wr64(d + 24, fnv(h, d + 32, (size_t)n * 32));
 }
 
+/* Loads (and unloads) a kernel object, or checks a shared object. */
+static void load(const uint8_t *d, size_t n, int shared) {
+  if (shared) {
+    lc_check_elf(d, n, 1);
+    return;
+  }
+  lc_image *im = NULL;
+  if (lc_image_load(d, n, &im) != TVM_OK) return;
+  /* what module.c does next: fill the globals in, find the kernels */
+  int32_t *nt = lc_image_data(im, "__tvm_num_threads", sizeof *nt);
+  if (nt) *nt = 1;
+  void **pf = lc_image_data(im, "__tvm_parallel_for", sizeof *pf);
+  if (pf) *pf = NULL;
+  (void)lc_image_code(im, "fused_Relu_Add_0");
+  lc_image_free(im);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t *copy = malloc(size ? size : 1);
   if (!copy) return 0;
@@ -69,11 +90,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tvm_plan *p = NULL;
   if (path && tvm_package_load(path, NULL, &p) == TVM_OK) {
     const tvm_plugin_blob *b = &p->blob;
-    if (b->data && b->size)
-      lc_check_elf(b->data, b->size, b->format == TVM_BLOB_SHARED_OBJECT);
+    if (b->data && b->size) load(b->data, b->size,
+                                 b->format == TVM_BLOB_SHARED_OBJECT);
     tvm_plan_free(p);
   }
-  /* the kernel-object checker on the raw bytes as well */
-  lc_check_elf(data, size, 0);
+  /* the kernel-object loader on the raw bytes as well */
+  load(data, size, 0);
   return 0;
 }

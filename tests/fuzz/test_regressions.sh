@@ -7,7 +7,11 @@
 #             (the 4 MB one is made by gen_nested_onnx)
 #   yaml/     deeply nested target files (seconds in libyaml before)
 #   package/  packages with valid checksums and a damaged kernel object
-#             (segfaults and "LLVM ERROR" aborts in the object loader)
+#             (segfaults and "LLVM ERROR" aborts in LLVM's object loader,
+#             which llvm-cpu no longer uses; overlapping sections,
+#             writable code, and a module global or kernel symbol moved
+#             off writable data or code, which segfaulted its own loader
+#             at first: all refused now)
 # plus the memory limit (TVM_MAX_TENSOR_BYTES) naming the node and figure.
 set -u
 s=${TVM_SRCDIR:?run through make check}
@@ -66,6 +70,15 @@ for p in "$c"/package/elf-*.tvmpkg; do
   expect_refusal "$(basename "$p")" "the kernel object is malformed" \
     "$tvmc" run "$p" --repeat 1
 done
+# the messages name the file and the section
+expect_refusal elf-overlap-named \
+  "elf-overlap.tvmpkg: executor for target 'llvm-cpu'" \
+  "$tvmc" run "$c/package/elf-overlap.tvmpkg" --repeat 1
+expect_refusal elf-overlap-section \
+  "section 2 '.text' and section 5 '.data' overlap in the file" \
+  "$tvmc" run "$c/package/elf-overlap.tvmpkg" --repeat 1
+expect_refusal elf-writable-code "section 2 '.text' is both writable and executable" \
+  "$tvmc" run "$c/package/elf-writable-code.tvmpkg" --repeat 1
 # the intact package still runs
 "$tvmc" run "$s/tests/fuzz/small-relu-add.tvmpkg" --repeat 1 >/dev/null ||
   die "the intact package does not run"

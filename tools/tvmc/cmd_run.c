@@ -417,7 +417,8 @@ int tvmc_cmd_run(int argc, char **argv) {
 
   if (prepare(&o, &p, &t) != 0) goto done;
   if (tvm_executor_create(p, t, &e) != TVM_OK) {
-    fprintf(stderr, "tvmc run: %s\n", tvm_diag_message());
+    /* name the file: a package's kernel object is checked only here */
+    fprintf(stderr, "tvmc run: %s: %s\n", o.model, tvm_diag_message());
     goto done;
   }
   if (feed_inputs(&o, p, e) != 0) goto done;

@@ -57,7 +57,7 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
   for (int i = 0; i < m->nfuncs && !st; i++) {
     const tvm_func *f = m->funcs[i];
     if (f->kind != TVM_FUNC_DEVICE) continue;
-    uint32_t kinds[256], bits[256], local[3], grid[3], push = 0;
+    uint32_t kinds[256], bits[256], local[3], grid[3], push = 0, feats = 0;
     uint32_t *words = NULL;
     size_t nwords = 0;
     if (f->nparams > 256) {
@@ -67,7 +67,7 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
       break;
     }
     st = vk_kernel_spirv(t, f, &words, &nwords, kinds, bits, local, grid,
-                         &push);
+                         &push, &feats);
     if (st) break;
     put_str(&im, f->name);
     put(&im, (uint32_t)f->nparams);
@@ -76,6 +76,7 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
       put(&im, bits[p]);
     }
     put(&im, push);
+    put(&im, feats);
     for (int a = 0; a < 3; a++) put(&im, local[a]);
     put(&im, (uint32_t)nwords);
     for (size_t w = 0; w < nwords; w++) put(&im, words[w]);
@@ -136,7 +137,14 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
 #define NEED(k)                                                              \
   if (at + (k) > nw) goto bad
   NEED(2);
-  if (w[0] != VK_BLOB_MAGIC) goto bad;
+  if (w[0] != VK_BLOB_MAGIC) {
+    uint32_t magic = w[0];
+    tvm_free(w);
+    return vk_fail(TVM_ERR_INVALID,
+                   "vulkan: the module blob is not of this plugin's format "
+                   "(magic %08x, want %08x \"TVK2\"): rebuild the package",
+                   magic, VK_BLOB_MAGIC);
+  }
   uint32_t nk = w[1];
   at = 2;
   if (nk > nw) goto bad;
@@ -161,7 +169,7 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
     NEED(1);
     d->nparams = w[at++];
     if (d->nparams > 256) goto bad;
-    NEED(2 * (size_t)d->nparams + 5);
+    NEED(2 * (size_t)d->nparams + 6);
     d->kinds = tvm_calloc(d->nparams + 1, 4);
     d->bits = tvm_calloc(d->nparams + 1, 4);
     if (!d->kinds || !d->bits) goto nomem;
@@ -171,12 +179,15 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
       if (d->kinds[p] > VK_PARAM_FLOAT) goto bad;
     }
     d->push_bytes = w[at++];
+    d->features = w[at++];
     for (int a = 0; a < 3; a++) d->local[a] = w[at++];
     d->nwords = w[at++];
     NEED(d->nwords);
     d->words = &w[at];
     at += d->nwords;
-    if (d->push_bytes > VK_PUSH_MAX || d->nwords < 5) goto bad;
+    if (d->push_bytes > VK_PUSH_MAX || d->nwords < 5 ||
+        (d->features & ~(uint32_t)SPV_F_ALL))
+      goto bad;
   }
   return 0;
 bad:

@@ -188,7 +188,7 @@ static void allocate(cg *g, const tvm_stmt *s) {
     cg_fail(g, TVM_ERR_NOMEM, "out of memory");
     return;
   }
-  *bi = (bufinfo){var, sc, et, 0};
+  *bi = (bufinfo){var, sc, et, 0, 0};
   stmt(g, s->u.alloc.body);
 }
 
@@ -237,7 +237,11 @@ static void stmt(cg *g, const tvm_stmt *s) {
       return;
     }
     uint32_t v = cg_expr(g, s->u.store.value);
-    uint32_t p = cg_elem_ptr(g, s->u.store.buffer, s->u.store.index);
+    int is_bool = 0;
+    uint32_t p = cg_elem_ptr(g, s->u.store.buffer, s->u.store.index,
+                             &is_bool);
+    if (is_bool)
+      v = cg_convert(g, v, s->u.store.value->dtype, tvm_dt(kDLUInt, 8, 1));
     if (!g->st) SPV(&g->m, &g->body, SpvOpStore, p, v);
     return;
   }
@@ -313,19 +317,20 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
              p->u.var.name);
         return;
       }
-      if (tvm_dtype_is_bool(b->dtype) || b->dtype.bits < 32) {
-        char tb[32];
-        cg_fail(g, TVM_ERR_UNSUPPORTED,
-                "buffer %s holds %s: vulkan kernels read and write 32- and "
-                "64-bit elements only (8- and 16-bit storage is not "
-                "supported yet)",
-                p->u.var.name, tvm_dtype_str(b->dtype, tb));
+      /* bool elements are bytes (the host's layout): uint8 in the
+       * buffer, converted on every load and store */
+      int is_bool = tvm_dtype_is_bool(b->dtype);
+      uint32_t et = cg_type(g, is_bool ? tvm_dt(kDLUInt, 8, 1) : b->dtype);
+      if (!et) {
+        if (is_bool)
+          cg_fail_more(g, "(buffer %s holds bool, stored as 8-bit)",
+                       p->u.var.name);
         return;
       }
-      uint32_t et = cg_type(g, b->dtype);
-      if (!et) return;
+      if (is_bool || b->dtype.bits == 8) g->m.features |= SPV_F_STORAGE8;
+      else if (b->dtype.bits == 16) g->m.features |= SPV_F_STORAGE16;
       uint32_t st = spv_t_block1(&g->m, spv_t_rtarray(&g->m, et,
-                                 (uint32_t)tvm_dtype_bytes(b->dtype)));
+                                 is_bool ? 1u : (uint32_t)tvm_dtype_bytes(b->dtype)));
       uint32_t var = spv_id(&g->m);
       SPV(&g->m, &g->m.types, SpvOpVariable,
           spv_t_ptr(&g->m, SpvStorageClassStorageBuffer, st), var,
@@ -339,12 +344,17 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
         cg_fail(g, TVM_ERR_NOMEM, "out of memory");
         return;
       }
-      *bi = (bufinfo){var, SpvStorageClassStorageBuffer, et, 1};
+      *bi = (bufinfo){var, SpvStorageClassStorageBuffer, et, 1, is_bool};
       kinds[i] = VK_PARAM_BUFFER;
       bits[i] = 0;
     } else {
-      uint32_t ty = cg_type(g, p->dtype);
-      if (!ty) return;
+      /* scalars narrower than 32 bits (and bools) travel as 32-bit
+       * members and are converted once read */
+      tvm_dtype wide = p->dtype;
+      if (tvm_dtype_is_bool(wide)) wide = tvm_dt(kDLInt, 32, 1);
+      else if (wide.bits < 32) wide.bits = 32;
+      uint32_t ty = cg_type(g, wide);
+      if (!ty || !cg_type(g, p->dtype)) return;
       if (nscalar == 32 || (nscalar + 1) * 8 > VK_PUSH_MAX) {
         cg_fail(g, TVM_ERR_UNSUPPORTED,
              "more than %d scalar parameters (push constants hold %d "
@@ -355,7 +365,7 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
       members[nscalar] = (uint32_t)i;
       mtypes[nscalar++] = ty;
       kinds[i] = cg_is_float(p->dtype) ? VK_PARAM_FLOAT : VK_PARAM_INT;
-      bits[i] = p->dtype.bits;
+      bits[i] = wide.bits;
     }
   }
   if (!nscalar) return;
@@ -379,7 +389,10 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
     SPV(&g->m, &g->body, SpvOpAccessChain,
         spv_t_ptr(&g->m, SpvStorageClassPushConstant, mtypes[k]), ptr,
         g->push_var, spv_c_uint32(&g->m, k));
-    uint32_t v = cg_op1(g, SpvOpLoad, mtypes[k], ptr);
+    tvm_dtype pt = f->params[members[k]]->dtype, wide = pt;
+    if (tvm_dtype_is_bool(wide)) wide = tvm_dt(kDLInt, 32, 1);
+    else if (wide.bits < 32) wide.bits = 32;
+    uint32_t v = cg_convert(g, cg_op1(g, SpvOpLoad, mtypes[k], ptr), wide, pt);
     if (tvm_ptrmap_put(&g->vals, f->params[members[k]],
                        (void *)(uintptr_t)v)) {
       cg_fail(g, TVM_ERR_NOMEM, "out of memory");
@@ -392,7 +405,7 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
 tvm_status vk_kernel_spirv(const tvm_plugin_target *t, const tvm_func *f,
                          uint32_t **words, size_t *nwords, uint32_t *kinds,
                          uint32_t *bits, uint32_t local[3], uint32_t grid[3],
-                         uint32_t *push_bytes) {
+                         uint32_t *push_bytes, uint32_t *features) {
   cg g;
   memset(&g, 0, sizeof g);
   g.t = t;
@@ -439,6 +452,7 @@ tvm_status vk_kernel_spirv(const tvm_plugin_target *t, const tvm_func *f,
   memcpy(local, g.local, sizeof g.local);
   memcpy(grid, g.grid, sizeof g.grid);
   *push_bytes = g.push_bytes;
+  *features = g.m.features;
   tvm_status st = g.st;
   tvm_free(g.fvars.w);
   tvm_free(g.body.w);

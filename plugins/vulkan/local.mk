@@ -27,4 +27,10 @@ tests_plugins_vulkan_test_vulkan_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_vulkan_test_vulkan_DEPENDENCIES = \
 	plugins/vulkan/tvm-vulkan.la
 endif
+# the ONNX node tests and every zoo model compiled for vulkan (skip
+# without llvm-cpu, which builds the programs they run, or a device)
+TESTS += tests/e2e/onnx/test_node_tests_vulkan.sh \
+	tests/plugins/vulkan/test_vulkan_zoo.sh
+EXTRA_DIST += tests/e2e/onnx/test_node_tests_vulkan.sh \
+	tests/plugins/vulkan/test_vulkan_zoo.sh
 endif

@@ -29,6 +29,7 @@
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
+#include "spirv.h"
 #include "vulkan_int.h"
 
 /* Every entry point the plugin uses. */
@@ -38,7 +39,8 @@
   X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceFeatures)            \
   X(vkGetPhysicalDeviceQueueFamilyProperties)                                \
   X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice)                   \
-  X(vkGetDeviceProcAddr)
+  X(vkGetDeviceProcAddr) X(vkGetPhysicalDeviceFeatures2)                     \
+  X(vkGetPhysicalDeviceProperties2) X(vkEnumerateDeviceExtensionProperties)
 #define VK_DEVICE_FNS(X)                                                     \
   X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateBuffer)                   \
   X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory)    \
@@ -63,6 +65,7 @@
 typedef struct vkfns {
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
   VK_GLOBAL_FNS(DECL) VK_INSTANCE_FNS(DECL) VK_DEVICE_FNS(DECL)
+  PFN_vkCmdPushDescriptorSetKHR vkCmdPushDescriptorSetKHR; /* when enabled */
 } vkfns;
 #undef DECL
 
@@ -90,6 +93,8 @@ struct tvm_plugin_device {
   VkQueryPool queries;
   uint32_t next_query;
   int has_timestamps;
+  uint32_t feats;     /* SPV_F_* the device has and were enabled */
+  uint32_t max_push;  /* push descriptors per set; 0 = descriptor sets */
 };
 
 /* A device buffer (what kernels get as TVM_ARG_PTR). */
@@ -108,6 +113,7 @@ struct tvm_plugin_func {
   VkPipelineLayout layout;
   VkPipeline pipe;
   uint32_t nbufs;
+  int push; /* buffers bound by vkCmdPushDescriptorSetKHR */
 };
 
 struct tvm_plugin_module {
@@ -225,6 +231,152 @@ int32_t vk_probe(tvm_plugin_target *t) {
   return rc;
 }
 
+/* ---- device features ------------------------------------------------------ */
+
+/* The Vulkan names of the SPV_F_* bits in mask, comma-separated. */
+static void feature_names(uint32_t mask, char *buf, size_t n) {
+  static const struct { uint32_t f; const char *name; } names[] = {
+      {SPV_F_INT64, "shaderInt64"},
+      {SPV_F_FLOAT64, "shaderFloat64"},
+      {SPV_F_INT8, "shaderInt8 (VK_KHR_shader_float16_int8)"},
+      {SPV_F_INT16, "shaderInt16"},
+      {SPV_F_FLOAT16, "shaderFloat16 (VK_KHR_shader_float16_int8)"},
+      {SPV_F_STORAGE8, "storageBuffer8BitAccess (VK_KHR_8bit_storage)"},
+      {SPV_F_STORAGE16, "storageBuffer16BitAccess"},
+      {SPV_F_SUBGROUP, "subgroup arithmetic in compute"},
+  };
+  size_t at = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < sizeof names / sizeof *names && at < n; i++)
+    if (mask & names[i].f)
+      at += (size_t)snprintf(buf + at, n - at, "%s%s", at ? ", " : "",
+                             names[i].name);
+}
+
+/* What the device offers beyond Vulkan 1.0's features, and the chain
+ * and extensions that enable it (vkfeats lives on create_device's
+ * stack while the device is made). */
+typedef struct vkfeats {
+  VkPhysicalDevice16BitStorageFeatures s16;
+  VkPhysicalDevice8BitStorageFeaturesKHR s8;
+  VkPhysicalDeviceShaderFloat16Int8FeaturesKHR fi;
+  int has8, hasfi, haspush;
+  void *chain;
+  const char *exts[4];
+  uint32_t next;
+} vkfeats;
+
+/* Does the environment variable TVM_VULKAN_HIDE (a comma-separated list
+ * of Vulkan feature or extension names) pretend that name is absent?
+ * For tests of the refusals and of the descriptor-set path on devices
+ * that have everything. */
+static int hidden(const char *name) {
+  const char *h = getenv("TVM_VULKAN_HIDE");
+  size_t n = strlen(name);
+  for (const char *p = h; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && !strncmp(p, name, n)) return 1;
+    p = e ? e + 1 : NULL;
+  }
+  return 0;
+}
+
+/* Queries the 8/16-bit features (vkGetPhysicalDeviceFeatures2 with the
+ * KHR structures, which Vulkan 1.2 made core) and the extensions. */
+static int32_t query_features(tvm_plugin_device *d, vkfeats *v) {
+  memset(v, 0, sizeof *v);
+  uint32_t n = 0;
+  VKCHECK(d->f.vkEnumerateDeviceExtensionProperties(d->phys, NULL, &n, NULL),
+          "vkEnumerateDeviceExtensionProperties");
+  VkExtensionProperties *ext = calloc(n ? n : 1, sizeof *ext);
+  if (!ext) return vk_fail(TVM_ERR_NOMEM, "vulkan: out of memory");
+  d->f.vkEnumerateDeviceExtensionProperties(d->phys, NULL, &n, ext);
+  for (uint32_t i = 0; i < n; i++) {
+    const char *e = ext[i].extensionName;
+    if (hidden(e)) continue;
+    if (!strcmp(e, VK_KHR_8BIT_STORAGE_EXTENSION_NAME)) v->has8 = 1;
+    if (!strcmp(e, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME)) v->hasfi = 1;
+    if (!strcmp(e, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME)) v->haspush = 1;
+  }
+  free(ext);
+  v->s16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+  v->s8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES_KHR;
+  v->fi.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR;
+  void *chain = &v->s16;
+  if (v->has8) v->s8.pNext = chain, chain = &v->s8;
+  if (v->hasfi) v->fi.pNext = chain, chain = &v->fi;
+  VkPhysicalDeviceFeatures2 f2 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = chain};
+  d->f.vkGetPhysicalDeviceFeatures2(d->phys, &f2);
+  v->chain = chain;
+  return 0;
+}
+
+/* Keeps, in v's structures and want, only the features the target
+ * allows and the device has (and TVM_VULKAN_HIDE does not hide), records
+ * them in d->feats, and lists the extensions they need. */
+static void enable_features(tvm_plugin_device *d, vkfeats *v,
+                            const VkPhysicalDeviceFeatures *have,
+                            VkPhysicalDeviceFeatures *want) {
+  const tvm_plugin_target *t = d->t;
+  uint32_t f = 0;
+  if (t->int64) f |= SPV_F_INT64;
+  if (t->float64) f |= SPV_F_FLOAT64;
+#define KEEP(cond, field, name) (field = (cond) && field && !hidden(name))
+  if (KEEP(t->int8 && v->hasfi, v->fi.shaderInt8, "shaderInt8"))
+    f |= SPV_F_INT8;
+  if (KEEP(t->float16 && v->hasfi, v->fi.shaderFloat16, "shaderFloat16"))
+    f |= SPV_F_FLOAT16;
+  if (KEEP(t->int8 && v->has8, v->s8.storageBuffer8BitAccess,
+           "storageBuffer8BitAccess"))
+    f |= SPV_F_STORAGE8;
+  if (KEEP(t->int16 || t->float16, v->s16.storageBuffer16BitAccess,
+           "storageBuffer16BitAccess"))
+    f |= SPV_F_STORAGE16;
+#undef KEEP
+  if (t->int16 && have->shaderInt16 && !hidden("shaderInt16")) {
+    want->shaderInt16 = VK_TRUE;
+    f |= SPV_F_INT16;
+  }
+  /* only what is enabled; the rest of each structure stays off */
+  v->fi.shaderFloat16 = v->fi.shaderFloat16 ? VK_TRUE : VK_FALSE;
+  v->s8.uniformAndStorageBuffer8BitAccess = VK_FALSE;
+  v->s8.storagePushConstant8 = VK_FALSE;
+  v->s16.uniformAndStorageBuffer16BitAccess = VK_FALSE;
+  v->s16.storagePushConstant16 = VK_FALSE;
+  v->s16.storageInputOutput16 = VK_FALSE;
+  /* the creation chain: 16-bit storage (core 1.1), then the structures
+   * of the extensions enabled, and no others */
+  v->s16.pNext = NULL;
+  v->chain = &v->s16;
+  if (v->hasfi && (f & (SPV_F_INT8 | SPV_F_FLOAT16))) {
+    v->exts[v->next++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
+    v->fi.pNext = v->chain;
+    v->chain = &v->fi;
+  }
+  if (v->has8 && (f & SPV_F_STORAGE8)) {
+    v->exts[v->next++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
+    v->s8.pNext = v->chain;
+    v->chain = &v->s8;
+  }
+  d->max_push = 0;
+  if (v->haspush && t->push_descriptors) {
+    VkPhysicalDevicePushDescriptorPropertiesKHR pp = {
+        .sType =
+            VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR};
+    VkPhysicalDeviceProperties2 p2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &pp};
+    d->f.vkGetPhysicalDeviceProperties2(d->phys, &p2);
+    d->max_push = pp.maxPushDescriptors;
+    if (d->max_push)
+      v->exts[v->next++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+  }
+  d->feats = f;
+}
+
 static int32_t create_device(tvm_plugin_device *d) {
   uint32_t nf = 0;
   d->f.vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nf, NULL);
@@ -257,19 +409,40 @@ static int32_t create_device(tvm_plugin_device *d) {
                    d->props.deviceName);
   want.shaderInt64 = d->t->int64 ? VK_TRUE : VK_FALSE;
   want.shaderFloat64 = d->t->float64 ? VK_TRUE : VK_FALSE;
+  vkfeats vf;
+  int32_t rc = query_features(d, &vf);
+  if (rc) return rc;
+  enable_features(d, &vf, &have, &want);
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
       .queueFamilyIndex = d->family, .queueCount = 1,
       .pQueuePriorities = &prio};
   VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                            .pNext = vf.chain,
                             .queueCreateInfoCount = 1,
                             .pQueueCreateInfos = &qci,
+                            .enabledExtensionCount = vf.next,
+                            .ppEnabledExtensionNames = vf.exts,
                             .pEnabledFeatures = &want};
   VKCHECK(d->f.vkCreateDevice(d->phys, &dci, NULL, &d->dev), "vkCreateDevice");
 #define LOADD(fn) d->f.fn = (PFN_##fn)d->f.vkGetDeviceProcAddr(d->dev, #fn);
   VK_DEVICE_FNS(LOADD)
 #undef LOADD
+  if (d->max_push)
+    d->f.vkCmdPushDescriptorSetKHR = (PFN_vkCmdPushDescriptorSetKHR)
+        d->f.vkGetDeviceProcAddr(d->dev, "vkCmdPushDescriptorSetKHR");
+  if (!d->f.vkCmdPushDescriptorSetKHR) d->max_push = 0;
+  char what[256];
+  feature_names(d->feats, what, sizeof what);
+  char line[1024];
+  snprintf(line, sizeof line,
+           "vulkan: device '%s': buffers bound with %s; features: %s",
+           d->props.deviceName,
+           d->max_push ? "push descriptors (VK_KHR_push_descriptor)"
+                       : "descriptor sets",
+           what[0] ? what : "none beyond 32-bit types");
+  vk_host->log(TVM_LOG_DEBUG, line);
   d->f.vkGetDeviceQueue(d->dev, d->family, 0, &d->queue);
   VkCommandPoolCreateInfo cpi = {
       .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -538,6 +711,21 @@ int32_t vk_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
     m->funcs[i].m = m;
     m->funcs[i].k = &m->kernels[i];
   }
+  /* every kernel's types and storage must be enabled on this device */
+  for (uint32_t i = 0; i < m->n; i++) {
+    uint32_t missing = m->kernels[i].features & ~d->feats;
+    if (!missing) continue;
+    char what[256];
+    feature_names(missing, what, sizeof what);
+    rc = vk_fail(TVM_ERR_UNSUPPORTED,
+                 "vulkan: kernel %s needs %s, which device '%s' does not "
+                 "offer (or the target's int8/int16/float16 attribute "
+                 "turned off): compile for a target with those attributes "
+                 "false, or run on another device",
+                 m->kernels[i].name, what, d->props.deviceName);
+    vk_module_unload(m);
+    return rc;
+  }
   *out = m;
   return 0;
 }
@@ -569,6 +757,10 @@ static int32_t build(tvm_plugin_device *d, tvm_plugin_func *f) {
   VkDescriptorSetLayoutBinding bind[256];
   f->nbufs = 0;
   for (uint32_t p = 0; p < k->nparams; p++)
+    f->nbufs += k->kinds[p] == VK_PARAM_BUFFER;
+  f->push = d->max_push && f->nbufs <= d->max_push;
+  f->nbufs = 0;
+  for (uint32_t p = 0; p < k->nparams; p++)
     if (k->kinds[p] == VK_PARAM_BUFFER) {
       bind[f->nbufs] = (VkDescriptorSetLayoutBinding){
           f->nbufs, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
@@ -577,6 +769,9 @@ static int32_t build(tvm_plugin_device *d, tvm_plugin_func *f) {
     }
   VkDescriptorSetLayoutCreateInfo dli = {
       .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+      .flags = f->push
+                   ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
+                   : 0,
       .bindingCount = f->nbufs, .pBindings = bind};
   VKCHECK(d->f.vkCreateDescriptorSetLayout(d->dev, &dli, NULL, &f->dsl),
           "vkCreateDescriptorSetLayout");
@@ -638,20 +833,22 @@ int32_t vk_launch(tvm_plugin_device *d, tvm_plugin_func *f,
                      k->name, grid[a], a,
                      d->props.limits.maxComputeWorkGroupCount[a]);
   }
-  if (d->sets_used == SETS_PER_POOL) {
+  if (!f->push && d->sets_used == SETS_PER_POOL) {
     int32_t rc = vk_sync(d);
     if (rc) return rc;
   }
   int32_t rc = begin(d);
   if (rc) return rc;
-  VkDescriptorSetAllocateInfo dai = {
-      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-      .descriptorPool = d->dpool, .descriptorSetCount = 1,
-      .pSetLayouts = &f->dsl};
-  VkDescriptorSet set;
-  VKCHECK(d->f.vkAllocateDescriptorSets(d->dev, &dai, &set),
-          "vkAllocateDescriptorSets");
-  d->sets_used++;
+  VkDescriptorSet set = VK_NULL_HANDLE; /* none with push descriptors */
+  if (!f->push) {
+    VkDescriptorSetAllocateInfo dai = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = d->dpool, .descriptorSetCount = 1,
+        .pSetLayouts = &f->dsl};
+    VKCHECK(d->f.vkAllocateDescriptorSets(d->dev, &dai, &set),
+            "vkAllocateDescriptorSets");
+    d->sets_used++;
+  }
   VkDescriptorBufferInfo infos[256];
   VkWriteDescriptorSet writes[256];
   uint8_t push[VK_PUSH_MAX];
@@ -692,10 +889,15 @@ int32_t vk_launch(tvm_plugin_device *d, tvm_plugin_func *f,
       }
     }
   }
-  d->f.vkUpdateDescriptorSets(d->dev, nb, writes, 0, NULL);
   d->f.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->pipe);
-  d->f.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-                               f->layout, 0, 1, &set, 0, NULL);
+  if (f->push) {
+    d->f.vkCmdPushDescriptorSetKHR(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                   f->layout, 0, nb, writes);
+  } else {
+    d->f.vkUpdateDescriptorSets(d->dev, nb, writes, 0, NULL);
+    d->f.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                 f->layout, 0, 1, &set, 0, NULL);
+  }
   if (k->push_bytes)
     d->f.vkCmdPushConstants(d->cmd, f->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                             k->push_bytes, push);

@@ -5,7 +5,8 @@
  * Blob (TVM_BLOB_SPIRV, little-endian 32-bit words): "TVK1" magic word,
  * the kernel count, then per kernel: name length and name bytes (padded
  * to a word), parameter count, per parameter its kind (VK_PARAM_*) and
- * bits, push-constant bytes, the three local sizes, the SPIR-V word count
+ * bits, push-constant bytes, what the kernel needs of the device (a mask
+ * of spirv.h's SPV_F_*), the three local sizes, the SPIR-V word count
  * and the words.  Each kernel is its own SPIR-V module with one GLCompute
  * entry point "main": buffers are storage buffers in descriptor set 0,
  * binding = their order among the buffer parameters; scalars are members
@@ -18,7 +19,7 @@
 
 #include "tvm/plugin.h"
 
-#define VK_BLOB_MAGIC 0x314b5654u /* "TVK1" */
+#define VK_BLOB_MAGIC 0x324b5654u /* "TVK2" */
 #define VK_PUSH_MAX 128           /* push-constant bytes Vulkan guarantees */
 
 enum { VK_PARAM_BUFFER = 0, VK_PARAM_INT = 1, VK_PARAM_FLOAT = 2 };
@@ -35,6 +36,8 @@ struct tvm_plugin_target {
   uint32_t shared_bytes;  /* workgroup memory */
   uint32_t int64;         /* may kernels use 64-bit integers */
   uint32_t float64;
+  uint32_t int8, int16, float16; /* may kernels use 8/16-bit types */
+  uint32_t push_descriptors; /* use VK_KHR_push_descriptor when present */
   char description[160];
   tvm_plugin_target_info info;
 };
@@ -49,6 +52,7 @@ typedef struct vk_kernel_desc {
   uint32_t nparams;
   uint32_t *kinds, *bits;
   uint32_t push_bytes;
+  uint32_t features; /* SPV_F_* */
   uint32_t local[3];
   const uint32_t *words; /* into the module's copy of the blob */
   uint32_t nwords;

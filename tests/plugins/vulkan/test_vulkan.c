@@ -81,12 +81,12 @@ static void compile_and_validate(const tvm_module *m, tvm_plugin_blob *blob) {
    * parameters, push bytes, local size and words */
   const uint32_t *w = (const uint32_t *)(const void *)blob->data;
   size_t at = 2;
-  assert_int_equal(w[0], 0x314b5654u);
+  assert_int_equal(w[0], 0x324b5654u);
   for (uint32_t k = 0; k < w[1]; k++) {
     uint32_t len = w[at++];
     at += (len + 3) / 4;
     uint32_t np = w[at++];
-    at += 2 * np + 1 + 3;
+    at += 2 * np + 1 + 1 + 3; /* push bytes, features, local size */
     uint32_t nw = w[at++];
     char path[] = "/tmp/tvm_vk_XXXXXX";
     int fd = mkstemp(path);

@@ -102,8 +102,12 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
   }
   if (st) {
     /* codegen failures left their detail in the diagnostic already */
-    if (st != TVM_ERR_NOMEM && tvm_diag_status() == st)
-      vk_host->report(st, tvm_diag_message());
+    if (st != TVM_ERR_NOMEM && tvm_diag_status() == st) {
+      /* a copy: the host's report may reuse the buffer it reads from */
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", tvm_diag_message());
+      vk_host->report(st, msg);
+    }
     for (uint32_t j = 0; j < k; j++) vk_host->free((void *)kt[j].name);
     vk_host->free(kt);
     tvm_free(im.w);

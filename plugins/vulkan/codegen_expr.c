@@ -213,6 +213,18 @@ static uint32_t call(cg *g, const tvm_expr *e, uint32_t ty) {
                 "call of external function %s (vulkan kernels call no "
                 "functions)",
                 e->u.call.name ? e->u.call.name : "?");
+  /* GLSL.std.450's exponentials, logarithms, powers and trigonometry
+   * take 16- and 32-bit floats only */
+  static const tvm_intrin f32_only[] = {
+      TVM_INTRIN_EXP, TVM_INTRIN_LOG, TVM_INTRIN_TANH, TVM_INTRIN_SIN,
+      TVM_INTRIN_COS, TVM_INTRIN_POW, TVM_INTRIN_SIGMOID, TVM_INTRIN_ERF};
+  if (cg_is_float(t) && t.bits == 64)
+    for (size_t i = 0; i < sizeof f32_only / sizeof *f32_only; i++)
+      if (e->u.call.op == f32_only[i])
+        return cg_fail(g, TVM_ERR_UNSUPPORTED,
+                       "float64 %s: GLSL.std.450 has no 64-bit exp, log, "
+                       "pow or trigonometry (compute it in float32)",
+                       tvm_intrin_name(e->u.call.op));
   uint32_t x = n > 0 ? cg_expr(g, a[0]) : 0, y = n > 1 ? cg_expr(g, a[1]) : 0;
   if (g->st) return 0;
   static const struct { tvm_intrin op; uint32_t inst; } math[] = {

@@ -33,7 +33,7 @@ static const tvm_plugin_attr schema[] = {
      NULL, "workgroup (shared) memory per workgroup, KiB"},
     {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "int64", "true", 0, 0,
      NULL, "kernels may use 64-bit integers (the device needs shaderInt64)"},
-    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "float64", "false", 0, 0,
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "float64", "true", 0, 0,
      NULL, "kernels may use 64-bit floats (the device needs shaderFloat64)"},
     {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "int8", "true", 0, 0,
      NULL, "kernels may use 8-bit integers and bool buffers (the device "

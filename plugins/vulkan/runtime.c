@@ -322,8 +322,8 @@ static void enable_features(tvm_plugin_device *d, vkfeats *v,
                             VkPhysicalDeviceFeatures *want) {
   const tvm_plugin_target *t = d->t;
   uint32_t f = 0;
-  if (t->int64) f |= SPV_F_INT64;
-  if (t->float64) f |= SPV_F_FLOAT64;
+  if (want->shaderInt64) f |= SPV_F_INT64;
+  if (want->shaderFloat64) f |= SPV_F_FLOAT64;
 #define KEEP(cond, field, name) (field = (cond) && field && !hidden(name))
   if (KEEP(t->int8 && v->hasfi, v->fi.shaderInt8, "shaderInt8"))
     f |= SPV_F_INT8;
@@ -397,18 +397,12 @@ static int32_t create_device(tvm_plugin_device *d) {
   VkPhysicalDeviceFeatures have, want;
   memset(&want, 0, sizeof want);
   d->f.vkGetPhysicalDeviceFeatures(d->phys, &have);
-  if (d->t->int64 && !have.shaderInt64)
-    return vk_fail(TVM_ERR_UNAVAILABLE,
-                   "vulkan: device '%s' lacks shaderInt64 but the target "
-                   "sets attrs.int64: set it to false",
-                   d->props.deviceName);
-  if (d->t->float64 && !have.shaderFloat64)
-    return vk_fail(TVM_ERR_UNAVAILABLE,
-                   "vulkan: device '%s' lacks shaderFloat64 but the target "
-                   "sets attrs.float64: set it to false",
-                   d->props.deviceName);
-  want.shaderInt64 = d->t->int64 ? VK_TRUE : VK_FALSE;
-  want.shaderFloat64 = d->t->float64 ? VK_TRUE : VK_FALSE;
+  /* 64-bit types like the others: enabled when the target allows them
+   * and the device has them; a kernel that needs a missing one is refused
+   * when its module is loaded */
+  want.shaderInt64 = d->t->int64 && have.shaderInt64 && !hidden("shaderInt64");
+  want.shaderFloat64 =
+      d->t->float64 && have.shaderFloat64 && !hidden("shaderFloat64");
   vkfeats vf;
   int32_t rc = query_features(d, &vf);
   if (rc) return rc;

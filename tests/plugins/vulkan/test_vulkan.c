@@ -2,12 +2,16 @@
  * tests/plugins/vulkan/test_vulkan.c - the vulkan plugin end to end:
  * tensor expressions scheduled onto blocks and threads (an elementwise
  * chain with a ragged tail, a matrix product staged through shared
- * memory with barriers, a row reduction, a 64-bit integer kernel) are
+ * memory with barriers, a row reduction, a 64-bit integer kernel, int8 /
+ * int16 / float16 / bool buffers) are
  * lowered for the vulkan target, compiled to SPIR-V, checked by
  * `spirv-val --target-env vulkan1.1` when it is installed, and, when this
  * machine has a Vulkan device (lavapipe in CI), run and compared with
  * naive C.  Without a device the run half is skipped with the plugin's
- * reason; compilation and validation always run.
+ * reason; compilation and validation always run.  TVM_VULKAN_HIDE
+ * (runtime.c) pretends features are absent: the refusals naming them and
+ * both ways of binding buffers (push descriptors, descriptor sets) run
+ * on a device that has everything.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -394,6 +398,215 @@ static void test_int64(void **state) {
   tvm_ctx_destroy(c);
 }
 
+
+/* ---- 8- and 16-bit types and bool buffers ------------------------------------ */
+enum { SN = 200 };
+static tvm_expr *sm_mul(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud; /* A int8, B int16 */
+  return tvm_mul(c, tvm_cast(c, TVM_I16, TVM_AT(c, in[0], i[0])),
+                 TVM_AT(c, in[1], i[0]));
+}
+static tvm_expr *sm_pos(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud;
+  return tvm_gt(c, TVM_AT(c, in[0], i[0]), tvm_const(c, TVM_I8, 0));
+}
+static tvm_expr *sm_half(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud; /* C float16, E bool */
+  tvm_expr *h = TVM_AT(c, in[2], i[0]);
+  return tvm_select(c, TVM_AT(c, in[4], i[0]),
+                    tvm_add(c, tvm_mul(c, h, tvm_cast(c, TVM_F16, tvm_f32(c, 2))),
+                            tvm_cast(c, TVM_F16, TVM_AT(c, in[0], i[0]))),
+                    h);
+}
+
+/* One block/thread split of the only axis of stage t. */
+static void bind1d(tvm_ctx *c, tvm_schedule *s, tvm_tensor *t) {
+  tvm_stage *st = tvm_stage_of(s, t);
+  tvm_iter_var *bo, *bi;
+  assert_int_equal(tvm_split(st, tvm_stage_axis(st, 0), 64, &bo, &bi), TVM_OK);
+  assert_int_equal(tvm_bind(st, bo, tvm_thread_axis(c, "blockIdx.x", NULL)),
+                   TVM_OK);
+  assert_int_equal(tvm_bind(st, bi, tvm_thread_axis(c, "threadIdx.x", NULL)),
+                   TVM_OK);
+}
+
+/* D = int16(A) * B, E = A > 0 (bool, a byte each), F = E ? C * 2 + A : C
+ * over int8 A, int16 B, float16 C: three kernels. */
+static void small_types_module(tvm_ctx *c, tvm_schedule **s, tvm_module *m) {
+  tvm_tensor *in[5];
+  in[0] = tvm_placeholder(c, "A", TVM_I8, (int64_t[]){SN}, 1);
+  in[1] = tvm_placeholder(c, "B", TVM_I16, (int64_t[]){SN}, 1);
+  in[2] = tvm_placeholder(c, "C", TVM_F16, (int64_t[]){SN}, 1);
+  in[3] = tvm_compute(c, "D", (int64_t[]){SN}, 1, sm_mul, in);
+  in[4] = tvm_compute(c, "E", (int64_t[]){SN}, 1, sm_pos, in);
+  tvm_tensor *F = tvm_compute(c, "F", (int64_t[]){SN}, 1, sm_half, in);
+  tvm_tensor *outs[3] = {in[3], in[4], F};
+  assert_int_equal(tvm_schedule_create(c, outs, 3, s), TVM_OK);
+  for (int i = 0; i < 3; i++) bind1d(c, *s, outs[i]);
+  *m = (tvm_module){c, NULL, 0};
+  lower(*s, (tvm_tensor *[]){in[0], in[1], in[2], in[3], in[4], F}, 6,
+        "small", m);
+}
+
+static void test_small_types(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_schedule *s = NULL;
+  tvm_module m;
+  small_types_module(c, &s, &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  if (!have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  static int8_t a[SN];
+  static int16_t b[SN], d[SN];
+  static _Float16 h[SN], f[SN];
+  static uint8_t e[SN];
+  for (int i = 0; i < SN; i++) {
+    a[i] = (int8_t)(i * 37 % 256 - 128);
+    b[i] = (int16_t)(i * 101 % 600 - 300);
+    h[i] = (_Float16)((i % 40 - 20) / 4.0f);
+    d[i] = 7, e[i] = 9, f[i] = 0;
+  }
+  run_all(&m, &blob, (void *[]){a, b, h, d, e, f},
+          (uint64_t[]){sizeof a, sizeof b, sizeof h, sizeof d, sizeof e,
+                       sizeof f},
+          6);
+  for (int i = 0; i < SN; i++) {
+    assert_int_equal(d[i], (int16_t)(a[i] * b[i]));
+    assert_int_equal(e[i], a[i] > 0);
+    float want = a[i] > 0 ? (float)h[i] * 2 + a[i] : (float)h[i];
+    if ((float)f[i] != want) fail_msg("F[%d] = %g, want %g", i, (float)f[i], want);
+  }
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+/* A device without 8-bit storage (TVM_VULKAN_HIDE pretends so) refuses
+ * the int8 kernels when the module loads, naming the feature; a target
+ * with attrs.int8 false declines them at compile time. */
+static void test_small_types_refused(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_schedule *s = NULL;
+  tvm_module m;
+  small_types_module(c, &s, &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  /* compile time: a target whose attrs turn int8 off */
+  char yaml[] = "/tmp/tvm_vk_t_XXXXXX";
+  int fd = mkstemp(yaml);
+  assert_true(fd >= 0);
+  const char *text = "name: vulkan-no-int8\nplugin: vulkan\nkeys: [gpu, "
+                     "vulkan]\nattrs:\n  int8: false\n";
+  assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  tvm_target *no8 = NULL;
+  assert_int_equal(tvm_target_load(yaml, &no8), TVM_OK);
+  unlink(yaml);
+  tvm_plugin_blob b2;
+  assert_int_equal(tvm_target_codegen(no8, &m, &b2), TVM_ERR_UNSUPPORTED);
+  print_message("attrs.int8 false: %s\n", tvm_diag_message());
+  assert_non_null(strstr(tvm_diag_message(), "shaderInt8"));
+  assert_non_null(strstr(tvm_diag_message(), "attrs.int8"));
+  tvm_target_free(no8);
+  if (!have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  /* load time: the device lacks the feature */
+  setenv("TVM_VULKAN_HIDE", "storageBuffer8BitAccess", 1);
+  tvm_device *d = NULL;
+  tvm_runtime_module *rm = NULL;
+  assert_int_equal(tvm_device_open(target, &d), TVM_OK);
+  assert_int_equal(tvm_runtime_module_load(d, &blob, &rm),
+                   TVM_ERR_UNSUPPORTED);
+  print_message("no 8-bit storage: %s\n", tvm_diag_message());
+  assert_non_null(strstr(tvm_diag_message(), "storageBuffer8BitAccess"));
+  tvm_device_close(d);
+  unsetenv("TVM_VULKAN_HIDE");
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+/* Opens a device with stderr captured at debug level: the plugin's line
+ * says how buffers are bound.  Returns 1 for push descriptors. */
+static int binds_with_push_descriptors(void) {
+  char path[] = "/tmp/tvm_vk_log_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  fflush(stderr);
+  int saved = dup(2);
+  dup2(fd, 2);
+  setenv("TVM_LOG_LEVEL", "3", 1);
+  tvm_device *d = NULL;
+  tvm_status st = tvm_device_open(target, &d);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  unsetenv("TVM_LOG_LEVEL");
+  assert_int_equal(st, TVM_OK);
+  tvm_device_close(d);
+  char buf[4096] = {0};
+  lseek(fd, 0, SEEK_SET);
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  unlink(path);
+  assert_true(n > 0);
+  print_message("%s", buf);
+  if (strstr(buf, "bound with push descriptors")) return 1;
+  assert_non_null(strstr(buf, "bound with descriptor sets"));
+  return 0;
+}
+
+/* Both ways of binding buffers compute the same: push descriptors where
+ * the device has VK_KHR_push_descriptor (lavapipe does), descriptor sets
+ * when TVM_VULKAN_HIDE hides the extension. */
+static void test_binding_paths(void **state) {
+  (void)state;
+  if (!have_device) skip();
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_schedule *s = NULL;
+  tvm_module m;
+  small_types_module(c, &s, &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  static int8_t a[SN];
+  static int16_t b[SN], d[2][SN];
+  static _Float16 h[SN], f[2][SN];
+  static uint8_t e[2][SN];
+  for (int i = 0; i < SN; i++)
+    a[i] = (int8_t)(i - 100), b[i] = (int16_t)(3 * i), h[i] = (_Float16)i;
+  int paths[2];
+  for (int run = 0; run < 2; run++) {
+    if (run) setenv("TVM_VULKAN_HIDE", "VK_KHR_push_descriptor", 1);
+    paths[run] = binds_with_push_descriptors();
+    run_all(&m, &blob, (void *[]){a, b, h, d[run], e[run], f[run]},
+            (uint64_t[]){sizeof a, sizeof b, sizeof h, sizeof d[0],
+                         sizeof e[0], sizeof f[0]},
+            6);
+    unsetenv("TVM_VULKAN_HIDE");
+  }
+  print_message("first run: %s; second: descriptor sets\n",
+                paths[0] ? "push descriptors" : "descriptor sets");
+  assert_int_equal(paths[1], 0);
+  assert_memory_equal(d[0], d[1], sizeof d[0]);
+  assert_memory_equal(e[0], e[1], sizeof e[0]);
+  assert_memory_equal(f[0], f[1], sizeof f[0]);
+  for (int i = 0; i < SN; i++) assert_int_equal(d[0][i], (int16_t)(a[i] * b[i]));
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
 /* Without a device, the plugin says why and how to fix it. */
 static void test_probe_message(void **state) {
   (void)state;
@@ -413,6 +626,9 @@ int main(void) {
       cmocka_unit_test(test_matmul_shared),
       cmocka_unit_test(test_row_max),
       cmocka_unit_test(test_int64),
+      cmocka_unit_test(test_small_types),
+      cmocka_unit_test(test_small_types_refused),
+      cmocka_unit_test(test_binding_paths),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -57,18 +57,30 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
   for (int i = 0; i < m->nfuncs && !st; i++) {
     const tvm_func *f = m->funcs[i];
     if (f->kind != TVM_FUNC_DEVICE) continue;
-    uint32_t kinds[256], bits[256], local[3], grid[3], push = 0, feats = 0;
-    uint32_t *words = NULL;
-    size_t nwords = 0;
+    uint32_t kinds[256], bits[256], local[3], grid[3], push = 0;
+    uint32_t feats[2] = {0, 0};
+    uint32_t *words[2] = {NULL, NULL};
+    size_t nwords[2] = {0, 0};
+    int used = 0, nvar = 1;
     if (f->nparams > 256) {
       st = vk_fail(TVM_ERR_UNSUPPORTED, "vulkan: kernel %s has %d "
                                         "parameters (at most 256)",
                    f->name, f->nparams);
       break;
     }
-    st = vk_kernel_spirv(t, f, &words, &nwords, kinds, bits, local, grid,
-                         &push, &feats);
-    if (st) break;
+    /* with subgroup operations where the target allows them; when the
+     * kernel used some, its plain variant too, for devices without */
+    st = vk_kernel_spirv(t, f, &words[0], &nwords[0], kinds, bits, local,
+                         grid, &push, &feats[0], (int)t->subgroups, &used);
+    if (!st && used) {
+      nvar = 2;
+      st = vk_kernel_spirv(t, f, &words[1], &nwords[1], kinds, bits, local,
+                           grid, &push, &feats[1], 0, &used);
+    }
+    if (st) {
+      tvm_free(words[0]);
+      break;
+    }
     put_str(&im, f->name);
     put(&im, (uint32_t)f->nparams);
     for (int p = 0; p < f->nparams; p++) {
@@ -76,11 +88,14 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
       put(&im, bits[p]);
     }
     put(&im, push);
-    put(&im, feats);
     for (int a = 0; a < 3; a++) put(&im, local[a]);
-    put(&im, (uint32_t)nwords);
-    for (size_t w = 0; w < nwords; w++) put(&im, words[w]);
-    tvm_free(words);
+    put(&im, (uint32_t)nvar);
+    for (int v = 0; v < nvar; v++) {
+      put(&im, feats[v]);
+      put(&im, (uint32_t)nwords[v]);
+      for (size_t w = 0; w < nwords[v]; w++) put(&im, words[v][w]);
+      tvm_free(words[v]);
+    }
     size_t nl = strlen(f->name) + 1;
     char *name = vk_host->alloc(nl);
     if (!name) {
@@ -173,7 +188,7 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
     NEED(1);
     d->nparams = w[at++];
     if (d->nparams > 256) goto bad;
-    NEED(2 * (size_t)d->nparams + 6);
+    NEED(2 * (size_t)d->nparams + 5);
     d->kinds = tvm_calloc(d->nparams + 1, 4);
     d->bits = tvm_calloc(d->nparams + 1, 4);
     if (!d->kinds || !d->bits) goto nomem;
@@ -183,15 +198,20 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
       if (d->kinds[p] > VK_PARAM_FLOAT) goto bad;
     }
     d->push_bytes = w[at++];
-    d->features = w[at++];
     for (int a = 0; a < 3; a++) d->local[a] = w[at++];
-    d->nwords = w[at++];
-    NEED(d->nwords);
-    d->words = &w[at];
-    at += d->nwords;
-    if (d->push_bytes > VK_PUSH_MAX || d->nwords < 5 ||
-        (d->features & ~(uint32_t)SPV_F_ALL))
+    d->nvariants = w[at++];
+    if (d->push_bytes > VK_PUSH_MAX || d->nvariants < 1 || d->nvariants > 2)
       goto bad;
+    for (uint32_t v = 0; v < d->nvariants; v++) {
+      vk_variant *x = &d->variants[v];
+      NEED(2);
+      x->features = w[at++];
+      x->nwords = w[at++];
+      NEED(x->nwords);
+      x->words = &w[at];
+      at += x->nwords;
+      if (x->nwords < 5 || (x->features & ~(uint32_t)SPV_F_ALL)) goto bad;
+    }
   }
   return 0;
 bad:

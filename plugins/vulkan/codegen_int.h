@@ -31,8 +31,18 @@ typedef struct cg {
   uint32_t wg_id, lid_id; /* builtin variables (0 until used) */
   uint32_t local[3], grid[3];
   uint32_t push_var, push_bytes;
+  uint32_t sgid_id, nsg_id; /* SubgroupId, NumSubgroups (0 until used) */
+  int allow_subgroup;       /* may reductions use subgroup operations */
+  int divergent;            /* inside a condition: not every thread runs */
+  int in_thread;            /* inside a threadIdx loop */
   tvm_status st;
 } cg;
+
+/* A structured loop being emitted (cg_loop_begin / cg_loop_end). */
+typedef struct cg_loop {
+  tvm_dtype vt;
+  uint32_t ty, var, header, cont, merge;
+} cg_loop;
 
 
 /* Records the first error (the diagnostic names the kernel); returns 0. */
@@ -67,12 +77,25 @@ uint32_t cg_elem_ptr(cg *g, const tvm_expr *b, const tvm_expr *index,
 /* The value of an expression (0 once an error is recorded). */
 uint32_t cg_expr(cg *g, const tvm_expr *e);
 
+/* Emits an OpLabel (a new block) with that id; returns it. */
+uint32_t cg_label(cg *g, uint32_t id);
+/* The uvec3 builtin variable LocalInvocationId (local) or WorkgroupId. */
+uint32_t cg_builtin(cg *g, int local);
+void cg_loop_begin(cg *g, tvm_dtype vt, uint32_t lo, uint32_t end,
+                   cg_loop *l);
+void cg_loop_end(cg *g, const cg_loop *l);
+/* The serial loop s when it is the final combine of a cross-thread
+ * reduction, emitted with subgroup operations: returns 1 when it was
+ * (codegen_subgroup.c), 0 to emit it as a loop. */
+int cg_subgroup_reduce(cg *g, const tvm_stmt *s);
+
 /* One device function -> one SPIR-V module, with its parameters' kinds
  * and bits, local size, grid, push-constant bytes and what it needs of
  * the device (SPV_F_*) (codegen.c). */
 tvm_status vk_kernel_spirv(const tvm_plugin_target *t, const tvm_func *f,
                            uint32_t **words, size_t *nwords, uint32_t *kinds,
                            uint32_t *bits, uint32_t local[3], uint32_t grid[3],
-                           uint32_t *push_bytes, uint32_t *features);
+                           uint32_t *push_bytes, uint32_t *features,
+                           int allow_subgroup, int *used_subgroup);
 
 #endif /* VULKAN_CODEGEN_INT_H */

@@ -11,6 +11,7 @@ plugins_vulkan_tvm_vulkan_la_SOURCES = \
 	plugins/vulkan/codegen_int.h \
 	plugins/vulkan/codegen_expr.c \
 	plugins/vulkan/codegen.c \
+	plugins/vulkan/codegen_subgroup.c \
 	plugins/vulkan/blob.c \
 	plugins/vulkan/runtime.c \
 	plugins/vulkan/plugin.c

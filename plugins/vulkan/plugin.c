@@ -48,6 +48,11 @@ static const tvm_plugin_attr schema[] = {
      "true", 0, 0, NULL,
      "bind buffers with VK_KHR_push_descriptor when the device has it "
      "(false: descriptor sets always)"},
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "subgroups", "true", 0,
+     0, NULL,
+     "finish cross-thread reductions with subgroup operations; such "
+     "kernels also carry a plain variant for devices without subgroup "
+     "arithmetic (false: the plain one only)"},
 };
 
 static const tvm_plugin_scope scopes[] = {
@@ -72,6 +77,7 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
     else if (!strcmp(v[i].name, "float16")) t->float16 = v[i].i != 0;
     else if (!strcmp(v[i].name, "push_descriptors"))
       t->push_descriptors = v[i].i != 0;
+    else if (!strcmp(v[i].name, "subgroups")) t->subgroups = v[i].i != 0;
   }
   snprintf(t->description, sizeof t->description,
            "Vulkan device %u, SPIR-V 1.3, %u threads/workgroup, %u KiB "

@@ -95,6 +95,7 @@ struct tvm_plugin_device {
   int has_timestamps;
   uint32_t feats;     /* SPV_F_* the device has and were enabled */
   uint32_t max_push;  /* push descriptors per set; 0 = descriptor sets */
+  uint32_t subgroup_size;
 };
 
 /* A device buffer (what kernels get as TVM_ARG_PTR). */
@@ -108,6 +109,7 @@ typedef struct vkbuf {
 struct tvm_plugin_func {
   tvm_plugin_module *m;
   vk_kernel_desc *k;
+  const vk_variant *v; /* the variant this device runs */
   VkShaderModule shader;
   VkDescriptorSetLayout dsl;
   VkPipelineLayout layout;
@@ -361,6 +363,19 @@ static void enable_features(tvm_plugin_device *d, vkfeats *v,
     v->s8.pNext = v->chain;
     v->chain = &v->s8;
   }
+  /* subgroup arithmetic (and elect: basic) in compute shaders */
+  VkPhysicalDeviceSubgroupProperties sp = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 sp2 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sp};
+  d->f.vkGetPhysicalDeviceProperties2(d->phys, &sp2);
+  const VkSubgroupFeatureFlags need =
+      VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+  if ((sp.supportedOperations & need) == need &&
+      (sp.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+      !hidden("subgroupArithmetic"))
+    f |= SPV_F_SUBGROUP;
+  d->subgroup_size = sp.subgroupSize;
   d->max_push = 0;
   if (v->haspush && t->push_descriptors) {
     VkPhysicalDevicePushDescriptorPropertiesKHR pp = {
@@ -431,11 +446,12 @@ static int32_t create_device(tvm_plugin_device *d) {
   feature_names(d->feats, what, sizeof what);
   char line[1024];
   snprintf(line, sizeof line,
-           "vulkan: device '%s': buffers bound with %s; features: %s",
+           "vulkan: device '%s': buffers bound with %s; subgroups of %u; "
+           "features: %s",
            d->props.deviceName,
            d->max_push ? "push descriptors (VK_KHR_push_descriptor)"
                        : "descriptor sets",
-           what[0] ? what : "none beyond 32-bit types");
+           d->subgroup_size, what[0] ? what : "none beyond 32-bit types");
   vk_host->log(TVM_LOG_DEBUG, line);
   d->f.vkGetDeviceQueue(d->dev, d->family, 0, &d->queue);
   VkCommandPoolCreateInfo cpi = {
@@ -705,10 +721,17 @@ int32_t vk_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
     m->funcs[i].m = m;
     m->funcs[i].k = &m->kernels[i];
   }
-  /* every kernel's types and storage must be enabled on this device */
+  /* each kernel's first variant whose needs the device meets (the one
+   * with subgroup operations comes first); none: refused, naming what
+   * the last (plain) one lacks */
   for (uint32_t i = 0; i < m->n; i++) {
-    uint32_t missing = m->kernels[i].features & ~d->feats;
-    if (!missing) continue;
+    vk_kernel_desc *k = &m->kernels[i];
+    uint32_t missing = 0;
+    for (uint32_t v = 0; v < k->nvariants && !m->funcs[i].v; v++) {
+      missing = k->variants[v].features & ~d->feats;
+      if (!missing) m->funcs[i].v = &k->variants[v];
+    }
+    if (m->funcs[i].v) continue;
     char what[256];
     feature_names(missing, what, sizeof what);
     rc = vk_fail(TVM_ERR_UNSUPPORTED,
@@ -745,7 +768,7 @@ static int32_t build(tvm_plugin_device *d, tvm_plugin_func *f) {
   const vk_kernel_desc *k = f->k;
   VkShaderModuleCreateInfo smi = {
       .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-      .codeSize = (size_t)k->nwords * 4, .pCode = k->words};
+      .codeSize = (size_t)f->v->nwords * 4, .pCode = f->v->words};
   VKCHECK(d->f.vkCreateShaderModule(d->dev, &smi, NULL, &f->shader),
           "vkCreateShaderModule");
   VkDescriptorSetLayoutBinding bind[256];

@@ -208,6 +208,8 @@ tvm_status spv_finish(spv_module *m, uint32_t **words, size_t *nwords) {
        "SPV_KHR_8bit_storage"},
       {SPV_F_STORAGE16, SpvCapabilityStorageBuffer16BitAccess,
        "SPV_KHR_16bit_storage"},
+      {SPV_F_SUBGROUP, SpvCapabilityGroupNonUniform, NULL},
+      {SPV_F_SUBGROUP, SpvCapabilityGroupNonUniformArithmetic, NULL},
   };
   SPV(mm, &caps, SpvOpCapability, SpvCapabilityShader);
   for (size_t i = 0; i < sizeof need / sizeof *need; i++)

@@ -45,7 +45,12 @@ enum {
   SpvOpShiftLeftLogical = 196, SpvOpBitwiseOr = 197, SpvOpBitwiseXor = 198,
   SpvOpBitwiseAnd = 199, SpvOpControlBarrier = 224, SpvOpLoopMerge = 246,
   SpvOpSelectionMerge = 247, SpvOpLabel = 248, SpvOpBranch = 249,
-  SpvOpBranchConditional = 250, SpvOpReturn = 253
+  SpvOpBranchConditional = 250, SpvOpReturn = 253,
+  SpvOpGroupNonUniformElect = 333, SpvOpGroupNonUniformIAdd = 349,
+  SpvOpGroupNonUniformFAdd = 350, SpvOpGroupNonUniformSMin = 353,
+  SpvOpGroupNonUniformUMin = 354, SpvOpGroupNonUniformFMin = 355,
+  SpvOpGroupNonUniformSMax = 356, SpvOpGroupNonUniformUMax = 357,
+  SpvOpGroupNonUniformFMax = 358
 };
 
 /* Enumerants. */
@@ -65,7 +70,10 @@ enum {
   SpvDecorationBuiltIn = 11, SpvDecorationBinding = 33,
   SpvDecorationDescriptorSet = 34, SpvDecorationOffset = 35,
   SpvBuiltInWorkgroupId = 26, SpvBuiltInLocalInvocationId = 27,
-  SpvScopeWorkgroup = 2,
+  SpvBuiltInNumSubgroups = 38, SpvBuiltInSubgroupId = 40,
+  SpvCapabilityGroupNonUniform = 61,
+  SpvCapabilityGroupNonUniformArithmetic = 63,
+  SpvScopeWorkgroup = 2, SpvScopeSubgroup = 3, SpvGroupOperationReduce = 0,
   SpvMemorySemanticsAcquireRelease = 0x8,
   SpvMemorySemanticsWorkgroupMemory = 0x100,
   SpvFunctionControlNone = 0, SpvSelectionControlNone = 0,

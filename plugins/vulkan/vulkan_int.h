@@ -5,9 +5,11 @@
  * Blob (TVM_BLOB_SPIRV, little-endian 32-bit words): "TVK1" magic word,
  * the kernel count, then per kernel: name length and name bytes (padded
  * to a word), parameter count, per parameter its kind (VK_PARAM_*) and
- * bits, push-constant bytes, what the kernel needs of the device (a mask
- * of spirv.h's SPV_F_*), the three local sizes, the SPIR-V word count
- * and the words.  Each kernel is its own SPIR-V module with one GLCompute
+ * bits, push-constant bytes, the three local sizes, the number of
+ * variants (1, or 2 when the first uses subgroup operations and the
+ * second is the same kernel without them), and per variant what it needs
+ * of the device (a mask of spirv.h's SPV_F_*), its SPIR-V word count and
+ * the words.  Each kernel is its own SPIR-V module with one GLCompute
  * entry point "main": buffers are storage buffers in descriptor set 0,
  * binding = their order among the buffer parameters; scalars are members
  * of one push-constant block in parameter order, 8 bytes each.
@@ -38,6 +40,7 @@ struct tvm_plugin_target {
   uint32_t float64;
   uint32_t int8, int16, float16; /* may kernels use 8/16-bit types */
   uint32_t push_descriptors; /* use VK_KHR_push_descriptor when present */
+  uint32_t subgroups;        /* reductions may use subgroup operations */
   char description[160];
   tvm_plugin_target_info info;
 };
@@ -46,16 +49,22 @@ struct tvm_plugin_target {
 int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
                    tvm_plugin_blob *out);
 
+/* One SPIR-V module of a kernel and what it needs of the device. */
+typedef struct vk_variant {
+  uint32_t features;     /* SPV_F_* */
+  const uint32_t *words; /* into the module's copy of the blob */
+  uint32_t nwords;
+} vk_variant;
+
 /* One kernel read back from a blob (runtime side). */
 typedef struct vk_kernel_desc {
   char *name;
   uint32_t nparams;
   uint32_t *kinds, *bits;
   uint32_t push_bytes;
-  uint32_t features; /* SPV_F_* */
   uint32_t local[3];
-  const uint32_t *words; /* into the module's copy of the blob */
-  uint32_t nwords;
+  uint32_t nvariants; /* 1, or 2: with subgroup operations, then without */
+  vk_variant variants[2];
 } vk_kernel_desc;
 
 /* Parses a blob into kernels (copies what it keeps). */

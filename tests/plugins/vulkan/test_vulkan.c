@@ -25,8 +25,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tvm/compiler.h"
+#include "tvm/graph.h"
 #include "tvm/lower.h"
 #include "tvm/runtime.h"
+#include "tvm/strategy.h"
 #include "tvm/schedule.h"
 #include "tvm/target.h"
 #include "tvm/te.h"
@@ -71,43 +74,63 @@ static void lower(tvm_schedule *s, tvm_tensor **args, int n, const char *name,
     fail_msg("lower %s: %s", name, tvm_diag_message());
 }
 
-/* Codegen, then spirv-val on every kernel of the blob. */
-static void compile_and_validate(const tvm_module *m, tvm_plugin_blob *blob) {
+/* Codegen, then spirv-val on every SPIR-V module of the blob; returns
+ * how many of them contain `grep` in their disassembly (spirv-dis), or
+ * -1 when spirv-val / spirv-dis are not installed. */
+static int compile_validate_grep(const tvm_module *m, tvm_plugin_blob *blob,
+                                 const char *grep) {
   if (tvm_target_codegen(target, m, blob) != TVM_OK)
     fail_msg("codegen: %s", tvm_diag_message());
   assert_int_equal(blob->format, TVM_BLOB_SPIRV);
   assert_true(blob->nkernels >= 1);
-  if (system("command -v spirv-val >/dev/null 2>&1") != 0) {
+  if (system("command -v spirv-val >/dev/null 2>&1 && "
+             "command -v spirv-dis >/dev/null 2>&1") != 0) {
     print_message("spirv-val not installed: SPIR-V not validated\n");
-    return;
+    return -1;
   }
   /* walk the documented container: magic, count, per kernel its name,
-   * parameters, push bytes, local size and words */
+   * parameters, push bytes, local size, then its variants (features,
+   * words) */
   const uint32_t *w = (const uint32_t *)(const void *)blob->data;
   size_t at = 2;
+  int found = 0;
   assert_int_equal(w[0], 0x324b5654u);
   for (uint32_t k = 0; k < w[1]; k++) {
     uint32_t len = w[at++];
     at += (len + 3) / 4;
     uint32_t np = w[at++];
-    at += 2 * np + 1 + 1 + 3; /* push bytes, features, local size */
-    uint32_t nw = w[at++];
-    char path[] = "/tmp/tvm_vk_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, w + at, nw * 4), (ssize_t)(nw * 4));
-    close(fd);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "spirv-val --target-env vulkan1.1 %s", path);
-    int rc = system(cmd);
-    if (rc != 0) {
-      snprintf(cmd, sizeof cmd, "spirv-dis %s | head -80", path);
-      if (system(cmd)) {}
+    at += 2 * np + 1 + 3;
+    uint32_t nvar = w[at++];
+    assert_true(nvar == 1 || nvar == 2);
+    for (uint32_t v = 0; v < nvar; v++) {
+      at++; /* features */
+      uint32_t nw = w[at++];
+      char path[] = "/tmp/tvm_vk_XXXXXX";
+      int fd = mkstemp(path);
+      assert_true(fd >= 0);
+      assert_int_equal(write(fd, w + at, nw * 4), (ssize_t)(nw * 4));
+      close(fd);
+      char cmd[512];
+      snprintf(cmd, sizeof cmd, "spirv-val --target-env vulkan1.1 %s", path);
+      int rc = system(cmd);
+      if (rc != 0) {
+        snprintf(cmd, sizeof cmd, "spirv-dis %s | head -80", path);
+        if (system(cmd)) {}
+      }
+      if (grep) {
+        snprintf(cmd, sizeof cmd, "spirv-dis %s | grep -q '%s'", path, grep);
+        found += system(cmd) == 0;
+      }
+      unlink(path);
+      assert_int_equal(rc, 0);
+      at += nw;
     }
-    unlink(path);
-    assert_int_equal(rc, 0);
-    at += nw;
   }
+  return found;
+}
+
+static void compile_and_validate(const tvm_module *m, tvm_plugin_blob *blob) {
+  compile_validate_grep(m, blob, NULL);
 }
 
 /* Runs kernel 0.. of the blob in order on buffers bufs (host arrays of
@@ -537,9 +560,9 @@ static void test_small_types_refused(void **state) {
   tvm_ctx_destroy(c);
 }
 
-/* Opens a device with stderr captured at debug level: the plugin's line
- * says how buffers are bound.  Returns 1 for push descriptors. */
-static int binds_with_push_descriptors(void) {
+/* Opens a device with stderr captured at debug level into buf: the
+ * plugin's line says how buffers are bound and what the device offers. */
+static void device_line(char *buf, size_t n) {
   char path[] = "/tmp/tvm_vk_log_XXXXXX";
   int fd = mkstemp(path);
   assert_true(fd >= 0);
@@ -555,13 +578,19 @@ static int binds_with_push_descriptors(void) {
   unsetenv("TVM_LOG_LEVEL");
   assert_int_equal(st, TVM_OK);
   tvm_device_close(d);
-  char buf[4096] = {0};
+  memset(buf, 0, n);
   lseek(fd, 0, SEEK_SET);
-  ssize_t n = read(fd, buf, sizeof buf - 1);
+  ssize_t got = read(fd, buf, n - 1);
   close(fd);
   unlink(path);
-  assert_true(n > 0);
+  assert_true(got > 0);
   print_message("%s", buf);
+}
+
+/* Returns 1 when the device binds buffers with push descriptors. */
+static int binds_with_push_descriptors(void) {
+  char buf[4096];
+  device_line(buf, sizeof buf);
   if (strstr(buf, "bound with push descriptors")) return 1;
   assert_non_null(strstr(buf, "bound with descriptor sets"));
   return 0;
@@ -607,6 +636,125 @@ static void test_binding_paths(void **state) {
   tvm_ctx_destroy(c);
 }
 
+
+/* ---- cross-thread reductions with subgroup operations ------------------------ */
+enum { SMR = 3, SMC = 1000 };
+
+/* Softmax [3, 1000] over axis 1 through tvm_compile and the executor on
+ * the vulkan target; y receives the output. */
+static void softmax_run(const float *x, float *y) {
+  tvm_graph *g = NULL;
+  tvm_plan *p = NULL;
+  tvm_executor *e = NULL;
+  tvm_compile_options o;
+  assert_int_equal(tvm_graph_create(&g), TVM_OK);
+  tvm_gvalue *in = tvm_graph_input(g, "x", TVM_F32, (int64_t[]){SMR, SMC}, 2);
+  tvm_gattr ax = tvm_gattr_int("axis", 1);
+  tvm_gvalue *out = tvm_graph_apply(g, "Softmax", "prob", TVM_IN(in), &ax, 1,
+                                    1, NULL);
+  assert_non_null(out);
+  assert_int_equal(tvm_graph_mark_output(g, out), TVM_OK);
+  tvm_compile_options_init(&o);
+  if (tvm_compile(g, target, &o, &p) || tvm_executor_create(p, target, &e))
+    fail_msg("softmax: %s", tvm_diag_message());
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.device.device_type = kDLCPU;
+  t.ndim = 2;
+  t.shape = (int64_t[]){SMR, SMC};
+  t.dtype.code = kDLFloat, t.dtype.bits = 32, t.dtype.lanes = 1;
+  t.data = (void *)x;
+  assert_int_equal(tvm_executor_set_input(e, 0, &t), TVM_OK);
+  assert_int_equal(tvm_executor_run(e), TVM_OK);
+  t.data = y;
+  assert_int_equal(tvm_executor_get_output(e, 0, &t), TVM_OK);
+  tvm_executor_free(e);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
+/* The core's generic thread schedule makes Softmax [3, 1000] two
+ * cross-thread reductions (max, then sum); their final combines use
+ * OpGroupNonUniformFMax / FAdd (in the disassembly), each kernel keeps a
+ * plain variant, and both variants compute softmax: the subgroup one on a
+ * device with subgroup arithmetic (lavapipe has it), the plain one when
+ * TVM_VULKAN_HIDE hides it. */
+static void test_subgroup_reduce(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_graph *g = NULL;
+  tvm_gnode *n = NULL;
+  assert_int_equal(tvm_graph_create(&g), TVM_OK);
+  tvm_gvalue *gin =
+      tvm_graph_input(g, "x", TVM_F32, (int64_t[]){SMR, SMC}, 2);
+  tvm_gattr ax = tvm_gattr_int("axis", 1);
+  tvm_graph_apply(g, "Softmax", "n", TVM_IN(gin), &ax, 1, 1, &n);
+  assert_non_null(n);
+  tvm_tensor *in = tvm_placeholder(c, "x", TVM_F32, (int64_t[]){SMR, SMC}, 2);
+  tvm_tensor *out[4] = {0};
+  tvm_strategy_env *env = NULL;
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s = NULL;
+  assert_int_equal(n->def->compute(c, n, &in, out), TVM_OK);
+  assert_int_equal(tvm_strategy_env_create(target, c, &env), TVM_OK);
+  if (tvm_strategy_schedule(env, n->op, (int)n->def->pattern, n, out, 1, cfg,
+                            &s, NULL))
+    fail_msg("schedule: %s", tvm_diag_message());
+  tvm_module m = {c, NULL, 0};
+  lower(s, (tvm_tensor *[]){in, out[0]}, 2, "softmax", &m);
+  tvm_plugin_blob blob;
+  int nmax = compile_validate_grep(&m, &blob, "OpGroupNonUniformFMax");
+  tvm_plugin_blob_free(&blob);
+  int fadd = compile_validate_grep(&m, &blob, "OpGroupNonUniformFAdd");
+  if (nmax >= 0) {
+    print_message("modules with OpGroupNonUniformFMax: %d, FAdd: %d\n", nmax,
+                  fadd);
+    assert_int_equal(nmax, 1);
+    assert_int_equal(fadd, 1);
+  }
+  /* the kernels with subgroup operations carry two variants */
+  const uint32_t *w = (const uint32_t *)(const void *)blob.data;
+  int two = 0;
+  size_t at = 2;
+  for (uint32_t k = 0; k < w[1]; k++) {
+    at += 1 + (w[at] + 3) / 4;
+    at += 2 * w[at] + 1 + 1 + 3;
+    uint32_t nvar = w[at++];
+    two += nvar == 2;
+    for (uint32_t v = 0; v < nvar; v++) at += 2 + w[at + 1];
+  }
+  assert_int_equal(two, 2);
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_config_free(cfg);
+  tvm_strategy_env_free(env);
+  tvm_graph_free(g);
+  tvm_ctx_destroy(c);
+  if (!have_device) skip();
+  static float x[SMR * SMC], y[2][SMR * SMC];
+  unsigned seed = 5;
+  for (int i = 0; i < SMR * SMC; i++) x[i] = 4 * frand(&seed);
+  char line[4096];
+  for (int run = 0; run < 2; run++) {
+    if (run) setenv("TVM_VULKAN_HIDE", "subgroupArithmetic", 1);
+    device_line(line, sizeof line);
+    assert_true((strstr(line, "subgroup arithmetic") != NULL) == !run);
+    softmax_run(x, y[run]);
+    unsetenv("TVM_VULKAN_HIDE");
+    for (int r = 0; r < SMR; r++) {
+      double mx = -INFINITY, sum = 0;
+      for (int k = 0; k < SMC; k++) mx = fmax(mx, x[r * SMC + k]);
+      for (int k = 0; k < SMC; k++) sum += exp(x[r * SMC + k] - mx);
+      for (int k = 0; k < SMC; k++) {
+        double want = exp(x[r * SMC + k] - mx) / sum;
+        if (fabs(y[run][r * SMC + k] - want) > 1e-6 + 1e-4 * want)
+          fail_msg("run %d: y[%d][%d] = %g, want %g", run, r, k,
+                   y[run][r * SMC + k], want);
+      }
+    }
+  }
+}
+
 /* Without a device, the plugin says why and how to fix it. */
 static void test_probe_message(void **state) {
   (void)state;
@@ -629,6 +777,7 @@ int main(void) {
       cmocka_unit_test(test_small_types),
       cmocka_unit_test(test_small_types_refused),
       cmocka_unit_test(test_binding_paths),
+      cmocka_unit_test(test_subgroup_reduce),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

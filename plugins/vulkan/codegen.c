@@ -25,11 +25,17 @@
  * FLOORDIV rounds down and FLOORMOD takes the divisor's sign (SDiv and
  * SRem corrected by the remainder's sign; OpFMod for floats).  Math goes through
  * GLSL.std.450; erf through the Abramowitz-Stegun 7.1.26 polynomial
- * (|error| < 1.5e-7).  Types: bool, int32/uint32, float32, and int64 /
- * float64 when the target allows them; 8- and 16-bit types and vector
- * code (ramps: the target reports 32-bit vectors, so the core never
- * vectorizes for it) are refused with the reason.  Host functions of the
- * module are not the plugin's: they run on the host (tvm_launch calls).
+ * (|error| < 1.5e-7).  Types: bool, 32-bit integers and float32 always;
+ * 8-, 16- and 64-bit integers, float16 and float64 when the target's
+ * attributes allow them (the module's capabilities follow; blob.c records
+ * what each kernel needs of the device).  Bool buffers hold one byte per
+ * element (uint8, converted on load and store); scalars narrower than 32
+ * bits travel as 32-bit push constants.  Vector code (ramps: the target
+ * reports 32-bit vectors, so the core never vectorizes for it) is
+ * refused with the reason.  The final combine of a cross-thread
+ * reduction may become subgroup operations (codegen_subgroup.c).  Host
+ * functions of the module are not the plugin's: they run on the host
+ * (tvm_launch calls).
  */
 #include <stdio.h>
 #include <string.h>

@@ -13,11 +13,14 @@ plugins_vulkan_tvm_vulkan_la_SOURCES = \
 	plugins/vulkan/codegen.c \
 	plugins/vulkan/codegen_subgroup.c \
 	plugins/vulkan/blob.c \
+	plugins/vulkan/runtime_int.h \
+	plugins/vulkan/device.c \
 	plugins/vulkan/runtime.c \
 	plugins/vulkan/plugin.c
 plugins_vulkan_tvm_vulkan_la_LDFLAGS = $(TVM_PLUGIN_LINK)
 plugins_vulkan_tvm_vulkan_la_LIBADD = $(TVM_LIBS) -ldl
 dist_targets_DATA += targets/vulkan.yaml
+EXTRA_DIST += plugins/vulkan/README.md
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/plugins/vulkan/test_vulkan

@@ -755,6 +755,64 @@ static void test_subgroup_reduce(void **state) {
   }
 }
 
+
+/* attrs.max_threads reaches the core as max_threads_per_block: the
+ * generic thread schedule's blocks stay within it. */
+static void test_max_threads(void **state) {
+  (void)state;
+  assert_int_equal(tvm_target_info(target)->max_threads_per_block, 256);
+  char yaml[] = "/tmp/tvm_vk_t_XXXXXX";
+  int fd = mkstemp(yaml);
+  assert_true(fd >= 0);
+  const char *text = "name: vulkan-64\nplugin: vulkan\nkeys: [gpu, vulkan]\n"
+                     "attrs:\n  max_threads: 64\n";
+  assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  tvm_target *t64 = NULL;
+  assert_int_equal(tvm_target_load(yaml, &t64), TVM_OK);
+  unlink(yaml);
+  assert_int_equal(tvm_target_info(t64)->max_threads_per_block, 64);
+  /* Relu over 10000 elements: the default block would be 256 threads */
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_graph *g = NULL;
+  tvm_gnode *n = NULL;
+  assert_int_equal(tvm_graph_create(&g), TVM_OK);
+  tvm_gvalue *gin = tvm_graph_input(g, "x", TVM_F32, (int64_t[]){10000}, 1);
+  tvm_graph_apply(g, "Relu", "n", TVM_IN(gin), TVM_NOATTRS, 1, &n);
+  assert_non_null(n);
+  tvm_tensor *in = tvm_placeholder(c, "x", TVM_F32, (int64_t[]){10000}, 1);
+  tvm_tensor *out[4] = {0};
+  tvm_strategy_env *env = NULL;
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s = NULL;
+  assert_int_equal(n->def->compute(c, n, &in, out), TVM_OK);
+  assert_int_equal(tvm_strategy_env_create(t64, c, &env), TVM_OK);
+  if (tvm_strategy_schedule(env, n->op, (int)n->def->pattern, n, out, 1, cfg,
+                            &s, NULL))
+    fail_msg("schedule: %s", tvm_diag_message());
+  tvm_module m = {c, NULL, 0};
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t64, &o);
+  if (tvm_lower(s, (tvm_tensor *[]){in, out[0]}, 2, "relu", &o, &m))
+    fail_msg("lower: %s", tvm_diag_message());
+  tvm_plugin_blob blob;
+  assert_int_equal(tvm_target_codegen(t64, &m, &blob), TVM_OK);
+  for (uint32_t k = 0; k < blob.nkernels; k++) {
+    print_message("kernel %s: block %u\n", blob.kernels[k].name,
+                  blob.kernels[k].block[0]);
+    assert_true(blob.kernels[k].block[0] <= 64);
+    assert_true(blob.kernels[k].block[0] >= 32);
+  }
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_config_free(cfg);
+  tvm_strategy_env_free(env);
+  tvm_graph_free(g);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t64);
+}
+
 /* Without a device, the plugin says why and how to fix it. */
 static void test_probe_message(void **state) {
   (void)state;
@@ -778,6 +836,7 @@ int main(void) {
       cmocka_unit_test(test_small_types_refused),
       cmocka_unit_test(test_binding_paths),
       cmocka_unit_test(test_subgroup_reduce),
+      cmocka_unit_test(test_max_threads),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

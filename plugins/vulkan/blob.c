@@ -58,17 +58,29 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
     const tvm_func *f = m->funcs[i];
     if (f->kind != TVM_FUNC_DEVICE) continue;
     uint32_t kinds[256], bits[256], local[3], grid[3], push = 0;
-    uint32_t *words = NULL;
-    size_t nwords = 0;
+    uint32_t feats[2] = {0, 0};
+    uint32_t *words[2] = {NULL, NULL};
+    size_t nwords[2] = {0, 0};
+    int used = 0, nvar = 1;
     if (f->nparams > 256) {
       st = vk_fail(TVM_ERR_UNSUPPORTED, "vulkan: kernel %s has %d "
                                         "parameters (at most 256)",
                    f->name, f->nparams);
       break;
     }
-    st = vk_kernel_spirv(t, f, &words, &nwords, kinds, bits, local, grid,
-                         &push);
-    if (st) break;
+    /* with subgroup operations where the target allows them; when the
+     * kernel used some, its plain variant too, for devices without */
+    st = vk_kernel_spirv(t, f, &words[0], &nwords[0], kinds, bits, local,
+                         grid, &push, &feats[0], (int)t->subgroups, &used);
+    if (!st && used) {
+      nvar = 2;
+      st = vk_kernel_spirv(t, f, &words[1], &nwords[1], kinds, bits, local,
+                           grid, &push, &feats[1], 0, &used);
+    }
+    if (st) {
+      tvm_free(words[0]);
+      break;
+    }
     put_str(&im, f->name);
     put(&im, (uint32_t)f->nparams);
     for (int p = 0; p < f->nparams; p++) {
@@ -77,9 +89,13 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
     }
     put(&im, push);
     for (int a = 0; a < 3; a++) put(&im, local[a]);
-    put(&im, (uint32_t)nwords);
-    for (size_t w = 0; w < nwords; w++) put(&im, words[w]);
-    tvm_free(words);
+    put(&im, (uint32_t)nvar);
+    for (int v = 0; v < nvar; v++) {
+      put(&im, feats[v]);
+      put(&im, (uint32_t)nwords[v]);
+      for (size_t w = 0; w < nwords[v]; w++) put(&im, words[v][w]);
+      tvm_free(words[v]);
+    }
     size_t nl = strlen(f->name) + 1;
     char *name = vk_host->alloc(nl);
     if (!name) {
@@ -101,8 +117,12 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
   }
   if (st) {
     /* codegen failures left their detail in the diagnostic already */
-    if (st != TVM_ERR_NOMEM && tvm_diag_status() == st)
-      vk_host->report(st, tvm_diag_message());
+    if (st != TVM_ERR_NOMEM && tvm_diag_status() == st) {
+      /* a copy: the host's report may reuse the buffer it reads from */
+      char msg[1024];
+      snprintf(msg, sizeof msg, "%s", tvm_diag_message());
+      vk_host->report(st, msg);
+    }
     for (uint32_t j = 0; j < k; j++) vk_host->free((void *)kt[j].name);
     vk_host->free(kt);
     tvm_free(im.w);
@@ -136,7 +156,14 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
 #define NEED(k)                                                              \
   if (at + (k) > nw) goto bad
   NEED(2);
-  if (w[0] != VK_BLOB_MAGIC) goto bad;
+  if (w[0] != VK_BLOB_MAGIC) {
+    uint32_t magic = w[0];
+    tvm_free(w);
+    return vk_fail(TVM_ERR_INVALID,
+                   "vulkan: the module blob is not of this plugin's format "
+                   "(magic %08x, want %08x \"TVK2\"): rebuild the package",
+                   magic, VK_BLOB_MAGIC);
+  }
   uint32_t nk = w[1];
   at = 2;
   if (nk > nw) goto bad;
@@ -172,11 +199,19 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
     }
     d->push_bytes = w[at++];
     for (int a = 0; a < 3; a++) d->local[a] = w[at++];
-    d->nwords = w[at++];
-    NEED(d->nwords);
-    d->words = &w[at];
-    at += d->nwords;
-    if (d->push_bytes > VK_PUSH_MAX || d->nwords < 5) goto bad;
+    d->nvariants = w[at++];
+    if (d->push_bytes > VK_PUSH_MAX || d->nvariants < 1 || d->nvariants > 2)
+      goto bad;
+    for (uint32_t v = 0; v < d->nvariants; v++) {
+      vk_variant *x = &d->variants[v];
+      NEED(2);
+      x->features = w[at++];
+      x->nwords = w[at++];
+      NEED(x->nwords);
+      x->words = &w[at];
+      at += x->nwords;
+      if (x->nwords < 5 || (x->features & ~(uint32_t)SPV_F_ALL)) goto bad;
+    }
   }
   return 0;
 bad:

@@ -25,11 +25,17 @@
  * FLOORDIV rounds down and FLOORMOD takes the divisor's sign (SDiv and
  * SRem corrected by the remainder's sign; OpFMod for floats).  Math goes through
  * GLSL.std.450; erf through the Abramowitz-Stegun 7.1.26 polynomial
- * (|error| < 1.5e-7).  Types: bool, int32/uint32, float32, and int64 /
- * float64 when the target allows them; 8- and 16-bit types and vector
- * code (ramps: the target reports 32-bit vectors, so the core never
- * vectorizes for it) are refused with the reason.  Host functions of the
- * module are not the plugin's: they run on the host (tvm_launch calls).
+ * (|error| < 1.5e-7).  Types: bool, 32-bit integers and float32 always;
+ * 8-, 16- and 64-bit integers, float16 and float64 when the target's
+ * attributes allow them (the module's capabilities follow; blob.c records
+ * what each kernel needs of the device).  Bool buffers hold one byte per
+ * element (uint8, converted on load and store); scalars narrower than 32
+ * bits travel as 32-bit push constants.  Vector code (ramps: the target
+ * reports 32-bit vectors, so the core never vectorizes for it) is
+ * refused with the reason.  The final combine of a cross-thread
+ * reduction may become subgroup operations (codegen_subgroup.c).  Host
+ * functions of the module are not the plugin's: they run on the host
+ * (tvm_launch calls).
  */
 #include <stdio.h>
 #include <string.h>
@@ -40,14 +46,14 @@
 
 static void stmt(cg *g, const tvm_stmt *s);
 
-static uint32_t label(cg *g, uint32_t id) {
+uint32_t cg_label(cg *g, uint32_t id) {
   SPV(&g->m, &g->body, SpvOpLabel, id);
   return id;
 }
 
 /* The builtin variable (uvec3 Input) for WorkgroupId or
  * LocalInvocationId, made on first use. */
-static uint32_t builtin(cg *g, int local) {
+uint32_t cg_builtin(cg *g, int local) {
   uint32_t *slot = local ? &g->lid_id : &g->wg_id;
   if (*slot) return *slot;
   uint32_t u3 = spv_t_vec(&g->m, spv_t_int(&g->m, 32, 0), 3);
@@ -73,12 +79,12 @@ static uint32_t if_begin(cg *g, uint32_t cond) {
   uint32_t then_ = spv_id(&g->m), merge = spv_id(&g->m);
   SPV(&g->m, &g->body, SpvOpSelectionMerge, merge, SpvSelectionControlNone);
   SPV(&g->m, &g->body, SpvOpBranchConditional, cond, then_, merge);
-  label(g, then_);
+  cg_label(g, then_);
   return merge;
 }
 static void if_end(cg *g, uint32_t merge) {
   SPV(&g->m, &g->body, SpvOpBranch, merge);
-  label(g, merge);
+  cg_label(g, merge);
 }
 
 static void thread_loop(cg *g, const tvm_stmt *s) {
@@ -93,7 +99,7 @@ static void thread_loop(cg *g, const tvm_stmt *s) {
   }
   tvm_dtype vt = s->u.for_.var->dtype;
   uint32_t u32 = spv_t_int(&g->m, 32, 0);
-  uint32_t vec = cg_op1(g, SpvOpLoad, spv_t_vec(&g->m, u32, 3), builtin(g, local));
+  uint32_t vec = cg_op1(g, SpvOpLoad, spv_t_vec(&g->m, u32, 3), cg_builtin(g, local));
   uint32_t id = spv_id(&g->m);
   SPV(&g->m, &g->body, SpvOpCompositeExtract, u32, id, vec, (uint32_t)axis);
   uint32_t v = cg_convert(g, id, tvm_dt(kDLUInt, 32, 1), vt);
@@ -117,44 +123,85 @@ static void thread_loop(cg *g, const tvm_stmt *s) {
                        cg_expr(g, s->u.for_.extent));
     merge = if_begin(g, cg_op2(g, cg_cmp_op(TVM_LT, vt), spv_t_bool(&g->m), v, end));
   }
+  /* inside a threadIdx loop values differ between threads; inside its
+   * guard not every thread runs */
+  g->in_thread += local;
+  g->divergent += guard;
   stmt(g, s->u.for_.body);
+  g->in_thread -= local;
+  g->divergent -= guard;
   if (guard) if_end(g, merge);
+}
+
+/* Opens a structured loop `for (var = lo; var < end; var++)` over a
+ * Function variable of type vt; the body follows in the loop's body
+ * block, closed by cg_loop_end. */
+void cg_loop_begin(cg *g, tvm_dtype vt, uint32_t lo, uint32_t end,
+                   cg_loop *l) {
+  memset(l, 0, sizeof *l);
+  l->vt = vt;
+  l->ty = cg_type(g, vt);
+  if (!l->ty) return;
+  uint32_t pt = spv_t_ptr(&g->m, SpvStorageClassFunction, l->ty);
+  l->var = spv_id(&g->m);
+  SPV(&g->m, &g->fvars, SpvOpVariable, pt, l->var, SpvStorageClassFunction);
+  SPV(&g->m, &g->body, SpvOpStore, l->var, lo);
+  uint32_t header = spv_id(&g->m), cond = spv_id(&g->m),
+           body = spv_id(&g->m);
+  l->cont = spv_id(&g->m);
+  l->merge = spv_id(&g->m);
+  l->header = header;
+  SPV(&g->m, &g->body, SpvOpBranch, header);
+  cg_label(g, header);
+  SPV(&g->m, &g->body, SpvOpLoopMerge, l->merge, l->cont, SpvLoopControlNone);
+  SPV(&g->m, &g->body, SpvOpBranch, cond);
+  cg_label(g, cond);
+  uint32_t i = cg_op1(g, SpvOpLoad, l->ty, l->var);
+  uint32_t c = cg_op2(g, cg_cmp_op(TVM_LT, vt), spv_t_bool(&g->m), i, end);
+  SPV(&g->m, &g->body, SpvOpBranchConditional, c, body, l->merge);
+  cg_label(g, body);
+}
+
+/* Closes a loop of cg_loop_begin: increment, back edge, merge block. */
+void cg_loop_end(cg *g, const cg_loop *l) {
+  if (!l->ty) return;
+  SPV(&g->m, &g->body, SpvOpBranch, l->cont);
+  cg_label(g, l->cont);
+  uint32_t i2 = cg_op1(g, SpvOpLoad, l->ty, l->var);
+  SPV(&g->m, &g->body, SpvOpStore, l->var,
+      cg_op2(g, SpvOpIAdd, l->ty, i2, cg_const(g, l->vt, 1, 1)));
+  SPV(&g->m, &g->body, SpvOpBranch, l->header);
+  cg_label(g, l->merge);
 }
 
 static void serial_loop(cg *g, const tvm_stmt *s) {
   tvm_dtype vt = s->u.for_.var->dtype;
   uint32_t ty = cg_type(g, vt);
   if (!ty) return;
-  uint32_t pt = spv_t_ptr(&g->m, SpvStorageClassFunction, ty);
-  uint32_t var = spv_id(&g->m);
-  SPV(&g->m, &g->fvars, SpvOpVariable, pt, var, SpvStorageClassFunction);
-  if (tvm_ptrmap_put(&g->ptrs, s->u.for_.var, (void *)(uintptr_t)var)) {
-    cg_fail(g, TVM_ERR_NOMEM, "out of memory");
+  /* a cross-thread reduction's final combine: subgroup operations */
+  if (g->allow_subgroup && !g->divergent && !g->in_thread &&
+      cg_subgroup_reduce(g, s))
     return;
-  }
+  if (g->st) return;
   uint32_t lo = cg_expr(g, s->u.for_.min), ext = cg_expr(g, s->u.for_.extent);
   if (g->st) return;
   uint32_t end = cg_op2(g, SpvOpIAdd, ty, lo, ext);
-  SPV(&g->m, &g->body, SpvOpStore, var, lo);
-  uint32_t header = spv_id(&g->m), cond = spv_id(&g->m),
-           body = spv_id(&g->m), cont = spv_id(&g->m), merge = spv_id(&g->m);
-  SPV(&g->m, &g->body, SpvOpBranch, header);
-  label(g, header);
-  SPV(&g->m, &g->body, SpvOpLoopMerge, merge, cont, SpvLoopControlNone);
-  SPV(&g->m, &g->body, SpvOpBranch, cond);
-  label(g, cond);
-  uint32_t i = cg_op1(g, SpvOpLoad, ty, var);
-  uint32_t c = cg_op2(g, cg_cmp_op(TVM_LT, vt), spv_t_bool(&g->m), i, end);
-  SPV(&g->m, &g->body, SpvOpBranchConditional, c, body, merge);
-  label(g, body);
+  cg_loop l;
+  cg_loop_begin(g, vt, lo, end, &l);
+  if (g->st) return;
+  if (tvm_ptrmap_put(&g->ptrs, s->u.for_.var, (void *)(uintptr_t)l.var)) {
+    cg_fail(g, TVM_ERR_NOMEM, "out of memory");
+    return;
+  }
+  /* a loop whose trip count is not a constant may differ between
+   * threads: what it contains is not in uniform control flow */
+  int64_t c = 0;
+  int varying = !tvm_is_const_int(s->u.for_.extent, &c) ||
+                !tvm_is_const_int(s->u.for_.min, &c);
+  g->divergent += varying;
   stmt(g, s->u.for_.body);
-  SPV(&g->m, &g->body, SpvOpBranch, cont);
-  label(g, cont);
-  uint32_t i2 = cg_op1(g, SpvOpLoad, ty, var);
-  SPV(&g->m, &g->body, SpvOpStore, var,
-      cg_op2(g, SpvOpIAdd, ty, i2, cg_const(g, vt, 1, 1)));
-  SPV(&g->m, &g->body, SpvOpBranch, header);
-  label(g, merge);
+  g->divergent -= varying;
+  cg_loop_end(g, &l);
 }
 
 static void allocate(cg *g, const tvm_stmt *s) {
@@ -188,7 +235,7 @@ static void allocate(cg *g, const tvm_stmt *s) {
     cg_fail(g, TVM_ERR_NOMEM, "out of memory");
     return;
   }
-  *bi = (bufinfo){var, sc, et, 0};
+  *bi = (bufinfo){var, sc, et, 0, 0};
   stmt(g, s->u.alloc.body);
 }
 
@@ -210,15 +257,17 @@ static void stmt(cg *g, const tvm_stmt *s) {
     SPV(&g->m, &g->body, SpvOpSelectionMerge, merge, SpvSelectionControlNone);
     SPV(&g->m, &g->body, SpvOpBranchConditional, c, then_,
         s->u.if_.else_ ? else_ : merge);
-    label(g, then_);
+    cg_label(g, then_);
+    g->divergent++;
     stmt(g, s->u.if_.then_);
     SPV(&g->m, &g->body, SpvOpBranch, merge);
     if (s->u.if_.else_) {
-      label(g, else_);
+      cg_label(g, else_);
       stmt(g, s->u.if_.else_);
       SPV(&g->m, &g->body, SpvOpBranch, merge);
     }
-    label(g, merge);
+    g->divergent--;
+    cg_label(g, merge);
     return;
   }
   case TVM_LET_STMT: {
@@ -237,7 +286,11 @@ static void stmt(cg *g, const tvm_stmt *s) {
       return;
     }
     uint32_t v = cg_expr(g, s->u.store.value);
-    uint32_t p = cg_elem_ptr(g, s->u.store.buffer, s->u.store.index);
+    int is_bool = 0;
+    uint32_t p = cg_elem_ptr(g, s->u.store.buffer, s->u.store.index,
+                             &is_bool);
+    if (is_bool)
+      v = cg_convert(g, v, s->u.store.value->dtype, tvm_dt(kDLUInt, 8, 1));
     if (!g->st) SPV(&g->m, &g->body, SpvOpStore, p, v);
     return;
   }
@@ -313,19 +366,20 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
              p->u.var.name);
         return;
       }
-      if (tvm_dtype_is_bool(b->dtype) || b->dtype.bits < 32) {
-        char tb[32];
-        cg_fail(g, TVM_ERR_UNSUPPORTED,
-                "buffer %s holds %s: vulkan kernels read and write 32- and "
-                "64-bit elements only (8- and 16-bit storage is not "
-                "supported yet)",
-                p->u.var.name, tvm_dtype_str(b->dtype, tb));
+      /* bool elements are bytes (the host's layout): uint8 in the
+       * buffer, converted on every load and store */
+      int is_bool = tvm_dtype_is_bool(b->dtype);
+      uint32_t et = cg_type(g, is_bool ? tvm_dt(kDLUInt, 8, 1) : b->dtype);
+      if (!et) {
+        if (is_bool)
+          cg_fail_more(g, "(buffer %s holds bool, stored as 8-bit)",
+                       p->u.var.name);
         return;
       }
-      uint32_t et = cg_type(g, b->dtype);
-      if (!et) return;
+      if (is_bool || b->dtype.bits == 8) g->m.features |= SPV_F_STORAGE8;
+      else if (b->dtype.bits == 16) g->m.features |= SPV_F_STORAGE16;
       uint32_t st = spv_t_block1(&g->m, spv_t_rtarray(&g->m, et,
-                                 (uint32_t)tvm_dtype_bytes(b->dtype)));
+                                 is_bool ? 1u : (uint32_t)tvm_dtype_bytes(b->dtype)));
       uint32_t var = spv_id(&g->m);
       SPV(&g->m, &g->m.types, SpvOpVariable,
           spv_t_ptr(&g->m, SpvStorageClassStorageBuffer, st), var,
@@ -339,12 +393,17 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
         cg_fail(g, TVM_ERR_NOMEM, "out of memory");
         return;
       }
-      *bi = (bufinfo){var, SpvStorageClassStorageBuffer, et, 1};
+      *bi = (bufinfo){var, SpvStorageClassStorageBuffer, et, 1, is_bool};
       kinds[i] = VK_PARAM_BUFFER;
       bits[i] = 0;
     } else {
-      uint32_t ty = cg_type(g, p->dtype);
-      if (!ty) return;
+      /* scalars narrower than 32 bits (and bools) travel as 32-bit
+       * members and are converted once read */
+      tvm_dtype wide = p->dtype;
+      if (tvm_dtype_is_bool(wide)) wide = tvm_dt(kDLInt, 32, 1);
+      else if (wide.bits < 32) wide.bits = 32;
+      uint32_t ty = cg_type(g, wide);
+      if (!ty || !cg_type(g, p->dtype)) return;
       if (nscalar == 32 || (nscalar + 1) * 8 > VK_PUSH_MAX) {
         cg_fail(g, TVM_ERR_UNSUPPORTED,
              "more than %d scalar parameters (push constants hold %d "
@@ -355,7 +414,7 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
       members[nscalar] = (uint32_t)i;
       mtypes[nscalar++] = ty;
       kinds[i] = cg_is_float(p->dtype) ? VK_PARAM_FLOAT : VK_PARAM_INT;
-      bits[i] = p->dtype.bits;
+      bits[i] = wide.bits;
     }
   }
   if (!nscalar) return;
@@ -379,7 +438,10 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
     SPV(&g->m, &g->body, SpvOpAccessChain,
         spv_t_ptr(&g->m, SpvStorageClassPushConstant, mtypes[k]), ptr,
         g->push_var, spv_c_uint32(&g->m, k));
-    uint32_t v = cg_op1(g, SpvOpLoad, mtypes[k], ptr);
+    tvm_dtype pt = f->params[members[k]]->dtype, wide = pt;
+    if (tvm_dtype_is_bool(wide)) wide = tvm_dt(kDLInt, 32, 1);
+    else if (wide.bits < 32) wide.bits = 32;
+    uint32_t v = cg_convert(g, cg_op1(g, SpvOpLoad, mtypes[k], ptr), wide, pt);
     if (tvm_ptrmap_put(&g->vals, f->params[members[k]],
                        (void *)(uintptr_t)v)) {
       cg_fail(g, TVM_ERR_NOMEM, "out of memory");
@@ -392,10 +454,12 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
 tvm_status vk_kernel_spirv(const tvm_plugin_target *t, const tvm_func *f,
                          uint32_t **words, size_t *nwords, uint32_t *kinds,
                          uint32_t *bits, uint32_t local[3], uint32_t grid[3],
-                         uint32_t *push_bytes) {
+                         uint32_t *push_bytes, uint32_t *features,
+                         int allow_subgroup, int *used_subgroup) {
   cg g;
   memset(&g, 0, sizeof g);
   g.t = t;
+  g.allow_subgroup = allow_subgroup;
   g.f = f;
   g.arena = tvm_arena_create();
   if (spv_init(&g.m) || !g.arena) {
@@ -422,10 +486,12 @@ tvm_status vk_kernel_spirv(const tvm_plugin_target *t, const tvm_func *f,
     SPV(&g.m, &g.m.funcs, SpvOpReturn);
     SPV(&g.m, &g.m.funcs, SpvOpFunctionEnd);
     /* entry point: model, function, name, interface (the builtins) */
-    uint32_t iface[2];
+    uint32_t iface[4];
     int ni = 0;
     if (g.wg_id) iface[ni++] = g.wg_id;
     if (g.lid_id) iface[ni++] = g.lid_id;
+    if (g.sgid_id) iface[ni++] = g.sgid_id;
+    if (g.nsg_id) iface[ni++] = g.nsg_id;
     spv_inst_str(&g.m, &g.m.entry, SpvOpEntryPoint,
                  (const uint32_t[]){SpvExecutionModelGLCompute, fn}, 2,
                  "main", iface, ni);
@@ -439,6 +505,8 @@ tvm_status vk_kernel_spirv(const tvm_plugin_target *t, const tvm_func *f,
   memcpy(local, g.local, sizeof g.local);
   memcpy(grid, g.grid, sizeof g.grid);
   *push_bytes = g.push_bytes;
+  *features = g.m.features;
+  *used_subgroup = (g.m.features & SPV_F_SUBGROUP) != 0;
   tvm_status st = g.st;
   tvm_free(g.fvars.w);
   tvm_free(g.body.w);

@@ -23,9 +23,23 @@ uint32_t cg_fail(cg *g, tvm_status st, const char *fmt, ...) {
   return 0;
 }
 
+void cg_fail_more(cg *g, const char *fmt, ...) {
+  if (!g->st || tvm_diag_status() != g->st) return;
+  char msg[600], more[200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(more, sizeof more, fmt, ap);
+  va_end(ap);
+  snprintf(msg, sizeof msg, "%s %s", tvm_diag_message(), more);
+  tvm_diag_set(g->st, "%s", msg);
+}
+
 /* ---- types ------------------------------------------------------------- */
 
-/* The SPIR-V type of a scalar dtype, or 0 (with the error recorded). */
+/* The SPIR-V type of a scalar dtype, or 0 (with the error recorded).
+ * 8- and 16-bit types need the target's int8 / int16 / float16
+ * attributes (the device's shaderInt8 / shaderInt16 / shaderFloat16,
+ * checked again when the module is loaded). */
 uint32_t cg_type(cg *g, tvm_dtype t) {
   char b[32];
   if (t.lanes != 1)
@@ -33,14 +47,32 @@ uint32_t cg_type(cg *g, tvm_dtype t) {
                 "vector value of type %s (vulkan kernels are scalar)",
                 tvm_dtype_str(t, b));
   if (tvm_dtype_is_bool(t)) return spv_t_bool(&g->m);
-  if (tvm_dtype_is_float(t) && (t.bits == 32 || (t.bits == 64 && g->t->float64)))
-    return spv_t_float(&g->m, t.bits);
-  if (tvm_dtype_is_int(t) && (t.bits == 32 || (t.bits == 64 && g->t->int64)))
-    return spv_t_int(&g->m, t.bits, !tvm_dtype_is_uint(t));
+  if (tvm_dtype_is_float(t)) {
+    if (t.code == kDLFloat &&
+        (t.bits == 32 || (t.bits == 64 && g->t->float64) ||
+         (t.bits == 16 && g->t->float16)))
+      return spv_t_float(&g->m, t.bits);
+  } else if (tvm_dtype_is_int(t)) {
+    if (t.bits == 32 || (t.bits == 64 && g->t->int64) ||
+        (t.bits == 16 && g->t->int16) || (t.bits == 8 && g->t->int8))
+      return spv_t_int(&g->m, t.bits, !tvm_dtype_is_uint(t));
+  }
+  const char *attr = t.bits == 64 ? (tvm_dtype_is_float(t) ? "float64" : "int64")
+                     : t.bits == 16 ? (tvm_dtype_is_float(t) ? "float16" : "int16")
+                     : t.bits == 8 ? "int8" : NULL;
+  if (attr && (t.code == kDLInt || t.code == kDLUInt || t.code == kDLFloat))
+    return cg_fail(g, TVM_ERR_UNSUPPORTED,
+                   "type %s needs the device feature %s; the target sets "
+                   "attrs.%s to false",
+                   tvm_dtype_str(t, b),
+                   !strcmp(attr, "float64") ? "shaderFloat64"
+                   : !strcmp(attr, "int64") ? "shaderInt64"
+                   : !strcmp(attr, "float16") ? "shaderFloat16"
+                   : !strcmp(attr, "int16") ? "shaderInt16" : "shaderInt8",
+                   attr);
   return cg_fail(g, TVM_ERR_UNSUPPORTED,
-              "type %s is not supported (float32, int32 and uint32 always; "
-              "64-bit types when the target's int64/float64 attributes say "
-              "the device has them; no 8- or 16-bit types yet)",
+              "type %s is not supported (bool, 8/16/32/64-bit integers, "
+              "float16/32/64; not bfloat16 or other widths)",
               tvm_dtype_str(t, b));
 }
 
@@ -76,7 +108,13 @@ uint32_t cg_const(cg *g, tvm_dtype t, double fv, int64_t iv) {
   uint32_t ty = cg_type(g, t);
   if (!ty) return 0;
   if (tvm_dtype_is_bool(t)) return spv_c_bool(&g->m, iv != 0);
+  if (cg_is_float(t) && t.bits == 16) /* the float32 constant, rounded */
+    return cg_op1(g, SpvOpFConvert, ty,
+                  spv_c_float(&g->m, spv_t_float(&g->m, 32), 32, fv));
   if (cg_is_float(t)) return spv_c_float(&g->m, ty, t.bits, fv);
+  if (t.bits < 32) /* the literal: sign-extended if signed, else zero */
+    iv = cg_is_signed(t) ? (t.bits == 8 ? (int8_t)iv : (int16_t)iv)
+                         : (int64_t)((uint64_t)iv & ((1u << t.bits) - 1));
   return spv_c_int(&g->m, ty, t.bits, iv);
 }
 
@@ -84,13 +122,16 @@ uint32_t cg_const(cg *g, tvm_dtype t, double fv, int64_t iv) {
 /* ---- memory ---------------------------------------------------------------- */
 
 /* A pointer to element `index` of the buffer behind handle var b. */
-uint32_t cg_elem_ptr(cg *g, const tvm_expr *b, const tvm_expr *index) {
+uint32_t cg_elem_ptr(cg *g, const tvm_expr *b, const tvm_expr *index,
+                     int *bool8) {
   void *p = NULL;
+  *bool8 = 0;
   if (!tvm_ptrmap_get(&g->bufs, b, &p))
     return cg_fail(g, TVM_ERR_INVALID, "buffer %s is neither a parameter nor "
                                     "allocated in the kernel",
                 b->u.var.name);
   bufinfo *bi = p;
+  *bool8 = bi->bool8;
   uint32_t idx = cg_expr(g, index);
   if (!idx) return 0;
   uint32_t pt = spv_t_ptr(&g->m, bi->storage, bi->elem);
@@ -172,6 +213,18 @@ static uint32_t call(cg *g, const tvm_expr *e, uint32_t ty) {
                 "call of external function %s (vulkan kernels call no "
                 "functions)",
                 e->u.call.name ? e->u.call.name : "?");
+  /* GLSL.std.450's exponentials, logarithms, powers and trigonometry
+   * take 16- and 32-bit floats only */
+  static const tvm_intrin f32_only[] = {
+      TVM_INTRIN_EXP, TVM_INTRIN_LOG, TVM_INTRIN_TANH, TVM_INTRIN_SIN,
+      TVM_INTRIN_COS, TVM_INTRIN_POW, TVM_INTRIN_SIGMOID, TVM_INTRIN_ERF};
+  if (cg_is_float(t) && t.bits == 64)
+    for (size_t i = 0; i < sizeof f32_only / sizeof *f32_only; i++)
+      if (e->u.call.op == f32_only[i])
+        return cg_fail(g, TVM_ERR_UNSUPPORTED,
+                       "float64 %s: GLSL.std.450 has no 64-bit exp, log, "
+                       "pow or trigonometry (compute it in float32)",
+                       tvm_intrin_name(e->u.call.op));
   uint32_t x = n > 0 ? cg_expr(g, a[0]) : 0, y = n > 1 ? cg_expr(g, a[1]) : 0;
   if (g->st) return 0;
   static const struct { tvm_intrin op; uint32_t inst; } math[] = {
@@ -358,9 +411,13 @@ uint32_t cg_expr(cg *g, const tvm_expr *e) {
   case TVM_LOAD: {
     if (e->u.load.pred)
       return cg_fail(g, TVM_ERR_UNSUPPORTED, "a predicated (masked) load");
-    uint32_t ty = cg_type(g, t);
-    uint32_t p = cg_elem_ptr(g, e->u.load.buffer, e->u.load.index);
-    return g->st ? 0 : cg_op1(g, SpvOpLoad, ty, p);
+    int is_bool = 0;
+    uint32_t p = cg_elem_ptr(g, e->u.load.buffer, e->u.load.index, &is_bool);
+    tvm_dtype st = is_bool ? tvm_dt(kDLUInt, 8, 1) : t;
+    uint32_t ty = cg_type(g, st);
+    if (g->st) return 0;
+    uint32_t v = cg_op1(g, SpvOpLoad, ty, p);
+    return is_bool ? cg_convert(g, v, st, t) : v;
   }
   case TVM_LET: {
     uint32_t v = cg_expr(g, e->u.let.value);

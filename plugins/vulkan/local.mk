@@ -11,12 +11,16 @@ plugins_vulkan_tvm_vulkan_la_SOURCES = \
 	plugins/vulkan/codegen_int.h \
 	plugins/vulkan/codegen_expr.c \
 	plugins/vulkan/codegen.c \
+	plugins/vulkan/codegen_subgroup.c \
 	plugins/vulkan/blob.c \
+	plugins/vulkan/runtime_int.h \
+	plugins/vulkan/device.c \
 	plugins/vulkan/runtime.c \
 	plugins/vulkan/plugin.c
 plugins_vulkan_tvm_vulkan_la_LDFLAGS = $(TVM_PLUGIN_LINK)
 plugins_vulkan_tvm_vulkan_la_LIBADD = $(TVM_LIBS) -ldl
 dist_targets_DATA += targets/vulkan.yaml
+EXTRA_DIST += plugins/vulkan/README.md
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/plugins/vulkan/test_vulkan
@@ -27,4 +31,10 @@ tests_plugins_vulkan_test_vulkan_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_vulkan_test_vulkan_DEPENDENCIES = \
 	plugins/vulkan/tvm-vulkan.la
 endif
+# the ONNX node tests and every zoo model compiled for vulkan (skip
+# without llvm-cpu, which builds the programs they run, or a device)
+TESTS += tests/e2e/onnx/test_node_tests_vulkan.sh \
+	tests/plugins/vulkan/test_vulkan_zoo.sh
+EXTRA_DIST += tests/e2e/onnx/test_node_tests_vulkan.sh \
+	tests/plugins/vulkan/test_vulkan_zoo.sh
 endif

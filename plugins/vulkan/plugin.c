@@ -33,8 +33,26 @@ static const tvm_plugin_attr schema[] = {
      NULL, "workgroup (shared) memory per workgroup, KiB"},
     {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "int64", "true", 0, 0,
      NULL, "kernels may use 64-bit integers (the device needs shaderInt64)"},
-    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "float64", "false", 0, 0,
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "float64", "true", 0, 0,
      NULL, "kernels may use 64-bit floats (the device needs shaderFloat64)"},
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "int8", "true", 0, 0,
+     NULL, "kernels may use 8-bit integers and bool buffers (the device "
+           "needs shaderInt8 and storageBuffer8BitAccess)"},
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "int16", "true", 0, 0,
+     NULL, "kernels may use 16-bit integers (the device needs shaderInt16 "
+           "and storageBuffer16BitAccess)"},
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "float16", "true", 0, 0,
+     NULL, "kernels may use float16 (the device needs shaderFloat16 and "
+           "storageBuffer16BitAccess)"},
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "push_descriptors",
+     "true", 0, 0, NULL,
+     "bind buffers with VK_KHR_push_descriptor when the device has it "
+     "(false: descriptor sets always)"},
+    {sizeof(tvm_plugin_attr), TVM_PLUGIN_ATTR_BOOL, "subgroups", "true", 0,
+     0, NULL,
+     "finish cross-thread reductions with subgroup operations; such "
+     "kernels also carry a plain variant for devices without subgroup "
+     "arithmetic (false: the plain one only)"},
 };
 
 static const tvm_plugin_scope scopes[] = {
@@ -54,6 +72,12 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
       t->shared_bytes = (uint32_t)v[i].i * 1024;
     else if (!strcmp(v[i].name, "int64")) t->int64 = v[i].i != 0;
     else if (!strcmp(v[i].name, "float64")) t->float64 = v[i].i != 0;
+    else if (!strcmp(v[i].name, "int8")) t->int8 = v[i].i != 0;
+    else if (!strcmp(v[i].name, "int16")) t->int16 = v[i].i != 0;
+    else if (!strcmp(v[i].name, "float16")) t->float16 = v[i].i != 0;
+    else if (!strcmp(v[i].name, "push_descriptors"))
+      t->push_descriptors = v[i].i != 0;
+    else if (!strcmp(v[i].name, "subgroups")) t->subgroups = v[i].i != 0;
   }
   snprintf(t->description, sizeof t->description,
            "Vulkan device %u, SPIR-V 1.3, %u threads/workgroup, %u KiB "
@@ -62,6 +86,9 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
   t->info.struct_size = sizeof t->info;
   t->info.vector_bits = 32; /* scalar kernels: the core does not vectorize */
   t->info.has_threads = 1;
+  /* the generic thread schedules' blocks stay within the attribute
+   * (an ABI 4 field) */
+  t->info.max_threads_per_block = t->max_threads;
   t->info.scopes = scopes;
   t->info.nscopes = sizeof scopes / sizeof *scopes;
   t->info.description = t->description;
@@ -98,8 +125,14 @@ static const tvm_plugin_vtable vtable = {
     .timer_stop = vk_timer_stop,
 };
 
-static const tvm_plugin_desc desc = {
-    sizeof(tvm_plugin_desc), 3, "vulkan", "0.1",
+/* ABI 4 where the host speaks it (target_info's max_threads_per_block is
+ * read), else 3: nothing else of 4 is used. */
+static const tvm_plugin_desc desc4 = {
+    sizeof(tvm_plugin_desc), 4, "vulkan", "0.2",
+    "Vulkan compute: SPIR-V written directly, run through libvulkan",
+    &vtable};
+static const tvm_plugin_desc desc3 = {
+    sizeof(tvm_plugin_desc), 3, "vulkan", "0.2",
     "Vulkan compute: SPIR-V written directly, run through libvulkan",
     &vtable};
 
@@ -107,5 +140,5 @@ TVM_PLUGIN_EXPORT const tvm_plugin_desc *tvm_plugin_query(
     uint32_t host_abi_max, const tvm_host_api *host) {
   if (host_abi_max < 3 || !host) return NULL;
   vk_host = host;
-  return &desc;
+  return host_abi_max >= 4 ? &desc4 : &desc3;
 }

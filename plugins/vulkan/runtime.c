@@ -1,330 +1,31 @@
 /*
- * plugins/vulkan/runtime.c - the run-time half of the vulkan plugin.
- *
- * libvulkan.so.1 is dlopen'd (never linked) and every entry point is
- * resolved through vkGetInstanceProcAddr / vkGetDeviceProcAddr.  A device
- * is an instance, the physical device the target's device_index names, a
- * logical device with one compute queue (shaderInt64 / shaderFloat64
- * enabled when the target uses them and the device has them), a command
- * pool, a descriptor pool, a pipeline cache and a timestamp query pool.
+ * plugins/vulkan/runtime.c - the run-time half of the vulkan plugin
+ * past opening the device (device.c): memory, copies, modules, launches
+ * and timers.
  *
  * Memory: a buffer lives in memory that is device-local when the device
  * has such memory; when that memory is also host-visible (integrated GPUs,
  * lavapipe) copies map it, otherwise they go through a host-visible
  * staging buffer and a transfer on the queue.
  *
- * Launches are recorded into one command buffer (pipeline, a descriptor
- * set of the buffers, push constants, dispatch, then a compute-to-compute
- * memory barrier) and submitted together at sync, so a whole model run is
- * one submission.  Copies and timers sync first.  Device handles passed
- * to kernels are this file's vkbuf structs.
+ * Modules: each kernel runs the first of its variants whose needs (SPV_F_*)
+ * the device meets (the one with subgroup operations comes first); a
+ * kernel none of whose variants it meets is refused when the module
+ * loads, naming the missing features.
+ *
+ * Launches are recorded into one command buffer (pipeline, the buffers
+ * bound by vkCmdPushDescriptorSetKHR where the device has push
+ * descriptors, else a descriptor set, push constants, dispatch, then a
+ * compute-to-compute memory barrier) and submitted together at sync, so
+ * a whole model run is one submission.  Copies and timers sync first.
+ * Device handles passed to kernels are vkbuf structs.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define VK_NO_PROTOTYPES
-#include <vulkan/vulkan.h>
-
-#include "vulkan_int.h"
-
-/* Every entry point the plugin uses. */
-#define VK_GLOBAL_FNS(X) X(vkCreateInstance) X(vkEnumerateInstanceVersion)
-#define VK_INSTANCE_FNS(X)                                                   \
-  X(vkDestroyInstance) X(vkEnumeratePhysicalDevices)                         \
-  X(vkGetPhysicalDeviceProperties) X(vkGetPhysicalDeviceFeatures)            \
-  X(vkGetPhysicalDeviceQueueFamilyProperties)                                \
-  X(vkGetPhysicalDeviceMemoryProperties) X(vkCreateDevice)                   \
-  X(vkGetDeviceProcAddr)
-#define VK_DEVICE_FNS(X)                                                     \
-  X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkCreateBuffer)                   \
-  X(vkDestroyBuffer) X(vkGetBufferMemoryRequirements) X(vkAllocateMemory)    \
-  X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory) X(vkUnmapMemory)      \
-  X(vkCreateShaderModule) X(vkDestroyShaderModule)                           \
-  X(vkCreateDescriptorSetLayout) X(vkDestroyDescriptorSetLayout)             \
-  X(vkCreatePipelineLayout) X(vkDestroyPipelineLayout)                       \
-  X(vkCreateComputePipelines) X(vkDestroyPipeline) X(vkCreatePipelineCache)  \
-  X(vkDestroyPipelineCache) X(vkCreateDescriptorPool)                        \
-  X(vkDestroyDescriptorPool) X(vkResetDescriptorPool)                        \
-  X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets)                      \
-  X(vkCreateCommandPool) X(vkDestroyCommandPool)                             \
-  X(vkAllocateCommandBuffers) X(vkBeginCommandBuffer) X(vkEndCommandBuffer)  \
-  X(vkResetCommandBuffer) X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets)    \
-  X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdPipelineBarrier)             \
-  X(vkCmdCopyBuffer) X(vkQueueSubmit) X(vkCreateFence) X(vkDestroyFence)     \
-  X(vkWaitForFences) X(vkResetFences) X(vkCreateQueryPool)                   \
-  X(vkDestroyQueryPool) X(vkCmdWriteTimestamp) X(vkCmdResetQueryPool)        \
-  X(vkGetQueryPoolResults)
-
-#define DECL(f) PFN_##f f;
-typedef struct vkfns {
-  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
-  VK_GLOBAL_FNS(DECL) VK_INSTANCE_FNS(DECL) VK_DEVICE_FNS(DECL)
-} vkfns;
-#undef DECL
-
-#define SETS_PER_POOL 1024
-#define QUERIES 64
-
-struct tvm_plugin_device {
-  tvm_plugin_target *t;
-  void *lib;
-  vkfns f;
-  VkInstance inst;
-  VkPhysicalDevice phys;
-  VkPhysicalDeviceProperties props;
-  VkPhysicalDeviceMemoryProperties mem;
-  VkDevice dev;
-  VkQueue queue;
-  uint32_t family;
-  VkCommandPool cpool;
-  VkCommandBuffer cmd;
-  int recording;
-  VkFence fence;
-  VkDescriptorPool dpool;
-  uint32_t sets_used;
-  VkPipelineCache cache;
-  VkQueryPool queries;
-  uint32_t next_query;
-  int has_timestamps;
-};
-
-/* A device buffer (what kernels get as TVM_ARG_PTR). */
-typedef struct vkbuf {
-  VkBuffer buf;
-  VkDeviceMemory mem;
-  uint64_t size;
-  void *map; /* non-NULL when host-visible */
-} vkbuf;
-
-struct tvm_plugin_func {
-  tvm_plugin_module *m;
-  vk_kernel_desc *k;
-  VkShaderModule shader;
-  VkDescriptorSetLayout dsl;
-  VkPipelineLayout layout;
-  VkPipeline pipe;
-  uint32_t nbufs;
-};
-
-struct tvm_plugin_module {
-  tvm_plugin_device *d;
-  uint32_t *copy;
-  vk_kernel_desc *kernels;
-  tvm_plugin_func *funcs;
-  uint32_t n;
-};
-
-static const char *vk_result(VkResult r) {
-  switch (r) {
-  case VK_ERROR_OUT_OF_HOST_MEMORY: return "out of host memory";
-  case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "out of device memory";
-  case VK_ERROR_INITIALIZATION_FAILED: return "initialization failed";
-  case VK_ERROR_DEVICE_LOST: return "device lost";
-  case VK_ERROR_INCOMPATIBLE_DRIVER: return "incompatible driver";
-  case VK_ERROR_FEATURE_NOT_PRESENT: return "feature not present";
-  case VK_ERROR_TOO_MANY_OBJECTS: return "too many objects";
-  case VK_ERROR_OUT_OF_POOL_MEMORY: return "out of pool memory";
-  default: return "error";
-  }
-}
-
-#define VKCHECK(call, what)                                                  \
-  do {                                                                       \
-    VkResult vr_ = (call);                                                   \
-    if (vr_ != VK_SUCCESS)                                                   \
-      return vk_fail(vr_ == VK_ERROR_OUT_OF_DEVICE_MEMORY ||                 \
-                             vr_ == VK_ERROR_OUT_OF_HOST_MEMORY              \
-                         ? TVM_ERR_NOMEM                                     \
-                         : TVM_ERR_UNAVAILABLE,                              \
-                     "vulkan: %s failed: %s (VkResult %d)", what,            \
-                     vk_result(vr_), (int)vr_);                              \
-  } while (0)
-
-/* ---- loading ------------------------------------------------------------- */
-
-/* Opens the loader and creates an instance and a device handle set. */
-static int32_t open_instance(tvm_plugin_device *d) {
-  d->lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!d->lib)
-    return vk_fail(TVM_ERR_UNAVAILABLE,
-                   "vulkan: the Vulkan loader libvulkan.so.1 is not "
-                   "installed (apt-get install libvulkan1, plus a driver: "
-                   "mesa-vulkan-drivers for the CPU driver lavapipe)");
-  *(void **)&d->f.vkGetInstanceProcAddr =
-      dlsym(d->lib, "vkGetInstanceProcAddr");
-  if (!d->f.vkGetInstanceProcAddr)
-    return vk_fail(TVM_ERR_UNAVAILABLE, "vulkan: libvulkan.so.1 has no "
-                                        "vkGetInstanceProcAddr");
-#define LOADG(fn) d->f.fn = (PFN_##fn)d->f.vkGetInstanceProcAddr(NULL, #fn);
-  VK_GLOBAL_FNS(LOADG)
-#undef LOADG
-  if (!d->f.vkCreateInstance)
-    return vk_fail(TVM_ERR_UNAVAILABLE, "vulkan: the loader offers no "
-                                        "vkCreateInstance");
-  uint32_t api = VK_API_VERSION_1_0;
-  if (d->f.vkEnumerateInstanceVersion) d->f.vkEnumerateInstanceVersion(&api);
-  if (api < VK_API_VERSION_1_1)
-    return vk_fail(TVM_ERR_UNAVAILABLE, "vulkan: the loader speaks Vulkan "
-                                        "%u.%u; SPIR-V 1.3 kernels need 1.1",
-                   VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api));
-  VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-                           .pApplicationName = "tvm-c",
-                           .apiVersion = VK_API_VERSION_1_1};
-  VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                              .pApplicationInfo = &app};
-  VKCHECK(d->f.vkCreateInstance(&ici, NULL, &d->inst), "vkCreateInstance");
-#define LOADI(fn) d->f.fn = (PFN_##fn)d->f.vkGetInstanceProcAddr(d->inst, #fn);
-  VK_INSTANCE_FNS(LOADI)
-#undef LOADI
-  uint32_t n = 0;
-  d->f.vkEnumeratePhysicalDevices(d->inst, &n, NULL);
-  if (n == 0)
-    return vk_fail(TVM_ERR_UNAVAILABLE,
-                   "vulkan: no Vulkan device: install a driver "
-                   "(mesa-vulkan-drivers gives the CPU driver lavapipe) or "
-                   "point VK_DRIVER_FILES at an ICD json");
-  if (d->t->device_index >= n)
-    return vk_fail(TVM_ERR_UNAVAILABLE,
-                   "vulkan: attrs.device_index is %u but this machine has "
-                   "%u Vulkan device(s)",
-                   d->t->device_index, n);
-  VkPhysicalDevice *all = calloc(n, sizeof *all);
-  if (!all) return vk_fail(TVM_ERR_NOMEM, "vulkan: out of memory");
-  d->f.vkEnumeratePhysicalDevices(d->inst, &n, all);
-  d->phys = all[d->t->device_index];
-  free(all);
-  d->f.vkGetPhysicalDeviceProperties(d->phys, &d->props);
-  d->f.vkGetPhysicalDeviceMemoryProperties(d->phys, &d->mem);
-  return 0;
-}
-
-static void close_device(tvm_plugin_device *d) {
-  if (d->dev) {
-    if (d->queries) d->f.vkDestroyQueryPool(d->dev, d->queries, NULL);
-    if (d->cache) d->f.vkDestroyPipelineCache(d->dev, d->cache, NULL);
-    if (d->dpool) d->f.vkDestroyDescriptorPool(d->dev, d->dpool, NULL);
-    if (d->fence) d->f.vkDestroyFence(d->dev, d->fence, NULL);
-    if (d->cpool) d->f.vkDestroyCommandPool(d->dev, d->cpool, NULL);
-    d->f.vkDestroyDevice(d->dev, NULL);
-  }
-  if (d->inst) d->f.vkDestroyInstance(d->inst, NULL);
-  if (d->lib) dlclose(d->lib);
-  free(d);
-}
-
-int32_t vk_probe(tvm_plugin_target *t) {
-  tvm_plugin_device *d = calloc(1, sizeof *d);
-  if (!d) return vk_fail(TVM_ERR_NOMEM, "vulkan: out of memory");
-  d->t = t;
-  int32_t rc = open_instance(d);
-  close_device(d);
-  return rc;
-}
-
-static int32_t create_device(tvm_plugin_device *d) {
-  uint32_t nf = 0;
-  d->f.vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nf, NULL);
-  VkQueueFamilyProperties *fam = calloc(nf ? nf : 1, sizeof *fam);
-  if (!fam) return vk_fail(TVM_ERR_NOMEM, "vulkan: out of memory");
-  d->f.vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nf, fam);
-  d->family = UINT32_MAX;
-  for (uint32_t i = 0; i < nf && d->family == UINT32_MAX; i++)
-    if (fam[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-      d->family = i;
-      d->has_timestamps = fam[i].timestampValidBits > 0;
-    }
-  free(fam);
-  if (d->family == UINT32_MAX)
-    return vk_fail(TVM_ERR_UNAVAILABLE, "vulkan: device '%s' has no "
-                                        "compute queue",
-                   d->props.deviceName);
-  VkPhysicalDeviceFeatures have, want;
-  memset(&want, 0, sizeof want);
-  d->f.vkGetPhysicalDeviceFeatures(d->phys, &have);
-  if (d->t->int64 && !have.shaderInt64)
-    return vk_fail(TVM_ERR_UNAVAILABLE,
-                   "vulkan: device '%s' lacks shaderInt64 but the target "
-                   "sets attrs.int64: set it to false",
-                   d->props.deviceName);
-  if (d->t->float64 && !have.shaderFloat64)
-    return vk_fail(TVM_ERR_UNAVAILABLE,
-                   "vulkan: device '%s' lacks shaderFloat64 but the target "
-                   "sets attrs.float64: set it to false",
-                   d->props.deviceName);
-  want.shaderInt64 = d->t->int64 ? VK_TRUE : VK_FALSE;
-  want.shaderFloat64 = d->t->float64 ? VK_TRUE : VK_FALSE;
-  float prio = 1.0f;
-  VkDeviceQueueCreateInfo qci = {
-      .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-      .queueFamilyIndex = d->family, .queueCount = 1,
-      .pQueuePriorities = &prio};
-  VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-                            .queueCreateInfoCount = 1,
-                            .pQueueCreateInfos = &qci,
-                            .pEnabledFeatures = &want};
-  VKCHECK(d->f.vkCreateDevice(d->phys, &dci, NULL, &d->dev), "vkCreateDevice");
-#define LOADD(fn) d->f.fn = (PFN_##fn)d->f.vkGetDeviceProcAddr(d->dev, #fn);
-  VK_DEVICE_FNS(LOADD)
-#undef LOADD
-  d->f.vkGetDeviceQueue(d->dev, d->family, 0, &d->queue);
-  VkCommandPoolCreateInfo cpi = {
-      .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-      .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-      .queueFamilyIndex = d->family};
-  VKCHECK(d->f.vkCreateCommandPool(d->dev, &cpi, NULL, &d->cpool),
-          "vkCreateCommandPool");
-  VkCommandBufferAllocateInfo cai = {
-      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-      .commandPool = d->cpool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-      .commandBufferCount = 1};
-  VKCHECK(d->f.vkAllocateCommandBuffers(d->dev, &cai, &d->cmd),
-          "vkAllocateCommandBuffers");
-  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VKCHECK(d->f.vkCreateFence(d->dev, &fci, NULL, &d->fence), "vkCreateFence");
-  VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                             SETS_PER_POOL * 16};
-  VkDescriptorPoolCreateInfo dpi = {
-      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-      .maxSets = SETS_PER_POOL, .poolSizeCount = 1, .pPoolSizes = &ps};
-  VKCHECK(d->f.vkCreateDescriptorPool(d->dev, &dpi, NULL, &d->dpool),
-          "vkCreateDescriptorPool");
-  VkPipelineCacheCreateInfo pci = {
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
-  VKCHECK(d->f.vkCreatePipelineCache(d->dev, &pci, NULL, &d->cache),
-          "vkCreatePipelineCache");
-  if (d->has_timestamps) {
-    VkQueryPoolCreateInfo qpi = {
-        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-        .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = QUERIES};
-    VKCHECK(d->f.vkCreateQueryPool(d->dev, &qpi, NULL, &d->queries),
-            "vkCreateQueryPool");
-  }
-  return 0;
-}
-
-int32_t vk_device_open(tvm_plugin_target *t, tvm_plugin_device **out) {
-  tvm_plugin_device *d = calloc(1, sizeof *d);
-  if (!d) return vk_fail(TVM_ERR_NOMEM, "vulkan: out of memory");
-  d->t = t;
-  int32_t rc = open_instance(d);
-  if (!rc) rc = create_device(d);
-  if (rc) {
-    close_device(d);
-    return rc;
-  }
-  *out = d;
-  return 0;
-}
-
-void vk_device_close(tvm_plugin_device *d) {
-  if (!d) return;
-  vk_sync(d);
-  close_device(d);
-}
+#include "runtime_int.h"
 
 /* ---- commands ------------------------------------------------------------- */
 
@@ -538,6 +239,28 @@ int32_t vk_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
     m->funcs[i].m = m;
     m->funcs[i].k = &m->kernels[i];
   }
+  /* each kernel's first variant whose needs the device meets (the one
+   * with subgroup operations comes first); none: refused, naming what
+   * the last (plain) one lacks */
+  for (uint32_t i = 0; i < m->n; i++) {
+    vk_kernel_desc *k = &m->kernels[i];
+    uint32_t missing = 0;
+    for (uint32_t v = 0; v < k->nvariants && !m->funcs[i].v; v++) {
+      missing = k->variants[v].features & ~d->feats;
+      if (!missing) m->funcs[i].v = &k->variants[v];
+    }
+    if (m->funcs[i].v) continue;
+    char what[256];
+    vk_feature_names(missing, what, sizeof what);
+    rc = vk_fail(TVM_ERR_UNSUPPORTED,
+                 "vulkan: kernel %s needs %s, which device '%s' does not "
+                 "offer (or the target's int8/int16/float16 attribute "
+                 "turned off): compile for a target with those attributes "
+                 "false, or run on another device",
+                 m->kernels[i].name, what, d->props.deviceName);
+    vk_module_unload(m);
+    return rc;
+  }
   *out = m;
   return 0;
 }
@@ -563,10 +286,14 @@ static int32_t build(tvm_plugin_device *d, tvm_plugin_func *f) {
   const vk_kernel_desc *k = f->k;
   VkShaderModuleCreateInfo smi = {
       .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-      .codeSize = (size_t)k->nwords * 4, .pCode = k->words};
+      .codeSize = (size_t)f->v->nwords * 4, .pCode = f->v->words};
   VKCHECK(d->f.vkCreateShaderModule(d->dev, &smi, NULL, &f->shader),
           "vkCreateShaderModule");
   VkDescriptorSetLayoutBinding bind[256];
+  f->nbufs = 0;
+  for (uint32_t p = 0; p < k->nparams; p++)
+    f->nbufs += k->kinds[p] == VK_PARAM_BUFFER;
+  f->push = d->max_push && f->nbufs <= d->max_push;
   f->nbufs = 0;
   for (uint32_t p = 0; p < k->nparams; p++)
     if (k->kinds[p] == VK_PARAM_BUFFER) {
@@ -577,6 +304,9 @@ static int32_t build(tvm_plugin_device *d, tvm_plugin_func *f) {
     }
   VkDescriptorSetLayoutCreateInfo dli = {
       .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+      .flags = f->push
+                   ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
+                   : 0,
       .bindingCount = f->nbufs, .pBindings = bind};
   VKCHECK(d->f.vkCreateDescriptorSetLayout(d->dev, &dli, NULL, &f->dsl),
           "vkCreateDescriptorSetLayout");
@@ -638,20 +368,22 @@ int32_t vk_launch(tvm_plugin_device *d, tvm_plugin_func *f,
                      k->name, grid[a], a,
                      d->props.limits.maxComputeWorkGroupCount[a]);
   }
-  if (d->sets_used == SETS_PER_POOL) {
+  if (!f->push && d->sets_used == SETS_PER_POOL) {
     int32_t rc = vk_sync(d);
     if (rc) return rc;
   }
   int32_t rc = begin(d);
   if (rc) return rc;
-  VkDescriptorSetAllocateInfo dai = {
-      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-      .descriptorPool = d->dpool, .descriptorSetCount = 1,
-      .pSetLayouts = &f->dsl};
-  VkDescriptorSet set;
-  VKCHECK(d->f.vkAllocateDescriptorSets(d->dev, &dai, &set),
-          "vkAllocateDescriptorSets");
-  d->sets_used++;
+  VkDescriptorSet set = VK_NULL_HANDLE; /* none with push descriptors */
+  if (!f->push) {
+    VkDescriptorSetAllocateInfo dai = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = d->dpool, .descriptorSetCount = 1,
+        .pSetLayouts = &f->dsl};
+    VKCHECK(d->f.vkAllocateDescriptorSets(d->dev, &dai, &set),
+            "vkAllocateDescriptorSets");
+    d->sets_used++;
+  }
   VkDescriptorBufferInfo infos[256];
   VkWriteDescriptorSet writes[256];
   uint8_t push[VK_PUSH_MAX];
@@ -692,10 +424,15 @@ int32_t vk_launch(tvm_plugin_device *d, tvm_plugin_func *f,
       }
     }
   }
-  d->f.vkUpdateDescriptorSets(d->dev, nb, writes, 0, NULL);
   d->f.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->pipe);
-  d->f.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-                               f->layout, 0, 1, &set, 0, NULL);
+  if (f->push) {
+    d->f.vkCmdPushDescriptorSetKHR(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                   f->layout, 0, nb, writes);
+  } else {
+    d->f.vkUpdateDescriptorSets(d->dev, nb, writes, 0, NULL);
+    d->f.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                                 f->layout, 0, 1, &set, 0, NULL);
+  }
   if (k->push_bytes)
     d->f.vkCmdPushConstants(d->cmd, f->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                             k->push_bytes, push);

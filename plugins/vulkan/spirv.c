@@ -98,14 +98,15 @@ uint32_t spv_t_bool(spv_module *m) {
 
 uint32_t spv_t_int(spv_module *m, int bits, int is_signed) {
   MADE("i%d:%d", bits, is_signed);
-  if (bits == 64) m->cap_int64 = 1;
+  m->features |= bits == 64 ? SPV_F_INT64 : bits == 16 ? SPV_F_INT16
+                 : bits == 8  ? SPV_F_INT8 : 0;
   SPV(m, &m->types, SpvOpTypeInt, id, (uint32_t)bits, (uint32_t)is_signed);
   return remember(m, key, id);
 }
 
 uint32_t spv_t_float(spv_module *m, int bits) {
   MADE("f%d", bits);
-  if (bits == 64) m->cap_float64 = 1;
+  m->features |= bits == 64 ? SPV_F_FLOAT64 : bits == 16 ? SPV_F_FLOAT16 : 0;
   SPV(m, &m->types, SpvOpTypeFloat, id, (uint32_t)bits);
   return remember(m, key, id);
 }
@@ -197,9 +198,27 @@ uint32_t spv_c_bool(spv_module *m, int v) {
 tvm_status spv_finish(spv_module *m, uint32_t **words, size_t *nwords) {
   spv_words caps = {0};
   spv_module *mm = m;
+  static const struct { uint32_t f, cap; const char *ext; } need[] = {
+      {SPV_F_INT64, SpvCapabilityInt64, NULL},
+      {SPV_F_FLOAT64, SpvCapabilityFloat64, NULL},
+      {SPV_F_INT8, SpvCapabilityInt8, NULL},
+      {SPV_F_INT16, SpvCapabilityInt16, NULL},
+      {SPV_F_FLOAT16, SpvCapabilityFloat16, NULL},
+      {SPV_F_STORAGE8, SpvCapabilityStorageBuffer8BitAccess,
+       "SPV_KHR_8bit_storage"},
+      {SPV_F_STORAGE16, SpvCapabilityStorageBuffer16BitAccess,
+       "SPV_KHR_16bit_storage"},
+      {SPV_F_SUBGROUP, SpvCapabilityGroupNonUniform, NULL},
+      {SPV_F_SUBGROUP, SpvCapabilityGroupNonUniformArithmetic, NULL},
+  };
   SPV(mm, &caps, SpvOpCapability, SpvCapabilityShader);
-  if (m->cap_int64) SPV(mm, &caps, SpvOpCapability, SpvCapabilityInt64);
-  if (m->cap_float64) SPV(mm, &caps, SpvOpCapability, SpvCapabilityFloat64);
+  for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+    if (m->features & need[i].f)
+      SPV(mm, &caps, SpvOpCapability, need[i].cap);
+  /* extensions follow every capability (the module layout's order) */
+  for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+    if ((m->features & need[i].f) && need[i].ext)
+      spv_inst_str(mm, &caps, SpvOpExtension, NULL, 0, need[i].ext, NULL, 0);
   const spv_words *all[] = {&caps,     &m->caps,  &m->imports,
                             &m->memmodel, &m->entry, &m->modes,
                             &m->debug, &m->annot, &m->types,

@@ -14,7 +14,8 @@
 
 /* Opcodes. */
 enum {
-  SpvOpName = 5, SpvOpMemberName = 6, SpvOpExtInstImport = 11,
+  SpvOpName = 5, SpvOpMemberName = 6, SpvOpExtension = 10,
+  SpvOpExtInstImport = 11,
   SpvOpExtInst = 12, SpvOpMemoryModel = 14, SpvOpEntryPoint = 15,
   SpvOpExecutionMode = 16, SpvOpCapability = 17, SpvOpTypeVoid = 19,
   SpvOpTypeBool = 20, SpvOpTypeInt = 21, SpvOpTypeFloat = 22,
@@ -44,12 +45,21 @@ enum {
   SpvOpShiftLeftLogical = 196, SpvOpBitwiseOr = 197, SpvOpBitwiseXor = 198,
   SpvOpBitwiseAnd = 199, SpvOpControlBarrier = 224, SpvOpLoopMerge = 246,
   SpvOpSelectionMerge = 247, SpvOpLabel = 248, SpvOpBranch = 249,
-  SpvOpBranchConditional = 250, SpvOpReturn = 253
+  SpvOpBranchConditional = 250, SpvOpReturn = 253,
+  SpvOpGroupNonUniformElect = 333, SpvOpGroupNonUniformIAdd = 349,
+  SpvOpGroupNonUniformFAdd = 350, SpvOpGroupNonUniformSMin = 353,
+  SpvOpGroupNonUniformUMin = 354, SpvOpGroupNonUniformFMin = 355,
+  SpvOpGroupNonUniformSMax = 356, SpvOpGroupNonUniformUMax = 357,
+  SpvOpGroupNonUniformFMax = 358
 };
 
 /* Enumerants. */
 enum {
-  SpvCapabilityShader = 1, SpvCapabilityFloat64 = 10, SpvCapabilityInt64 = 11,
+  SpvCapabilityShader = 1, SpvCapabilityFloat16 = 9,
+  SpvCapabilityFloat64 = 10, SpvCapabilityInt64 = 11,
+  SpvCapabilityInt16 = 22, SpvCapabilityInt8 = 39,
+  SpvCapabilityStorageBuffer16BitAccess = 4433,
+  SpvCapabilityStorageBuffer8BitAccess = 4448,
   SpvAddressingLogical = 0, SpvMemoryModelGLSL450 = 1,
   SpvExecutionModelGLCompute = 5, SpvExecutionModeLocalSize = 17,
   SpvStorageClassUniformConstant = 0, SpvStorageClassInput = 1,
@@ -60,7 +70,10 @@ enum {
   SpvDecorationBuiltIn = 11, SpvDecorationBinding = 33,
   SpvDecorationDescriptorSet = 34, SpvDecorationOffset = 35,
   SpvBuiltInWorkgroupId = 26, SpvBuiltInLocalInvocationId = 27,
-  SpvScopeWorkgroup = 2,
+  SpvBuiltInNumSubgroups = 38, SpvBuiltInSubgroupId = 40,
+  SpvCapabilityGroupNonUniform = 61,
+  SpvCapabilityGroupNonUniformArithmetic = 63,
+  SpvScopeWorkgroup = 2, SpvScopeSubgroup = 3, SpvGroupOperationReduce = 0,
   SpvMemorySemanticsAcquireRelease = 0x8,
   SpvMemorySemanticsWorkgroupMemory = 0x100,
   SpvFunctionControlNone = 0, SpvSelectionControlNone = 0,
@@ -78,6 +91,19 @@ enum {
   GLSLstd450SMax = 42, GLSLstd450Fma = 50
 };
 
+/* What a module needs of the device, as the capabilities spv_finish
+ * declares (and the vulkan blob records per kernel):
+ * SPV_F_INT64/FLOAT64/INT8/INT16/FLOAT16 for 64-, 8- and 16-bit types
+ * (set by spv_t_int / spv_t_float), SPV_F_STORAGE8/16 for 8- and
+ * 16-bit elements of storage buffers (set by the code generator),
+ * SPV_F_SUBGROUP for OpGroupNonUniform arithmetic. */
+enum {
+  SPV_F_INT64 = 1u << 0, SPV_F_FLOAT64 = 1u << 1, SPV_F_INT8 = 1u << 2,
+  SPV_F_INT16 = 1u << 3, SPV_F_FLOAT16 = 1u << 4, SPV_F_STORAGE8 = 1u << 5,
+  SPV_F_STORAGE16 = 1u << 6, SPV_F_SUBGROUP = 1u << 7,
+  SPV_F_ALL = (1u << 8) - 1
+};
+
 /* A growable list of words. */
 typedef struct spv_words {
   uint32_t *w;
@@ -92,7 +118,7 @@ typedef struct spv_module {
   uint32_t glsl;  /* the GLSL.std.450 import */
   tvm_strmap made; /* "i32", "c:i32:7", ... -> id (as intptr) */
   tvm_arena *keys; /* storage of the map's keys */
-  int cap_int64, cap_float64;
+  uint32_t features; /* SPV_F_* */
   int oom;
 } spv_module;
 

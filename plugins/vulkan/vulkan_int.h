@@ -5,8 +5,11 @@
  * Blob (TVM_BLOB_SPIRV, little-endian 32-bit words): "TVK1" magic word,
  * the kernel count, then per kernel: name length and name bytes (padded
  * to a word), parameter count, per parameter its kind (VK_PARAM_*) and
- * bits, push-constant bytes, the three local sizes, the SPIR-V word count
- * and the words.  Each kernel is its own SPIR-V module with one GLCompute
+ * bits, push-constant bytes, the three local sizes, the number of
+ * variants (1, or 2 when the first uses subgroup operations and the
+ * second is the same kernel without them), and per variant what it needs
+ * of the device (a mask of spirv.h's SPV_F_*), its SPIR-V word count and
+ * the words.  Each kernel is its own SPIR-V module with one GLCompute
  * entry point "main": buffers are storage buffers in descriptor set 0,
  * binding = their order among the buffer parameters; scalars are members
  * of one push-constant block in parameter order, 8 bytes each.
@@ -18,7 +21,7 @@
 
 #include "tvm/plugin.h"
 
-#define VK_BLOB_MAGIC 0x314b5654u /* "TVK1" */
+#define VK_BLOB_MAGIC 0x324b5654u /* "TVK2" */
 #define VK_PUSH_MAX 128           /* push-constant bytes Vulkan guarantees */
 
 enum { VK_PARAM_BUFFER = 0, VK_PARAM_INT = 1, VK_PARAM_FLOAT = 2 };
@@ -35,6 +38,9 @@ struct tvm_plugin_target {
   uint32_t shared_bytes;  /* workgroup memory */
   uint32_t int64;         /* may kernels use 64-bit integers */
   uint32_t float64;
+  uint32_t int8, int16, float16; /* may kernels use 8/16-bit types */
+  uint32_t push_descriptors; /* use VK_KHR_push_descriptor when present */
+  uint32_t subgroups;        /* reductions may use subgroup operations */
   char description[160];
   tvm_plugin_target_info info;
 };
@@ -43,6 +49,13 @@ struct tvm_plugin_target {
 int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
                    tvm_plugin_blob *out);
 
+/* One SPIR-V module of a kernel and what it needs of the device. */
+typedef struct vk_variant {
+  uint32_t features;     /* SPV_F_* */
+  const uint32_t *words; /* into the module's copy of the blob */
+  uint32_t nwords;
+} vk_variant;
+
 /* One kernel read back from a blob (runtime side). */
 typedef struct vk_kernel_desc {
   char *name;
@@ -50,8 +63,8 @@ typedef struct vk_kernel_desc {
   uint32_t *kinds, *bits;
   uint32_t push_bytes;
   uint32_t local[3];
-  const uint32_t *words; /* into the module's copy of the blob */
-  uint32_t nwords;
+  uint32_t nvariants; /* 1, or 2: with subgroup operations, then without */
+  vk_variant variants[2];
 } vk_kernel_desc;
 
 /* Parses a blob into kernels (copies what it keeps). */

@@ -2,12 +2,16 @@
  * tests/plugins/vulkan/test_vulkan.c - the vulkan plugin end to end:
  * tensor expressions scheduled onto blocks and threads (an elementwise
  * chain with a ragged tail, a matrix product staged through shared
- * memory with barriers, a row reduction, a 64-bit integer kernel) are
+ * memory with barriers, a row reduction, a 64-bit integer kernel, int8 /
+ * int16 / float16 / bool buffers) are
  * lowered for the vulkan target, compiled to SPIR-V, checked by
  * `spirv-val --target-env vulkan1.1` when it is installed, and, when this
  * machine has a Vulkan device (lavapipe in CI), run and compared with
  * naive C.  Without a device the run half is skipped with the plugin's
- * reason; compilation and validation always run.
+ * reason; compilation and validation always run.  TVM_VULKAN_HIDE
+ * (runtime.c) pretends features are absent: the refusals naming them and
+ * both ways of binding buffers (push descriptors, descriptor sets) run
+ * on a device that has everything.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,8 +25,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tvm/compiler.h"
+#include "tvm/graph.h"
 #include "tvm/lower.h"
 #include "tvm/runtime.h"
+#include "tvm/strategy.h"
 #include "tvm/schedule.h"
 #include "tvm/target.h"
 #include "tvm/te.h"
@@ -67,43 +74,63 @@ static void lower(tvm_schedule *s, tvm_tensor **args, int n, const char *name,
     fail_msg("lower %s: %s", name, tvm_diag_message());
 }
 
-/* Codegen, then spirv-val on every kernel of the blob. */
-static void compile_and_validate(const tvm_module *m, tvm_plugin_blob *blob) {
+/* Codegen, then spirv-val on every SPIR-V module of the blob; returns
+ * how many of them contain `grep` in their disassembly (spirv-dis), or
+ * -1 when spirv-val / spirv-dis are not installed. */
+static int compile_validate_grep(const tvm_module *m, tvm_plugin_blob *blob,
+                                 const char *grep) {
   if (tvm_target_codegen(target, m, blob) != TVM_OK)
     fail_msg("codegen: %s", tvm_diag_message());
   assert_int_equal(blob->format, TVM_BLOB_SPIRV);
   assert_true(blob->nkernels >= 1);
-  if (system("command -v spirv-val >/dev/null 2>&1") != 0) {
+  if (system("command -v spirv-val >/dev/null 2>&1 && "
+             "command -v spirv-dis >/dev/null 2>&1") != 0) {
     print_message("spirv-val not installed: SPIR-V not validated\n");
-    return;
+    return -1;
   }
   /* walk the documented container: magic, count, per kernel its name,
-   * parameters, push bytes, local size and words */
+   * parameters, push bytes, local size, then its variants (features,
+   * words) */
   const uint32_t *w = (const uint32_t *)(const void *)blob->data;
   size_t at = 2;
-  assert_int_equal(w[0], 0x314b5654u);
+  int found = 0;
+  assert_int_equal(w[0], 0x324b5654u);
   for (uint32_t k = 0; k < w[1]; k++) {
     uint32_t len = w[at++];
     at += (len + 3) / 4;
     uint32_t np = w[at++];
     at += 2 * np + 1 + 3;
-    uint32_t nw = w[at++];
-    char path[] = "/tmp/tvm_vk_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, w + at, nw * 4), (ssize_t)(nw * 4));
-    close(fd);
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "spirv-val --target-env vulkan1.1 %s", path);
-    int rc = system(cmd);
-    if (rc != 0) {
-      snprintf(cmd, sizeof cmd, "spirv-dis %s | head -80", path);
-      if (system(cmd)) {}
+    uint32_t nvar = w[at++];
+    assert_true(nvar == 1 || nvar == 2);
+    for (uint32_t v = 0; v < nvar; v++) {
+      at++; /* features */
+      uint32_t nw = w[at++];
+      char path[] = "/tmp/tvm_vk_XXXXXX";
+      int fd = mkstemp(path);
+      assert_true(fd >= 0);
+      assert_int_equal(write(fd, w + at, nw * 4), (ssize_t)(nw * 4));
+      close(fd);
+      char cmd[512];
+      snprintf(cmd, sizeof cmd, "spirv-val --target-env vulkan1.1 %s", path);
+      int rc = system(cmd);
+      if (rc != 0) {
+        snprintf(cmd, sizeof cmd, "spirv-dis %s | head -80", path);
+        if (system(cmd)) {}
+      }
+      if (grep) {
+        snprintf(cmd, sizeof cmd, "spirv-dis %s | grep -q '%s'", path, grep);
+        found += system(cmd) == 0;
+      }
+      unlink(path);
+      assert_int_equal(rc, 0);
+      at += nw;
     }
-    unlink(path);
-    assert_int_equal(rc, 0);
-    at += nw;
   }
+  return found;
+}
+
+static void compile_and_validate(const tvm_module *m, tvm_plugin_blob *blob) {
+  compile_validate_grep(m, blob, NULL);
 }
 
 /* Runs kernel 0.. of the blob in order on buffers bufs (host arrays of
@@ -394,6 +421,398 @@ static void test_int64(void **state) {
   tvm_ctx_destroy(c);
 }
 
+
+/* ---- 8- and 16-bit types and bool buffers ------------------------------------ */
+enum { SN = 200 };
+static tvm_expr *sm_mul(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud; /* A int8, B int16 */
+  return tvm_mul(c, tvm_cast(c, TVM_I16, TVM_AT(c, in[0], i[0])),
+                 TVM_AT(c, in[1], i[0]));
+}
+static tvm_expr *sm_pos(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud;
+  return tvm_gt(c, TVM_AT(c, in[0], i[0]), tvm_const(c, TVM_I8, 0));
+}
+static tvm_expr *sm_half(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud; /* C float16, E bool */
+  tvm_expr *h = TVM_AT(c, in[2], i[0]);
+  return tvm_select(c, TVM_AT(c, in[4], i[0]),
+                    tvm_add(c, tvm_mul(c, h, tvm_cast(c, TVM_F16, tvm_f32(c, 2))),
+                            tvm_cast(c, TVM_F16, TVM_AT(c, in[0], i[0]))),
+                    h);
+}
+
+/* One block/thread split of the only axis of stage t. */
+static void bind1d(tvm_ctx *c, tvm_schedule *s, tvm_tensor *t) {
+  tvm_stage *st = tvm_stage_of(s, t);
+  tvm_iter_var *bo, *bi;
+  assert_int_equal(tvm_split(st, tvm_stage_axis(st, 0), 64, &bo, &bi), TVM_OK);
+  assert_int_equal(tvm_bind(st, bo, tvm_thread_axis(c, "blockIdx.x", NULL)),
+                   TVM_OK);
+  assert_int_equal(tvm_bind(st, bi, tvm_thread_axis(c, "threadIdx.x", NULL)),
+                   TVM_OK);
+}
+
+/* D = int16(A) * B, E = A > 0 (bool, a byte each), F = E ? C * 2 + A : C
+ * over int8 A, int16 B, float16 C: three kernels. */
+static void small_types_module(tvm_ctx *c, tvm_schedule **s, tvm_module *m) {
+  tvm_tensor *in[5];
+  in[0] = tvm_placeholder(c, "A", TVM_I8, (int64_t[]){SN}, 1);
+  in[1] = tvm_placeholder(c, "B", TVM_I16, (int64_t[]){SN}, 1);
+  in[2] = tvm_placeholder(c, "C", TVM_F16, (int64_t[]){SN}, 1);
+  in[3] = tvm_compute(c, "D", (int64_t[]){SN}, 1, sm_mul, in);
+  in[4] = tvm_compute(c, "E", (int64_t[]){SN}, 1, sm_pos, in);
+  tvm_tensor *F = tvm_compute(c, "F", (int64_t[]){SN}, 1, sm_half, in);
+  tvm_tensor *outs[3] = {in[3], in[4], F};
+  assert_int_equal(tvm_schedule_create(c, outs, 3, s), TVM_OK);
+  for (int i = 0; i < 3; i++) bind1d(c, *s, outs[i]);
+  *m = (tvm_module){c, NULL, 0};
+  lower(*s, (tvm_tensor *[]){in[0], in[1], in[2], in[3], in[4], F}, 6,
+        "small", m);
+}
+
+static void test_small_types(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_schedule *s = NULL;
+  tvm_module m;
+  small_types_module(c, &s, &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  if (!have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  static int8_t a[SN];
+  static int16_t b[SN], d[SN];
+  static _Float16 h[SN], f[SN];
+  static uint8_t e[SN];
+  for (int i = 0; i < SN; i++) {
+    a[i] = (int8_t)(i * 37 % 256 - 128);
+    b[i] = (int16_t)(i * 101 % 600 - 300);
+    h[i] = (_Float16)((i % 40 - 20) / 4.0f);
+    d[i] = 7, e[i] = 9, f[i] = 0;
+  }
+  run_all(&m, &blob, (void *[]){a, b, h, d, e, f},
+          (uint64_t[]){sizeof a, sizeof b, sizeof h, sizeof d, sizeof e,
+                       sizeof f},
+          6);
+  for (int i = 0; i < SN; i++) {
+    assert_int_equal(d[i], (int16_t)(a[i] * b[i]));
+    assert_int_equal(e[i], a[i] > 0);
+    float want = a[i] > 0 ? (float)h[i] * 2 + a[i] : (float)h[i];
+    if ((float)f[i] != want) fail_msg("F[%d] = %g, want %g", i, (float)f[i], want);
+  }
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+/* A device without 8-bit storage (TVM_VULKAN_HIDE pretends so) refuses
+ * the int8 kernels when the module loads, naming the feature; a target
+ * with attrs.int8 false declines them at compile time. */
+static void test_small_types_refused(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_schedule *s = NULL;
+  tvm_module m;
+  small_types_module(c, &s, &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  /* compile time: a target whose attrs turn int8 off */
+  char yaml[] = "/tmp/tvm_vk_t_XXXXXX";
+  int fd = mkstemp(yaml);
+  assert_true(fd >= 0);
+  const char *text = "name: vulkan-no-int8\nplugin: vulkan\nkeys: [gpu, "
+                     "vulkan]\nattrs:\n  int8: false\n";
+  assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  tvm_target *no8 = NULL;
+  assert_int_equal(tvm_target_load(yaml, &no8), TVM_OK);
+  unlink(yaml);
+  tvm_plugin_blob b2;
+  assert_int_equal(tvm_target_codegen(no8, &m, &b2), TVM_ERR_UNSUPPORTED);
+  print_message("attrs.int8 false: %s\n", tvm_diag_message());
+  assert_non_null(strstr(tvm_diag_message(), "shaderInt8"));
+  assert_non_null(strstr(tvm_diag_message(), "attrs.int8"));
+  tvm_target_free(no8);
+  if (!have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  /* load time: the device lacks the feature */
+  setenv("TVM_VULKAN_HIDE", "storageBuffer8BitAccess", 1);
+  tvm_device *d = NULL;
+  tvm_runtime_module *rm = NULL;
+  assert_int_equal(tvm_device_open(target, &d), TVM_OK);
+  assert_int_equal(tvm_runtime_module_load(d, &blob, &rm),
+                   TVM_ERR_UNSUPPORTED);
+  print_message("no 8-bit storage: %s\n", tvm_diag_message());
+  assert_non_null(strstr(tvm_diag_message(), "storageBuffer8BitAccess"));
+  tvm_device_close(d);
+  unsetenv("TVM_VULKAN_HIDE");
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+/* Opens a device with stderr captured at debug level into buf: the
+ * plugin's line says how buffers are bound and what the device offers. */
+static void device_line(char *buf, size_t n) {
+  char path[] = "/tmp/tvm_vk_log_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  fflush(stderr);
+  int saved = dup(2);
+  dup2(fd, 2);
+  setenv("TVM_LOG_LEVEL", "3", 1);
+  tvm_device *d = NULL;
+  tvm_status st = tvm_device_open(target, &d);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  unsetenv("TVM_LOG_LEVEL");
+  assert_int_equal(st, TVM_OK);
+  tvm_device_close(d);
+  memset(buf, 0, n);
+  lseek(fd, 0, SEEK_SET);
+  ssize_t got = read(fd, buf, n - 1);
+  close(fd);
+  unlink(path);
+  assert_true(got > 0);
+  print_message("%s", buf);
+}
+
+/* Returns 1 when the device binds buffers with push descriptors. */
+static int binds_with_push_descriptors(void) {
+  char buf[4096];
+  device_line(buf, sizeof buf);
+  if (strstr(buf, "bound with push descriptors")) return 1;
+  assert_non_null(strstr(buf, "bound with descriptor sets"));
+  return 0;
+}
+
+/* Both ways of binding buffers compute the same: push descriptors where
+ * the device has VK_KHR_push_descriptor (lavapipe does), descriptor sets
+ * when TVM_VULKAN_HIDE hides the extension. */
+static void test_binding_paths(void **state) {
+  (void)state;
+  if (!have_device) skip();
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_schedule *s = NULL;
+  tvm_module m;
+  small_types_module(c, &s, &m);
+  tvm_plugin_blob blob;
+  compile_and_validate(&m, &blob);
+  static int8_t a[SN];
+  static int16_t b[SN], d[2][SN];
+  static _Float16 h[SN], f[2][SN];
+  static uint8_t e[2][SN];
+  for (int i = 0; i < SN; i++)
+    a[i] = (int8_t)(i - 100), b[i] = (int16_t)(3 * i), h[i] = (_Float16)i;
+  int paths[2];
+  for (int run = 0; run < 2; run++) {
+    if (run) setenv("TVM_VULKAN_HIDE", "VK_KHR_push_descriptor", 1);
+    paths[run] = binds_with_push_descriptors();
+    run_all(&m, &blob, (void *[]){a, b, h, d[run], e[run], f[run]},
+            (uint64_t[]){sizeof a, sizeof b, sizeof h, sizeof d[0],
+                         sizeof e[0], sizeof f[0]},
+            6);
+    unsetenv("TVM_VULKAN_HIDE");
+  }
+  print_message("first run: %s; second: descriptor sets\n",
+                paths[0] ? "push descriptors" : "descriptor sets");
+  assert_int_equal(paths[1], 0);
+  assert_memory_equal(d[0], d[1], sizeof d[0]);
+  assert_memory_equal(e[0], e[1], sizeof e[0]);
+  assert_memory_equal(f[0], f[1], sizeof f[0]);
+  for (int i = 0; i < SN; i++) assert_int_equal(d[0][i], (int16_t)(a[i] * b[i]));
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+
+/* ---- cross-thread reductions with subgroup operations ------------------------ */
+enum { SMR = 3, SMC = 1000 };
+
+/* Softmax [3, 1000] over axis 1 through tvm_compile and the executor on
+ * the vulkan target; y receives the output. */
+static void softmax_run(const float *x, float *y) {
+  tvm_graph *g = NULL;
+  tvm_plan *p = NULL;
+  tvm_executor *e = NULL;
+  tvm_compile_options o;
+  assert_int_equal(tvm_graph_create(&g), TVM_OK);
+  tvm_gvalue *in = tvm_graph_input(g, "x", TVM_F32, (int64_t[]){SMR, SMC}, 2);
+  tvm_gattr ax = tvm_gattr_int("axis", 1);
+  tvm_gvalue *out = tvm_graph_apply(g, "Softmax", "prob", TVM_IN(in), &ax, 1,
+                                    1, NULL);
+  assert_non_null(out);
+  assert_int_equal(tvm_graph_mark_output(g, out), TVM_OK);
+  tvm_compile_options_init(&o);
+  if (tvm_compile(g, target, &o, &p) || tvm_executor_create(p, target, &e))
+    fail_msg("softmax: %s", tvm_diag_message());
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.device.device_type = kDLCPU;
+  t.ndim = 2;
+  t.shape = (int64_t[]){SMR, SMC};
+  t.dtype.code = kDLFloat, t.dtype.bits = 32, t.dtype.lanes = 1;
+  t.data = (void *)x;
+  assert_int_equal(tvm_executor_set_input(e, 0, &t), TVM_OK);
+  assert_int_equal(tvm_executor_run(e), TVM_OK);
+  t.data = y;
+  assert_int_equal(tvm_executor_get_output(e, 0, &t), TVM_OK);
+  tvm_executor_free(e);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
+/* The core's generic thread schedule makes Softmax [3, 1000] two
+ * cross-thread reductions (max, then sum); their final combines use
+ * OpGroupNonUniformFMax / FAdd (in the disassembly), each kernel keeps a
+ * plain variant, and both variants compute softmax: the subgroup one on a
+ * device with subgroup arithmetic (lavapipe has it), the plain one when
+ * TVM_VULKAN_HIDE hides it. */
+static void test_subgroup_reduce(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_graph *g = NULL;
+  tvm_gnode *n = NULL;
+  assert_int_equal(tvm_graph_create(&g), TVM_OK);
+  tvm_gvalue *gin =
+      tvm_graph_input(g, "x", TVM_F32, (int64_t[]){SMR, SMC}, 2);
+  tvm_gattr ax = tvm_gattr_int("axis", 1);
+  tvm_graph_apply(g, "Softmax", "n", TVM_IN(gin), &ax, 1, 1, &n);
+  assert_non_null(n);
+  tvm_tensor *in = tvm_placeholder(c, "x", TVM_F32, (int64_t[]){SMR, SMC}, 2);
+  tvm_tensor *out[4] = {0};
+  tvm_strategy_env *env = NULL;
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s = NULL;
+  assert_int_equal(n->def->compute(c, n, &in, out), TVM_OK);
+  assert_int_equal(tvm_strategy_env_create(target, c, &env), TVM_OK);
+  if (tvm_strategy_schedule(env, n->op, (int)n->def->pattern, n, out, 1, cfg,
+                            &s, NULL))
+    fail_msg("schedule: %s", tvm_diag_message());
+  tvm_module m = {c, NULL, 0};
+  lower(s, (tvm_tensor *[]){in, out[0]}, 2, "softmax", &m);
+  tvm_plugin_blob blob;
+  int nmax = compile_validate_grep(&m, &blob, "OpGroupNonUniformFMax");
+  tvm_plugin_blob_free(&blob);
+  int fadd = compile_validate_grep(&m, &blob, "OpGroupNonUniformFAdd");
+  if (nmax >= 0) {
+    print_message("modules with OpGroupNonUniformFMax: %d, FAdd: %d\n", nmax,
+                  fadd);
+    assert_int_equal(nmax, 1);
+    assert_int_equal(fadd, 1);
+  }
+  /* the kernels with subgroup operations carry two variants */
+  const uint32_t *w = (const uint32_t *)(const void *)blob.data;
+  int two = 0;
+  size_t at = 2;
+  for (uint32_t k = 0; k < w[1]; k++) {
+    at += 1 + (w[at] + 3) / 4;
+    at += 2 * w[at] + 1 + 1 + 3;
+    uint32_t nvar = w[at++];
+    two += nvar == 2;
+    for (uint32_t v = 0; v < nvar; v++) at += 2 + w[at + 1];
+  }
+  assert_int_equal(two, 2);
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_config_free(cfg);
+  tvm_strategy_env_free(env);
+  tvm_graph_free(g);
+  tvm_ctx_destroy(c);
+  if (!have_device) skip();
+  static float x[SMR * SMC], y[2][SMR * SMC];
+  unsigned seed = 5;
+  for (int i = 0; i < SMR * SMC; i++) x[i] = 4 * frand(&seed);
+  char line[4096];
+  for (int run = 0; run < 2; run++) {
+    if (run) setenv("TVM_VULKAN_HIDE", "subgroupArithmetic", 1);
+    device_line(line, sizeof line);
+    assert_true((strstr(line, "subgroup arithmetic") != NULL) == !run);
+    softmax_run(x, y[run]);
+    unsetenv("TVM_VULKAN_HIDE");
+    for (int r = 0; r < SMR; r++) {
+      double mx = -INFINITY, sum = 0;
+      for (int k = 0; k < SMC; k++) mx = fmax(mx, x[r * SMC + k]);
+      for (int k = 0; k < SMC; k++) sum += exp(x[r * SMC + k] - mx);
+      for (int k = 0; k < SMC; k++) {
+        double want = exp(x[r * SMC + k] - mx) / sum;
+        if (fabs(y[run][r * SMC + k] - want) > 1e-6 + 1e-4 * want)
+          fail_msg("run %d: y[%d][%d] = %g, want %g", run, r, k,
+                   y[run][r * SMC + k], want);
+      }
+    }
+  }
+}
+
+
+/* attrs.max_threads reaches the core as max_threads_per_block: the
+ * generic thread schedule's blocks stay within it. */
+static void test_max_threads(void **state) {
+  (void)state;
+  assert_int_equal(tvm_target_info(target)->max_threads_per_block, 256);
+  char yaml[] = "/tmp/tvm_vk_t_XXXXXX";
+  int fd = mkstemp(yaml);
+  assert_true(fd >= 0);
+  const char *text = "name: vulkan-64\nplugin: vulkan\nkeys: [gpu, vulkan]\n"
+                     "attrs:\n  max_threads: 64\n";
+  assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+  close(fd);
+  tvm_target *t64 = NULL;
+  assert_int_equal(tvm_target_load(yaml, &t64), TVM_OK);
+  unlink(yaml);
+  assert_int_equal(tvm_target_info(t64)->max_threads_per_block, 64);
+  /* Relu over 10000 elements: the default block would be 256 threads */
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_graph *g = NULL;
+  tvm_gnode *n = NULL;
+  assert_int_equal(tvm_graph_create(&g), TVM_OK);
+  tvm_gvalue *gin = tvm_graph_input(g, "x", TVM_F32, (int64_t[]){10000}, 1);
+  tvm_graph_apply(g, "Relu", "n", TVM_IN(gin), TVM_NOATTRS, 1, &n);
+  assert_non_null(n);
+  tvm_tensor *in = tvm_placeholder(c, "x", TVM_F32, (int64_t[]){10000}, 1);
+  tvm_tensor *out[4] = {0};
+  tvm_strategy_env *env = NULL;
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s = NULL;
+  assert_int_equal(n->def->compute(c, n, &in, out), TVM_OK);
+  assert_int_equal(tvm_strategy_env_create(t64, c, &env), TVM_OK);
+  if (tvm_strategy_schedule(env, n->op, (int)n->def->pattern, n, out, 1, cfg,
+                            &s, NULL))
+    fail_msg("schedule: %s", tvm_diag_message());
+  tvm_module m = {c, NULL, 0};
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t64, &o);
+  if (tvm_lower(s, (tvm_tensor *[]){in, out[0]}, 2, "relu", &o, &m))
+    fail_msg("lower: %s", tvm_diag_message());
+  tvm_plugin_blob blob;
+  assert_int_equal(tvm_target_codegen(t64, &m, &blob), TVM_OK);
+  for (uint32_t k = 0; k < blob.nkernels; k++) {
+    print_message("kernel %s: block %u\n", blob.kernels[k].name,
+                  blob.kernels[k].block[0]);
+    assert_true(blob.kernels[k].block[0] <= 64);
+    assert_true(blob.kernels[k].block[0] >= 32);
+  }
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_config_free(cfg);
+  tvm_strategy_env_free(env);
+  tvm_graph_free(g);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t64);
+}
+
 /* Without a device, the plugin says why and how to fix it. */
 static void test_probe_message(void **state) {
   (void)state;
@@ -413,6 +832,11 @@ int main(void) {
       cmocka_unit_test(test_matmul_shared),
       cmocka_unit_test(test_row_max),
       cmocka_unit_test(test_int64),
+      cmocka_unit_test(test_small_types),
+      cmocka_unit_test(test_small_types_refused),
+      cmocka_unit_test(test_binding_paths),
+      cmocka_unit_test(test_subgroup_reduce),
+      cmocka_unit_test(test_max_threads),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,48 @@
+#!/bin/sh
+# tests/e2e/onnx/test_node_tests_vulkan.sh - the ONNX conformance node
+# tests compiled for the vulkan target (run_node_tests with
+# TVM_ONNX_TARGET=vulkan, compiled mode: the reference operators are
+# checked by the llvm-cpu run of the same program).  A graph the vulkan
+# plugin declines counts as unsupported there; any wrong output or other
+# failure fails this test.  Skips (77) when the program, the plugin, the
+# test data or a Vulkan device is missing.
+#
+# Where lavapipe is installed, it is the driver (VK_DRIVER_FILES), so
+# the run does not depend on which GPU the machine has.  Under the
+# sanitizers (TVM_SANITIZED, set by make check there) the driver is not
+# instrumented and compiles every kernel again: only a small subset runs
+# (a few elementwise, reduction, softmax, matmul and conv tests); the
+# plain build runs them all.  A floor on the passed count keeps a run
+# that declines everything from passing vacuously.
+set -u
+b=${TVM_BUILDDIR:?run through make check}
+prog="$b/tests/e2e/onnx/run_node_tests"
+[ -x "$prog" ] || { echo "SKIP: run_node_tests not built (needs llvm-cpu)"; exit 77; }
+[ -f "$b/plugins/vulkan/.libs/tvm-vulkan.so" ] ||
+  { echo "SKIP: the vulkan plugin is not built"; exit 77; }
+lvp=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+[ -z "${VK_DRIVER_FILES:-}" ] && [ -r "$lvp" ] && VK_DRIVER_FILES=$lvp &&
+  export VK_DRIVER_FILES
+MESA_SHADER_CACHE_DISABLE=true
+TVM_ONNX_TARGET=vulkan
+TVM_ONNX_MODE=compiled
+export MESA_SHADER_CACHE_DISABLE TVM_ONNX_TARGET TVM_ONNX_MODE
+if [ -n "${TVM_SANITIZED:-}" ]; then
+  set -- test_add test_relu test_softmax_axis_1 test_reduce_sum_default \
+         test_matmul_2d test_conv_with_strides_padding test_cast_FLOAT_TO_
+  floor=8
+else
+  set --
+  floor=600
+fi
+out=$("$prog" "$@")
+rc=$?
+printf '%s\n' "$out"
+[ $rc -eq 77 ] && exit 77
+[ $rc -eq 0 ] || { echo "onnx node tests on vulkan: failures (exit $rc)"; exit 1; }
+passed=$(printf '%s\n' "$out" |
+         sed -n 's/^onnx node tests.*: \([0-9]*\) passed.*/\1/p')
+[ -n "$passed" ] || { echo "no summary line"; exit 1; }
+[ "$passed" -ge $floor ] ||
+  { echo "only $passed node tests passed on vulkan (expected >= $floor)"; exit 1; }
+exit 0

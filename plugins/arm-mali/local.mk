@@ -6,7 +6,8 @@ plugins_arm_mali_tvm_arm_mali_la_SOURCES = \
 	plugins/arm-mali/mali.h \
 	plugins/arm-mali/plugin.c \
 	plugins/arm-mali/runtime.c \
-	plugins/arm-mali/strategy_matmul.c
+	plugins/arm-mali/strategy_matmul.c \
+	plugins/arm-mali/strategy_conv.c
 plugins_arm_mali_tvm_arm_mali_la_LDFLAGS = $(TVM_PLUGIN_LINK)
 plugins_arm_mali_tvm_arm_mali_la_LIBADD = $(TVM_LIBS) -ldl
 
@@ -22,6 +23,19 @@ tests_plugins_arm_mali_test_arm_mali_SOURCES = \
 tests_plugins_arm_mali_test_arm_mali_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_arm_mali_test_arm_mali_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_arm_mali_test_arm_mali_DEPENDENCIES = \
+	plugins/arm-mali/tvm-arm-mali.la
+# The plugin's templates on one-node graphs (the one-node runner of
+# tvm-backend-ops), checked against the operators' references.
+check_PROGRAMS += tests/plugins/arm_mali/test_arm_mali_templates
+TESTS += tests/plugins/arm_mali/test_arm_mali_templates
+tests_plugins_arm_mali_test_arm_mali_templates_SOURCES = \
+	plugin-sdk/tools/backend_ops.h \
+	plugin-sdk/tools/backend_ops_cases.c \
+	plugin-sdk/tools/backend_ops_run.c \
+	tests/plugins/arm_mali/test_arm_mali_templates.c
+tests_plugins_arm_mali_test_arm_mali_templates_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_arm_mali_test_arm_mali_templates_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_arm_mali_test_arm_mali_templates_DEPENDENCIES = \
 	plugins/arm-mali/tvm-arm-mali.la
 endif
 endif

@@ -53,4 +53,25 @@ EXTRA_tests_plugins_gpu_test_ops_opencl_DEPENDENCIES = \
 endif
 endif
 
-EXTRA_DIST += plugins/arm-mali/README.md
+# Zoo models compiled for opencl (PoCL in CI) give llvm-cpu's outputs:
+# the simt zoo comparison built for this target (77 without a device),
+# run by test_arm_mali_zoo.sh with the models that fit make check; and the
+# ONNX node tests of the main operator families on opencl.
+if BUILD_ARM_MALI
+TESTS += tests/plugins/arm_mali/test_arm_mali_nodes.sh
+if BUILD_LLVM_CPU
+check_PROGRAMS += tests/plugins/arm_mali/test_arm_mali_zoo
+TESTS += tests/plugins/arm_mali/test_arm_mali_zoo.sh
+tests_plugins_arm_mali_test_arm_mali_zoo_SOURCES = \
+	tests/plugins/simt/test_simt_zoo.c
+tests_plugins_arm_mali_test_arm_mali_zoo_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DZOO_TARGET=\"opencl\" -DZOO_DEFAULTS='"squeezenet"'
+tests_plugins_arm_mali_test_arm_mali_zoo_LDADD = $(TVM_LIBS) -lm
+EXTRA_tests_plugins_arm_mali_test_arm_mali_zoo_DEPENDENCIES = \
+	plugins/arm-mali/tvm-arm-mali.la plugins/llvm-cpu/tvm-llvm-cpu.la
+endif
+endif
+
+EXTRA_DIST += plugins/arm-mali/README.md \
+	tests/plugins/arm_mali/test_arm_mali_nodes.sh \
+	tests/plugins/arm_mali/test_arm_mali_zoo.sh

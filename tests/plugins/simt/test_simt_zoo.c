@@ -3,6 +3,9 @@
  * thread target (the core's generic thread schedules, serialized on the
  * CPU) give llvm-cpu's outputs on the same inputs.  Models come from the
  * command line (default: mlp, dqn, dcgan; all of the zoo passes).  Exit 77 when a target cannot be loaded.
+ * Built again with -DZOO_TARGET=\"name\" (and ZOO_DEFAULTS, a list of
+ * model names) it compares that target instead (tests/plugins/arm_mali:
+ * opencl on PoCL), and exits 77 when the target's device is missing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +13,7 @@
 #include <string.h>
 
 #include "tvm/compiler.h"
+#include "tvm/runtime.h"
 #include "tvm/zoo.h"
 
 /* Bytes of one element of a plan value. */
@@ -91,16 +95,32 @@ static int run_model(const char *name, const tvm_target *t, void ***outs,
   return 0;
 }
 
+#ifndef ZOO_DEFAULTS
+#define ZOO_DEFAULTS "mlp", "dqn", "dcgan"
+#endif
+
 int main(int argc, char **argv) {
-  const char *def[] = {"mlp", "dqn", "dcgan"};
+  const char *def[] = {ZOO_DEFAULTS};
   const char *const *models = argc > 1 ? (const char *const *)argv + 1 : def;
-  int nmodels = argc > 1 ? argc - 1 : 3, fails = 0;
+  int nmodels = argc > 1 ? argc - 1 : (int)(sizeof def / sizeof def[0]);
+  int fails = 0;
   char path[4096];
   tvm_target *cpu = NULL, *simt = NULL;
+#ifdef ZOO_TARGET
+  snprintf(path, sizeof path, "%s", ZOO_TARGET);
+#else
   snprintf(path, sizeof path, "%s/tests/plugins/simt/simt.yaml",
            getenv("TVM_SRCDIR") ? getenv("TVM_SRCDIR") : ".");
+#endif
   if (tvm_target_load("llvm-cpu", &cpu) || tvm_target_load(path, &simt)) {
     printf("SKIP: a target cannot be loaded: %s\n", tvm_diag_message());
+    return 77;
+  }
+  if (tvm_target_probe(simt) != TVM_OK) {
+    printf("SKIP: no device for target %s: %s\n", simt->name,
+           tvm_diag_message());
+    tvm_target_free(cpu);
+    tvm_target_free(simt);
     return 77;
   }
   for (int m = 0; m < nmodels; m++) {
@@ -129,9 +149,9 @@ int main(int argc, char **argv) {
       }
     }
     int ok = p && worst <= 1e-4;
-    printf("%s zoo:%s simt vs llvm-cpu: %d outputs, max relative "
+    printf("%s zoo:%s %s vs llvm-cpu: %d outputs, max relative "
            "difference %.3g\n",
-           ok ? "PASS" : "FAIL", models[m], na, worst);
+           ok ? "PASS" : "FAIL", models[m], simt->name, na, worst);
     fails += !ok;
     tvm_plan_free(p);
     tvm_graph_free(g);

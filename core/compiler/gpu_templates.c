@@ -30,6 +30,14 @@
  * (MaxPool's rmax, a global pool's sum) computed inside the work-item,
  * its padding inlined.
  *
+ * dense.  Gemm's product tagged "dense" (Y[i, j] = sum_k A[i, k] *
+ * B[j, k]: both operands are read along k), after the paper's Mali dense
+ * schedule: k is split by the vector lanes and the lanes factored out
+ * (rfactor) into a register block MF[i, j, kl] of tile_n vectors, so each
+ * step loads one vector of A and tile_n vectors of B; the horizontal sums
+ * and the epilogue (bias, activation) follow in the same work-item.
+ * (i, j / tile_n) are fused and split by the work-group size.
+ *
  * injective.  The single output's innermost axis split by the vector
  * width and vectorized, the rest fused and split by the work-group size;
  * every other stage inlined.
@@ -287,6 +295,90 @@ tvm_status tvm_gpu_schedule_pool_nchwc(tvm_schedule *s, tvm_tensor **outs,
   OK(tvm_reorder(sr, order, 3));
   if (unroll_rx == TVM_ANN_UNROLL) OK(tvm_unroll(sr, order[1]));
   if (vec && sr != so) OK(tvm_vectorize(sr, order[2]));
+out:
+  tvm_ptrvec_free(&ops);
+  return st;
+}
+
+/* ---- dense -------------------------------------------------------------- */
+
+/* See tvm/gpu_templates.h and the top of this file. */
+tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
+                                  int nouts, const tvm_gpu_limits *lim,
+                                  tvm_config *cfg) {
+  static const char who[] = "gpu dense template";
+  static const int64_t wg_choices[] = {16, 32, 64, 128, 256};
+  tvm_ptrvec ops = {0};
+  tvm_operation *dense = NULL;
+  tvm_status st = TVM_OK;
+  if (nouts != 1 || outs[0]->ndim != 2 || outs[0]->shape_c[0] < 1 ||
+      outs[0]->shape_c[1] < 1)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED, "%s: expected one 2-d output "
+                        "of constant shape", who);
+  tvm_tensor *O = outs[0];
+  OK(tvm_op_reachable_computes(O, &ops));
+  for (size_t i = 0; i < ops.len; i++) {
+    tvm_operation *op = ops.data[i];
+    if (op->tag && strcmp(op->tag, "dense") == 0) dense = op;
+  }
+  int64_t K = -1, lanes = lim->lanes;
+  if (!dense || dense->nreduce != 1 ||
+      !tvm_is_const_int(dense->reduce_axis[0]->dom.extent, &K)) {
+    st = tvm_diag_set(TVM_ERR_UNSUPPORTED, "%s: '%s' computes no dense "
+                      "product", who, O->name);
+    goto out;
+  }
+  while (lanes > 2 && K % lanes) lanes /= 2;
+  if (!vectorizable(lanes, lim->lanes) || K % lanes) {
+    st = tvm_diag_set(TVM_ERR_UNSUPPORTED, "%s: k = %lld is no multiple of "
+                      "2 or more lanes", who, (long long)K);
+    goto out;
+  }
+  int64_t N = O->shape_c[1], tch[16];
+  int nt = divisors_upto(N, 8, tch);
+  int64_t tn = tvm_cfg_choice(cfg, "tile_n", tch, nt, largest_upto(tch, nt, 4));
+  int64_t wg = tvm_cfg_choice(cfg, "wg", wg_choices, 5,
+                              largest_upto(wg_choices, 5,
+                                           lim->max_threads < 64
+                                               ? lim->max_threads
+                                               : 64));
+  if (wg > lim->max_threads) {
+    st = too_large(cfg, who, wg, lim->max_threads);
+    goto out;
+  }
+  for (size_t i = 0; i < ops.len; i++) {
+    tvm_operation *op = ops.data[i];
+    if (op != O->op && op != dense)
+      OK(tvm_compute_inline(tvm_stage_of(s, op->output)));
+  }
+  tvm_tensor *mm = dense->output, *MF;
+  tvm_iter_var *ko, *kl, *jo, *ji, *f, *bx, *tx;
+  {
+    tvm_stage *sm = tvm_stage_of(s, mm);
+    OK(tvm_split(sm, tvm_stage_reduce_axis(sm, 0), lanes, &ko, &kl));
+    OK(tvm_rfactor(s, mm, kl, 2, &MF));
+  }
+  tvm_stage *so = tvm_stage_of(s, O), *sm = tvm_stage_of(s, mm),
+            *sf = tvm_stage_of(s, MF);
+  OK(tvm_split(so, tvm_stage_axis(so, 1), tn, &jo, &ji));
+  OK(tvm_fuse(so, tvm_stage_axis(so, 0), jo, &f));
+  OK(tvm_split(so, f, wg, &bx, &tx));
+  OK(bind(so, bx, "blockIdx.x"));
+  OK(bind(so, tx, "threadIdx.x"));
+  OK(tvm_unroll(so, ji));
+  if (O != mm) {
+    sm->scope = "local";
+    OK(tvm_compute_at(sm, so, tx));
+  }
+  sf->scope = "local";
+  OK(tvm_compute_at(sf, so, tx));
+  /* MF: (i, j, kl) + reduce ko -> (i, ko, j unrolled, kl vectorized) */
+  OK(tvm_reorder(sf, (tvm_iter_var *[]){tvm_stage_axis(sf, 0),
+                                        tvm_stage_reduce_axis(sf, 0),
+                                        tvm_stage_axis(sf, 1),
+                                        tvm_stage_axis(sf, 2)}, 4));
+  OK(tvm_unroll(sf, tvm_stage_axis(sf, 1)));
+  OK(tvm_vectorize(sf, tvm_stage_axis(sf, 2)));
 out:
   tvm_ptrvec_free(&ops);
   return st;

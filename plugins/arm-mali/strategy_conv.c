@@ -1,6 +1,6 @@
 /*
  * plugins/arm-mali/strategy_conv.c - the arm-mali plugin's layout choice
- * and its convolution, pooling and injective templates, after the
+ * and its convolution, pooling, dense and injective templates, after the
  * paper's Mali schedules.
  *
  * alter_layout (ABI 3): a 2-D float32 Conv with group 1 whose output
@@ -46,6 +46,13 @@ int32_t mali_schedule_pool(tvm_plugin_target *t, tvm_schedule *s,
                            tvm_config *cfg) {
   tvm_gpu_limits l = limits_of(t);
   return tvm_gpu_schedule_pool_nchwc(s, outs, (int)nouts, &l, cfg);
+}
+
+int32_t mali_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
+                            tvm_tensor **outs, uint32_t nouts,
+                            tvm_config *cfg) {
+  tvm_gpu_limits l = limits_of(t);
+  return tvm_gpu_schedule_dense(s, outs, (int)nouts, &l, cfg);
 }
 
 int32_t mali_schedule_injective(tvm_plugin_target *t, tvm_schedule *s,

@@ -17,6 +17,8 @@
  *    channels) use the same template;
  *  - pool_NCHWc: one output vector (a channel block) per work-item, the
  *    window reduced in registers;
+ *  - dense: Gemm's product tagged "dense" (transB = 1), k vectorized
+ *    through rfactor, tile_n outputs of a row per work-item;
  *  - injective: elementwise / broadcast / injective groups with the
  *    innermost axis vectorized when the lanes divide it.
  * Knobs are recorded in cfg (tvm/config.h); a combination over the
@@ -54,6 +56,12 @@ TVM_API tvm_status tvm_gpu_schedule_pool_nchwc(tvm_schedule *s,
                                                tvm_tensor **outs, int nouts,
                                                const tvm_gpu_limits *lim,
                                                tvm_config *cfg);
+/* Gemm's "dense" product with its fused epilogue (bias, activation): one
+ * 2-D output; k must be a multiple of 2 or more lanes.  Knobs: tile_n
+ * (divisors of the columns up to 8), wg (work-group size). */
+TVM_API tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
+                                          int nouts, const tvm_gpu_limits *lim,
+                                          tvm_config *cfg);
 /* A group of injective stages only (no reduction anywhere) with one
  * output whose innermost extent the chosen vector width divides.  Knobs:
  * vector (1 or the lanes), wg (work-group size).  Declines

@@ -86,8 +86,8 @@ static tvm_graph *with_consts(const bo_node *bn, unsigned cmask, int *slots,
 static void run_case(const tvm_target *t, const char *op, const char *inputs,
                      const char *attrs, const char *tmpl, const char *ir,
                      const char *const *names, const int *idx) {
-  /* a Conv's weight and bias are constants */
-  unsigned cmask = strcmp(op, "Conv") == 0 ? 6u : 0u;
+  /* a Conv's or a Gemm's weight and bias are constants */
+  unsigned cmask = !strcmp(op, "Conv") || !strcmp(op, "Gemm") ? 6u : 0u;
   bo_case c = {op, inputs, attrs, 0};
   bo_node bn;
   char shape[256], why[512];
@@ -269,6 +269,24 @@ static void test_pool(void **state) {
   tvm_target_free(t);
 }
 
+static void test_dense(void **state) {
+  (void)state;
+  tvm_target *t;
+  if (tvm_target_load("opencl", &t) != TVM_OK)
+    fail_msg("loading opencl: %s", tvm_diag_message());
+  static const char DENSE[] = "arm-mali.dense";
+  run_case(t, "Gemm", "D[3,20] D[10,20] D[10]", "transB=1", DENSE, V4, NULL,
+           NULL);
+  run_case(t, "Gemm", "D[1,64] D[24,64]", "transB=1 alpha=0.5", DENSE, V4,
+           NULL, NULL);
+  run_case(t, "Gemm", "D[5,6] D[7,6] D[7]", "transB=1", DENSE, ", 1, 2)]",
+           NULL, NULL); /* k = 6: 2 lanes */
+  static const char *const k[] = {"tile_n", "wg", NULL};
+  run_case(t, "Gemm", "D[9,32] D[16,32] D[16]", "transB=1", DENSE, V4, k,
+           (const int[]){3, 0}); /* 8 columns a work-item, 16 work-items */
+  tvm_target_free(t);
+}
+
 static void test_injective(void **state) {
   (void)state;
   tvm_target *t;
@@ -294,6 +312,7 @@ int main(void) {
       cmocka_unit_test(test_conv_g76),
       cmocka_unit_test(test_work_group_cap),
       cmocka_unit_test(test_pool),
+      cmocka_unit_test(test_dense),
       cmocka_unit_test(test_injective),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,8 @@ tests_plugins_arm_mali_test_arm_mali_templates_SOURCES = \
 	plugin-sdk/tools/backend_ops.h \
 	plugin-sdk/tools/backend_ops_cases.c \
 	plugin-sdk/tools/backend_ops_run.c \
+	tests/plugins/gpu/gpu_kernels.h \
+	tests/plugins/gpu/gpu_kernels.c \
 	tests/plugins/arm_mali/test_arm_mali_templates.c
 tests_plugins_arm_mali_test_arm_mali_templates_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_arm_mali_test_arm_mali_templates_LDADD = $(TVM_TEST_LIBS) -lm

@@ -62,6 +62,17 @@ TVM_API tvm_status tvm_gpu_schedule_pool_nchwc(tvm_schedule *s,
 TVM_API tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
                                           int nouts, const tvm_gpu_limits *lim,
                                           tvm_config *cfg);
+/* The Winograd F(2x2, 3x3) convolution of X [N, C, H, W] (float32) with
+ * W [K, C, 3, 3], stride 1, zero padding pad_h / pad_w on both sides, as
+ * tensor expressions (core/compiler/gpu_winograd.c): kernel transform,
+ * input transform, 16 batched GEMMs over the channels, output transform.
+ * Returns Y [N, K, H + 2 pad_h - 2, W + 2 pad_w - 2], or NULL with the
+ * diagnostic set.  Not selected by the graph compiler yet: a building
+ * block for thread-target templates (tested against the naive
+ * convolution in tests/plugins/arm_mali). */
+TVM_API tvm_tensor *tvm_gpu_conv2d_winograd(tvm_ctx *c, tvm_tensor *X,
+                                            tvm_tensor *W, int64_t pad_h,
+                                            int64_t pad_w);
 /* A group of injective stages only (no reduction anywhere) with one
  * output whose innermost extent the chosen vector width divides.  Knobs:
  * vector (1 or the lanes), wg (work-group size).  Declines

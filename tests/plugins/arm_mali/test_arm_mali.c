@@ -286,6 +286,19 @@ static void test_fp16(void **state) {
   tvm_target_free(generic);
   if (tvm_target_codegen(t, &m, &blob) != TVM_OK)
     fail_msg("half codegen: %s", tvm_diag_message());
+  {
+    /* the extension pragma, then half loads and stores */
+    const uint8_t *src;
+    uint64_t n;
+    assert_int_equal(tvm_kpack_find(blob.data, blob.size, "source", &src, &n),
+                     TVM_OK);
+    char *text = strndup((const char *)src, (size_t)n);
+    assert_non_null(text);
+    const char *pragma = strstr(text, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable");
+    assert_non_null(pragma);
+    assert_non_null(strstr(pragma, "__global half"));
+    free(text);
+  }
   tvm_device *d = NULL;
   tvm_runtime_module *rm = NULL;
   int skipped = 0;

@@ -24,7 +24,9 @@
 
 #include "tvm/compiler.h"
 #include "tvm/tune.h"
+#include "tvm/gpu_templates.h"
 #include "../../../plugin-sdk/tools/backend_ops.h"
+#include "../gpu/gpu_kernels.h"
 
 /* What the tuner's hook saw and what it presets. */
 typedef struct hook_state {
@@ -303,6 +305,114 @@ static void test_injective(void **state) {
   tvm_target_free(t);
 }
 
+/* The Winograd F(2x2, 3x3) tensor expressions (tvm_gpu_conv2d_winograd)
+ * in one kernel: each work-item computes one output element with its
+ * tile's transforms in registers (U, V, M at the thread, the constant
+ * matrices and the padding inlined), compared with a naive 3x3
+ * convolution on the OpenCL device. */
+static void winograd_case(const tvm_target *t, int64_t N, int64_t C,
+                          int64_t H, int64_t W, int64_t K, int64_t pad) {
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *X = tvm_placeholder(c, "X", TVM_F32, (int64_t[]){N, C, H, W}, 4);
+  tvm_tensor *Wt = tvm_placeholder(c, "Wt", TVM_F32, (int64_t[]){K, C, 3, 3}, 4);
+  tvm_tensor *Y = tvm_gpu_conv2d_winograd(c, X, Wt, pad, pad);
+  if (!Y) fail_msg("winograd: %s", tvm_diag_message());
+  int64_t OH = H + 2 * pad - 2, OW = W + 2 * pad - 2;
+  assert_int_equal(Y->shape_c[2], OH);
+  assert_int_equal(Y->shape_c[3], OW);
+  tvm_schedule *s;
+  assert_int_equal(tvm_schedule_create(c, &Y, 1, &s), TVM_OK);
+  tvm_ptrvec ops = {0};
+  assert_int_equal(tvm_op_reachable_computes(Y, &ops), TVM_OK);
+  tvm_stage *sy = tvm_stage_of(s, Y);
+  tvm_iter_var *f1, *f2, *f3, *bx, *tx;
+  assert_int_equal(tvm_fuse(sy, tvm_stage_axis(sy, 0), tvm_stage_axis(sy, 1), &f1), TVM_OK);
+  assert_int_equal(tvm_fuse(sy, f1, tvm_stage_axis(sy, 2), &f2), TVM_OK);
+  assert_int_equal(tvm_fuse(sy, f2, tvm_stage_axis(sy, 3), &f3), TVM_OK);
+  assert_int_equal(tvm_split(sy, f3, 32, &bx, &tx), TVM_OK);
+  assert_int_equal(tvm_bind(sy, bx, tvm_thread_axis(c, "blockIdx.x", NULL)), TVM_OK);
+  assert_int_equal(tvm_bind(sy, tx, tvm_thread_axis(c, "threadIdx.x", NULL)), TVM_OK);
+  /* producers first in ops' reverse order: M, then U and V, at tx */
+  for (size_t i = 0; i < ops.len; i++) {
+    tvm_operation *op = ops.data[i];
+    if (op == Y->op) continue;
+    tvm_stage *st = tvm_stage_of(s, op->output);
+    if (op->nreduce) {
+      st->scope = "local";
+      assert_int_equal(tvm_compute_at(st, sy, tx), TVM_OK);
+    } else {
+      assert_int_equal(tvm_compute_inline(st), TVM_OK);
+    }
+  }
+  tvm_ptrvec_free(&ops);
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t, &o);
+  gpu_case k = {0};
+  k.name = "winograd";
+  k.m.ctx = c;
+  if (tvm_lower(s, (tvm_tensor *[]){X, Wt, Y}, 3, "wino", &o, &k.m) != TVM_OK)
+    fail_msg("lower: %s", tvm_diag_message());
+  k.ntensors = 3;
+  k.tnames[0] = "X", k.tnames[1] = "Wt", k.tnames[2] = "wino_Y";
+  k.tsize[0] = N * C * H * W, k.tsize[1] = K * C * 9;
+  k.tsize[2] = N * K * OH * OW;
+  k.out = 2;
+  for (int i = 0; i < 2; i++) {
+    k.data[i] = malloc(sizeof(float) * (size_t)k.tsize[i]);
+    for (int64_t e = 0; e < k.tsize[i]; e++)
+      k.data[i][e] = (float)((e * 37 + i * 11) % 17) / 8.0f - 1.0f;
+  }
+  k.data[2] = calloc((size_t)k.tsize[2], sizeof(float));
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t m = 0; m < K; m++)
+      for (int64_t y = 0; y < OH; y++)
+        for (int64_t x = 0; x < OW; x++) {
+          double acc = 0;
+          for (int64_t ci = 0; ci < C; ci++)
+            for (int64_t ry = 0; ry < 3; ry++)
+              for (int64_t rx = 0; rx < 3; rx++) {
+                int64_t iy = y + ry - pad, ix = x + rx - pad;
+                if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+                acc += (double)k.data[0][((n * C + ci) * H + iy) * W + ix] *
+                       k.data[1][((m * C + ci) * 3 + ry) * 3 + rx];
+              }
+          k.data[2][((n * K + m) * OH + y) * OW + x] = (float)acc;
+        }
+  if (tvm_target_probe(t) != TVM_OK) {
+    printf("note: winograd compiled only, no OpenCL device: %s\n",
+           tvm_diag_message());
+    tvm_plugin_blob blob;
+    if (tvm_target_codegen(t, &k.m, &blob) != TVM_OK)
+      fail_msg("winograd codegen: %s", tvm_diag_message());
+    tvm_plugin_blob_free(&blob);
+  } else {
+    tvm_device *d;
+    assert_int_equal(tvm_device_open(t, &d), TVM_OK);
+    gpu_case_run(t, d, &k);
+    tvm_device_close(d);
+  }
+  for (int i = 0; i < 3; i++) free(k.data[i]);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+static void test_winograd(void **state) {
+  (void)state;
+  tvm_target *t;
+  if (tvm_target_load("opencl", &t) != TVM_OK)
+    fail_msg("loading opencl: %s", tvm_diag_message());
+  winograd_case(t, 1, 3, 7, 6, 4, 1); /* odd output rows: a partial tile */
+  winograd_case(t, 2, 2, 5, 5, 3, 0); /* no padding, 3 x 3 outputs */
+  tvm_ctx *c = tvm_ctx_create(); /* a 5x5 kernel is refused */
+  tvm_tensor *X = tvm_placeholder(c, "X", TVM_F32, (int64_t[]){1, 2, 8, 8}, 4);
+  tvm_tensor *W5 = tvm_placeholder(c, "W", TVM_F32, (int64_t[]){2, 2, 5, 5}, 4);
+  assert_null(tvm_gpu_conv2d_winograd(c, X, W5, 0, 0));
+  assert_int_equal(tvm_diag_status(), TVM_ERR_UNSUPPORTED);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
 int main(void) {
   char cache[] = "/tmp/tvm_pocl_cache_XXXXXX";
   if (!getenv("POCL_CACHE_DIR") && mkdtemp(cache))
@@ -314,6 +424,7 @@ int main(void) {
       cmocka_unit_test(test_pool),
       cmocka_unit_test(test_dense),
       cmocka_unit_test(test_injective),
+      cmocka_unit_test(test_winograd),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   const char *pc = getenv("POCL_CACHE_DIR");

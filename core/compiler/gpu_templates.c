@@ -86,6 +86,17 @@ static tvm_status too_large(tvm_config *cfg, const char *who, int64_t wg,
                       who, (long long)wg, (long long)max);
 }
 
+/* The 1-D work-group size knob "wg" among the powers of two from `lo` to
+ * 256, default the largest up to min(dflt_cap, the target's limit). */
+static int64_t wg_knob(tvm_config *cfg, int64_t lo, int64_t dflt_cap,
+                       const tvm_gpu_limits *lim) {
+  int64_t ch[8];
+  int n = 0;
+  for (int64_t v = lo; v <= 256 && n < 8; v *= 2) ch[n++] = v;
+  int64_t cap = lim->max_threads < dflt_cap ? lim->max_threads : dflt_cap;
+  return tvm_cfg_choice(cfg, "wg", ch, n, largest_upto(ch, n, cap));
+}
+
 /* ---- conv2d_NCHWc ------------------------------------------------------- */
 
 /* Is op the blocked convolution of a Conv_NCHWc? */
@@ -236,7 +247,6 @@ tvm_status tvm_gpu_schedule_pool_nchwc(tvm_schedule *s, tvm_tensor **outs,
                                        int nouts, const tvm_gpu_limits *lim,
                                        tvm_config *cfg) {
   static const char who[] = "gpu pool_NCHWc template";
-  static const int64_t wg_choices[] = {16, 32, 64, 128, 256};
   static const int anns[] = {TVM_ANN_NONE, TVM_ANN_UNROLL};
   tvm_ptrvec ops = {0};
   tvm_operation *win = NULL;
@@ -246,11 +256,7 @@ tvm_status tvm_gpu_schedule_pool_nchwc(tvm_schedule *s, tvm_tensor **outs,
                         "%s: expected one 5-D output, got %d outputs", who,
                         nouts);
   tvm_tensor *O = outs[0];
-  int64_t wg = tvm_cfg_choice(cfg, "wg", wg_choices, 5,
-                              largest_upto(wg_choices, 5,
-                                           lim->max_threads < 64
-                                               ? lim->max_threads
-                                               : 64));
+  int64_t wg = wg_knob(cfg, 16, 64, lim);
   int unroll_rx = tvm_cfg_annotate(cfg, "unroll_rx", anns, 2, 0);
   if (wg > lim->max_threads) {
     st = too_large(cfg, who, wg, lim->max_threads);
@@ -307,7 +313,6 @@ tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
                                   int nouts, const tvm_gpu_limits *lim,
                                   tvm_config *cfg) {
   static const char who[] = "gpu dense template";
-  static const int64_t wg_choices[] = {16, 32, 64, 128, 256};
   tvm_ptrvec ops = {0};
   tvm_operation *dense = NULL;
   tvm_status st = TVM_OK;
@@ -337,11 +342,7 @@ tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
   int64_t N = O->shape_c[1], tch[16];
   int nt = divisors_upto(N, 8, tch);
   int64_t tn = tvm_cfg_choice(cfg, "tile_n", tch, nt, largest_upto(tch, nt, 4));
-  int64_t wg = tvm_cfg_choice(cfg, "wg", wg_choices, 5,
-                              largest_upto(wg_choices, 5,
-                                           lim->max_threads < 64
-                                               ? lim->max_threads
-                                               : 64));
+  int64_t wg = wg_knob(cfg, 16, 64, lim);
   if (wg > lim->max_threads) {
     st = too_large(cfg, who, wg, lim->max_threads);
     goto out;
@@ -391,7 +392,6 @@ tvm_status tvm_gpu_schedule_injective(tvm_schedule *s, tvm_tensor **outs,
                                       int nouts, const tvm_gpu_limits *lim,
                                       tvm_config *cfg) {
   static const char who[] = "gpu injective template";
-  static const int64_t wg_choices[] = {32, 64, 128, 256};
   tvm_ptrvec ops = {0};
   tvm_status st = TVM_OK;
   if (nouts != 1 || outs[0]->ndim < 1 || outs[0]->op->kind != TVM_OP_COMPUTE)
@@ -411,11 +411,7 @@ tvm_status tvm_gpu_schedule_injective(tvm_schedule *s, tvm_tensor **outs,
                : 1;
   int64_t v = tvm_cfg_choice(cfg, "vector", vch, nv,
                              nv == 2 && inner % lim->lanes == 0 ? 1 : 0);
-  int64_t wg = tvm_cfg_choice(cfg, "wg", wg_choices, 4,
-                              largest_upto(wg_choices, 4,
-                                           lim->max_threads < 128
-                                               ? lim->max_threads
-                                               : 128));
+  int64_t wg = wg_knob(cfg, 32, 128, lim);
   if (wg > lim->max_threads) return too_large(cfg, who, wg, lim->max_threads);
   if (inner % v) {
     if (cfg)

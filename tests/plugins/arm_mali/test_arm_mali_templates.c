@@ -414,9 +414,7 @@ static void test_winograd(void **state) {
 }
 
 int main(void) {
-  char cache[] = "/tmp/tvm_pocl_cache_XXXXXX";
-  if (!getenv("POCL_CACHE_DIR") && mkdtemp(cache))
-    setenv("POCL_CACHE_DIR", cache, 1);
+  gpu_pocl_cache_enter();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv),
       cmocka_unit_test(test_conv_g76),
@@ -427,11 +425,6 @@ int main(void) {
       cmocka_unit_test(test_winograd),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  const char *pc = getenv("POCL_CACHE_DIR");
-  if (pc && !strncmp(pc, "/tmp/tvm_pocl_cache_", 20)) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", pc);
-    if (system(cmd) != 0) printf("note: could not remove %s\n", cmd + 8);
-  }
+  gpu_pocl_cache_leave();
   return rc;
 }

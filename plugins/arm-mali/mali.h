@@ -101,6 +101,25 @@ int32_t mali_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                              tvm_tensor **outs, uint32_t nouts,
                              struct tvm_config *cfg);
 
+/* strategy_conv.c: Conv -> Conv_NCHWc with vector_width output blocks
+ * (alter_layout), and the core's GPU templates (tvm/gpu_templates.h)
+ * with this target's limits: spatial-pack conv2d_NCHWc (regular, 1x1,
+ * depthwise), pool_NCHWc, dense (Gemm), injective groups. */
+int32_t mali_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
+                          tvm_plugin_layout *out);
+int32_t mali_schedule_conv2d(tvm_plugin_target *t, tvm_schedule *s,
+                             tvm_tensor **outs, uint32_t nouts,
+                             struct tvm_config *cfg);
+int32_t mali_schedule_pool(tvm_plugin_target *t, tvm_schedule *s,
+                           tvm_tensor **outs, uint32_t nouts,
+                           struct tvm_config *cfg);
+int32_t mali_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
+                            tvm_tensor **outs, uint32_t nouts,
+                            struct tvm_config *cfg);
+int32_t mali_schedule_injective(tvm_plugin_target *t, tvm_schedule *s,
+                                tvm_tensor **outs, uint32_t nouts,
+                                struct tvm_config *cfg);
+
 /* runtime.c: the vtable's run-time slots. */
 int32_t mali_probe(tvm_plugin_target *t);
 int32_t mali_device_open(tvm_plugin_target *t, tvm_plugin_device **out);

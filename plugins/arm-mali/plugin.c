@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tvm/graph.h"
 #include "mali.h"
 
 static const tvm_host_api *g_host;
@@ -90,10 +91,23 @@ static const tvm_c_dialect opencl_dialect = {
 };
 
 /* Schedule templates, by graph operator. */
+#define BY_OP(o, nm, fn)                                                   \
+  {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10, .op = o,     \
+   .name = nm, .schedule = fn, .match = TVM_STRATEGY_MATCH_OP}
+#define BY_PATTERN(p, nm, fn)                                              \
+  {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,             \
+   .op = "injective", .name = nm, .schedule = fn,                          \
+   .match = TVM_STRATEGY_MATCH_PATTERN, .pattern = p}
 static const tvm_plugin_strategy strategies[] = {
-    {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
-     .op = "MatMul", .name = "arm-mali.matmul_vectorized",
-     .schedule = mali_schedule_matmul, .match = TVM_STRATEGY_MATCH_OP},
+    BY_OP("MatMul", "arm-mali.matmul_vectorized", mali_schedule_matmul),
+    BY_OP("Conv_NCHWc", "arm-mali.conv2d_spatial_pack", mali_schedule_conv2d),
+    BY_OP("Pool_NCHWc", "arm-mali.pool_NCHWc", mali_schedule_pool),
+    BY_OP("Gemm", "arm-mali.dense", mali_schedule_dense),
+    BY_PATTERN(TVM_PAT_ELEMWISE, "arm-mali.injective", mali_schedule_injective),
+    BY_PATTERN(TVM_PAT_BROADCAST, "arm-mali.injective",
+               mali_schedule_injective),
+    BY_PATTERN(TVM_PAT_INJECTIVE, "arm-mali.injective",
+               mali_schedule_injective),
 };
 
 /* Frees a target. */
@@ -148,6 +162,14 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
   t->info.struct_size = sizeof t->info;
   t->info.vector_bits = (uint32_t)(t->vector_width * 32);
   t->info.has_threads = 1;
+  /* the core's generic thread schedules obey the work-group limit too */
+  t->info.max_threads_per_block = (uint32_t)t->max_wg;
+  /* block sizes of the generic schedule: multiples of 32 work-items, or
+   * of the limit's largest power of two below 32 when that is smaller */
+  t->info.thread_warp_size = 32;
+  while ((int64_t)t->info.thread_warp_size > t->max_wg &&
+         t->info.thread_warp_size > 8)
+    t->info.thread_warp_size /= 2;
   t->info.scopes = t->scopes;
   t->info.nscopes = 3;
   t->info.description = t->description;
@@ -220,6 +242,7 @@ static const tvm_plugin_vtable vtable = {
     .target_destroy = target_destroy,
     .target_info = target_info,
     .codegen = codegen,
+    .alter_layout = mali_alter_layout,
     .probe = mali_probe,
     .device_open = mali_device_open,
     .device_close = mali_device_close,

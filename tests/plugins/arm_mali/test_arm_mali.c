@@ -286,6 +286,19 @@ static void test_fp16(void **state) {
   tvm_target_free(generic);
   if (tvm_target_codegen(t, &m, &blob) != TVM_OK)
     fail_msg("half codegen: %s", tvm_diag_message());
+  {
+    /* the extension pragma, then half loads and stores */
+    const uint8_t *src;
+    uint64_t n;
+    assert_int_equal(tvm_kpack_find(blob.data, blob.size, "source", &src, &n),
+                     TVM_OK);
+    char *text = strndup((const char *)src, (size_t)n);
+    assert_non_null(text);
+    const char *pragma = strstr(text, "#pragma OPENCL EXTENSION cl_khr_fp16 : enable");
+    assert_non_null(pragma);
+    assert_non_null(strstr(pragma, "__global half"));
+    free(text);
+  }
   tvm_device *d = NULL;
   tvm_runtime_module *rm = NULL;
   int skipped = 0;
@@ -336,9 +349,7 @@ static void test_fp16(void **state) {
 
 int main(void) {
   /* PoCL caches kernels: keep its cache out of the user's home */
-  char cache[] = "/tmp/tvm_pocl_cache_XXXXXX";
-  if (!getenv("POCL_CACHE_DIR") && mkdtemp(cache))
-    setenv("POCL_CACHE_DIR", cache, 1);
+  gpu_pocl_cache_enter();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codegen),
       cmocka_unit_test(test_work_group_limit),
@@ -347,11 +358,6 @@ int main(void) {
       cmocka_unit_test(test_matmul_template),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
-  const char *pc = getenv("POCL_CACHE_DIR");
-  if (pc && !strncmp(pc, "/tmp/tvm_pocl_cache_", 20)) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", pc);
-    if (system(cmd) != 0) printf("note: could not remove %s\n", cmd + 8);
-  }
+  gpu_pocl_cache_leave();
   return rc;
 }

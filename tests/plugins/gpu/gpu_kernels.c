@@ -303,3 +303,19 @@ void gpu_cases_run(const tvm_target *t, tvm_device *d, gpu_case *cases,
                    int time_it) {
   for (int i = 0; i < GPU_NCASES; i++) run_case(t, d, &cases[i], time_it);
 }
+
+/* See gpu_kernels.h. */
+void gpu_pocl_cache_enter(void) {
+  static char cache[] = "/tmp/tvm_pocl_cache_XXXXXX";
+  if (!getenv("POCL_CACHE_DIR") && mkdtemp(cache))
+    setenv("POCL_CACHE_DIR", cache, 1);
+}
+
+void gpu_pocl_cache_leave(void) {
+  const char *pc = getenv("POCL_CACHE_DIR");
+  if (pc && !strncmp(pc, "/tmp/tvm_pocl_cache_", 20)) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", pc);
+    if (system(cmd) != 0) printf("note: could not remove %s\n", cmd + 8);
+  }
+}

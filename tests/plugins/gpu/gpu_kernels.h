@@ -38,4 +38,9 @@ void gpu_case_run(const tvm_target *t, tvm_device *d, gpu_case *k);
 void gpu_cases_run(const tvm_target *t, tvm_device *d, gpu_case *cases,
                    int time_it);
 
+/* PoCL caches built kernels: a fresh POCL_CACHE_DIR under /tmp unless the
+ * caller set one (enter), removed again afterwards (leave). */
+void gpu_pocl_cache_enter(void);
+void gpu_pocl_cache_leave(void);
+
 #endif

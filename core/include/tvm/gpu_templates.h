@@ -1,0 +1,88 @@
+/*
+ * tvm/gpu_templates.h - schedule templates for thread targets (OpenCL,
+ * CUDA, Vulkan) that are not specific to one GPU: a plugin's strategy
+ * wraps them with its own limits (work-group size, vector lanes) and
+ * knob defaults.  After the paper's Mali templates, none relies on
+ * shared (__local) memory: every work-item keeps its block in registers
+ * ("local" scope) and reads global memory directly, which suits GPUs
+ * whose shared memory is global memory (Mali) and is correct anywhere.
+ *
+ *  - conv2d_NCHWc (spatial pack): Conv_NCHWc (channel-blocked data and
+ *    weights, written by a target's alter_layout) with each work-item
+ *    computing a tile_oh x tile_ow block of output pixels times the
+ *    output-channel block, the block dimension vectorized (the weight
+ *    vector and the output vector are contiguous: vloadN/vstoreN);
+ *    depthwise convolutions and 1x1 convolutions (where the block is a
+ *    GEMM register tile: pixels x output channels, reduced over input
+ *    channels) use the same template;
+ *  - pool_NCHWc: one output vector (a channel block) per work-item, the
+ *    window reduced in registers;
+ *  - dense: Gemm's product tagged "dense" (transB = 1), k vectorized
+ *    through rfactor, tile_n outputs of a row per work-item;
+ *  - injective: elementwise / broadcast / injective groups with the
+ *    innermost axis vectorized when the lanes divide it.
+ * Knobs are recorded in cfg (tvm/config.h); a combination over the
+ * work-group limit is rejected (tvm_cfg_reject) and the template
+ * declines with TVM_ERR_UNSUPPORTED, so the host falls back to the next
+ * strategy and never builds a kernel the device cannot launch.
+ */
+#ifndef TVM_GPU_TEMPLATES_H
+#define TVM_GPU_TEMPLATES_H
+
+#include "tvm/config.h"
+#include "tvm/schedule.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a GPU template needs to know of the target. */
+typedef struct tvm_gpu_limits {
+  int64_t max_threads; /* work-items per work-group (>= 1) */
+  int64_t lanes;       /* float lanes of a vector load/store (1 = scalar) */
+} tvm_gpu_limits;
+
+/* Conv_NCHWc (tags conv2d_NCHWc / depthwise_conv2d_NCHWc) with its fused
+ * epilogue: one 5-D output [N, M/ob, OH, OW, ob].  Knobs: tile_oh,
+ * tile_ow (register block: divisors of OH / OW up to 4 / 8), wg_x, wg_y
+ * (work-group shape), unroll_kw (kernel-width loop unrolled). */
+TVM_API tvm_status tvm_gpu_schedule_conv2d_nchwc(tvm_schedule *s,
+                                                 tvm_tensor **outs, int nouts,
+                                                 const tvm_gpu_limits *lim,
+                                                 tvm_config *cfg);
+/* Pool_NCHWc (window stage tagged pool_max / pool_sum) with its fused
+ * epilogue: one 5-D output.  Knobs: wg (work-group size), unroll_rx. */
+TVM_API tvm_status tvm_gpu_schedule_pool_nchwc(tvm_schedule *s,
+                                               tvm_tensor **outs, int nouts,
+                                               const tvm_gpu_limits *lim,
+                                               tvm_config *cfg);
+/* Gemm's "dense" product with its fused epilogue (bias, activation): one
+ * 2-D output; k must be a multiple of 2 or more lanes.  Knobs: tile_n
+ * (divisors of the columns up to 8), wg (work-group size). */
+TVM_API tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
+                                          int nouts, const tvm_gpu_limits *lim,
+                                          tvm_config *cfg);
+/* The Winograd F(2x2, 3x3) convolution of X [N, C, H, W] (float32) with
+ * W [K, C, 3, 3], stride 1, zero padding pad_h / pad_w on both sides, as
+ * tensor expressions (core/compiler/gpu_winograd.c): kernel transform,
+ * input transform, 16 batched GEMMs over the channels, output transform.
+ * Returns Y [N, K, H + 2 pad_h - 2, W + 2 pad_w - 2], or NULL with the
+ * diagnostic set.  Not selected by the graph compiler yet: a building
+ * block for thread-target templates (tested against the naive
+ * convolution in tests/plugins/arm_mali). */
+TVM_API tvm_tensor *tvm_gpu_conv2d_winograd(tvm_ctx *c, tvm_tensor *X,
+                                            tvm_tensor *W, int64_t pad_h,
+                                            int64_t pad_w);
+/* A group of injective stages only (no reduction anywhere) with one
+ * output whose innermost extent the chosen vector width divides.  Knobs:
+ * vector (1 or the lanes), wg (work-group size).  Declines
+ * (TVM_ERR_UNSUPPORTED) anything else. */
+TVM_API tvm_status tvm_gpu_schedule_injective(tvm_schedule *s,
+                                              tvm_tensor **outs, int nouts,
+                                              const tvm_gpu_limits *lim,
+                                              tvm_config *cfg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TVM_GPU_TEMPLATES_H */

@@ -146,7 +146,8 @@ class Worker:
 # ---- tvm-c through tvmc ------------------------------------------------------
 
 class TvmC:
-    def __init__(self, build, model, threads, xname, xfile, tmp, tuning_log):
+    def __init__(self, build, model, threads, xname, xfile, tmp, tuning_log,
+                 compile_args=()):
         self.tvmc = os.path.join(build, "tvmc")
         self.env = dict(os.environ)
         self.env.setdefault("TVM_PLUGIN_PATH",
@@ -159,6 +160,7 @@ class TvmC:
                "-o", self.pkg]
         if tuning_log:
             cmd += ["--tuning-log", tuning_log]
+        cmd += list(compile_args)  # e.g. --input-shape for symbolic dims
         t0 = time.time()
         r = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
         self.compile_wall_s = time.time() - t0

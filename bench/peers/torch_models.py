@@ -12,7 +12,8 @@ What it does:
      $TVM_TORCH_MODELS or ~/.cache/tvm-c/torch-models): every model with
      random weights (torch.manual_seed(0); BatchNorm running statistics
      randomised too, so they are not the identity) at every opset, with a
-     seeded input, its batch and sequence sizes static.  Opsets 13 and 17
+     seeded input, its batch and sequence sizes static (symbolic in the
+     *_dyn variant, compiled with --input-shape).  Opsets 13 and 17
      go through the TorchScript exporter (dynamo=False), opset 18 through
      the dynamo exporter (dynamo=True); when that exporter fails the other
      one is tried, and the table says so.  The export runs in --torch-python
@@ -53,9 +54,9 @@ import run as peers  # noqa: E402  (bench/peers/run.py: workers, tvmc, header)
 
 TOL = 1e-4
 OPSETS = (13, 17, 18)
-SMALL = ("tiny_cnn", "bert_tiny")
+SMALL = ("tiny_cnn", "bert_tiny", "bert_tiny_dyn")
 ALL = ("resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
-       "vit_tiny", "bert_tiny", "bert_small")
+       "vit_tiny", "bert_tiny", "bert_tiny_dyn", "bert_small")
 
 
 # ---- the export side (runs in the torch interpreter) ------------------------
@@ -149,7 +150,7 @@ def torch_modules():
         import torchvision.models as tvm
         if name == "tiny_cnn":
             return TinyCNN(), "cnn", 32, 0
-        if name == "bert_tiny":
+        if name in ("bert_tiny", "bert_tiny_dyn"):
             return Bert(128, 64, 2, 4, 128, 16, True), "bert", 16, 128
         if name == "bert_small":
             return Bert(8000, 256, 4, 4, 1024, 128, False), "bert", 128, 8000
@@ -219,15 +220,27 @@ def export_worker(cache, models, opsets):
                 ref = model(*args).numpy()
             meta = {"model": name, "opset": op, "torch": torch.__version__,
                     "inputs": {}}
+            # *_dyn: batch and sequence symbolic, as exports for serving
+            # are; tvmc then takes the sizes from --input-shape
+            dyn = {}
+            if name.endswith("_dyn"):
+                meta["dynamic"] = True
+                dyn = {k: {0: "batch", 1: "seq"} for k in feeds}
             tries = [("dynamo", True), ("torchscript", False)]
             if op < 18:
                 tries.reverse()
             why = []
-            for label, dyn in tries:
+            for label, dyn_exp in tries:
                 try:
-                    kw = {"dynamo": dyn}
-                    if dyn:
+                    kw = {"dynamo": dyn_exp}
+                    if dyn_exp:
                         kw.update(external_data=False, verbose=False)
+                        if dyn:
+                            d = {0: torch.export.Dim("batch"),
+                                 1: torch.export.Dim("seq", max=size)}
+                            kw["dynamic_shapes"] = {k: d for k in feeds}
+                    elif dyn:
+                        kw["dynamic_axes"] = dyn
                     torch.onnx.export(model, args, stem + ".onnx",
                                       input_names=list(feeds),
                                       output_names=["output"],
@@ -372,8 +385,13 @@ def main():
                        (" (fallback)" if meta.get("fallback") else "")}
                 rows.append(row)
                 try:
+                    shapes = []
+                    for k, p in (meta["inputs"].items()
+                                 if meta.get("dynamic") else ()):
+                        shapes += ["--input-shape", "%s=%s" % (k, "x".join(
+                            str(d) for d in np.load(p).shape))]
                     ours = peers.TvmC(a.build, stem + ".onnx", t, None, feeds,
-                                      tmp, None)
+                                      tmp, None, shapes)
                 except RuntimeError as e:
                     row["status"] = "tvm-c: " + str(e).splitlines()[-1]
                     print("%s opset %d: %s" % (name, op, e), flush=True)

@@ -13,6 +13,7 @@
  * configured one.  Prints one line per fixture; exit 1 on any failure,
  * 77 (skipped) when the llvm-cpu target is unavailable here.
  */
+#define _POSIX_C_SOURCE 200809L /* strndup, scandir */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -81,21 +82,68 @@ static int compare(const DLTensor *got, const DLTensor *want, char *err,
   return !(maxdiff <= TOL * maxref);
 }
 
+/* Loads the inputs STEM.in.NAME.npy of a fixture: names[k] (malloc'd)
+ * and ins[k], *n of them.  Returns 0, else 1 with err set. */
+static int load_inputs(const char *dir, const char *stem, char **names,
+                       DLTensor **ins, int *n, char *err, size_t cap) {
+  struct dirent **ents;
+  char prefix[1100], path[4096];
+  snprintf(prefix, sizeof prefix, "%s.in.", stem);
+  size_t pl = strlen(prefix);
+  int k = scandir(dir, &ents, NULL, alphasort), rc = 0;
+  *n = 0;
+  for (int i = 0; i < k; i++) {
+    const char *f = ents[i]->d_name;
+    size_t len = strlen(f);
+    if (!rc && strncmp(f, prefix, pl) == 0 && len > pl + 4 &&
+        strcmp(f + len - 4, ".npy") == 0) {
+      if (*n == MAX_IO) {
+        snprintf(err, cap, "more than %d inputs", MAX_IO);
+        rc = 1;
+      } else {
+        names[*n] = strndup(f + pl, len - pl - 4);
+        snprintf(path, sizeof path, "%s/%s", dir, f);
+        if (tvm_npy_load(path, &ins[*n])) {
+          snprintf(err, cap, "input: %s", tvm_diag_message());
+          rc = 1;
+        }
+        (*n)++;
+      }
+    }
+    free(ents[i]);
+  }
+  if (k >= 0)
+    free(ents);
+  return rc;
+}
+
 /* Imports, evaluates (reference and compiled) and compares one fixture.
- * Returns 0 on a match, 1 otherwise; err says what happened. */
+ * The inputs' files fix the shapes of inputs with symbolic dimensions
+ * (tvm_onnx_options.shapes, as `tvmc run --input` does).  Returns 0 on a
+ * match, 1 otherwise; err says what happened. */
 static int run_one(const char *dir, const char *stem, tvm_target *cpu,
                    char *err, size_t cap) {
   char path[4096];
   tvm_graph *g = NULL;
-  DLTensor *ins[MAX_IO] = {0}, *want = NULL, *got = NULL;
+  DLTensor *files[MAX_IO] = {0}, *want = NULL, *got = NULL;
+  const DLTensor *ins[MAX_IO] = {0};
+  char *names[MAX_IO] = {0};
+  tvm_onnx_shape shapes[MAX_IO];
   tvm_plan *plan = NULL;
   tvm_executor *e = NULL;
-  int rc = 1;
+  int rc = 1, nfiles = 0;
   char why[512];
+  if (load_inputs(dir, stem, names, files, &nfiles, err, cap))
+    goto done;
+  for (int k = 0; k < nfiles; k++)
+    shapes[k] = (tvm_onnx_shape){names[k], files[k]->shape, files[k]->ndim};
+  tvm_onnx_options opts = {0};
+  opts.shapes = shapes;
+  opts.nshapes = nfiles;
   snprintf(path, sizeof path, "%s/%s.onnx", dir, stem);
-  if (tvm_onnx_load(path, &g)) {
+  if (tvm_onnx_load_opts(path, &opts, &g)) {
     snprintf(err, cap, "import: %s", tvm_diag_message());
-    return 1;
+    goto done;
   }
   size_t nin = g->inputs.len;
   if (nin > MAX_IO || g->outputs.len < 1) {
@@ -104,9 +152,12 @@ static int run_one(const char *dir, const char *stem, tvm_target *cpu,
   }
   for (size_t i = 0; i < nin; i++) {
     const tvm_gvalue *iv = g->inputs.data[i];
-    snprintf(path, sizeof path, "%s/%s.in.%s.npy", dir, stem, iv->name);
-    if (tvm_npy_load(path, &ins[i])) {
-      snprintf(err, cap, "input: %s", tvm_diag_message());
+    for (int k = 0; k < nfiles; k++)
+      if (strcmp(names[k], iv->name) == 0)
+        ins[i] = files[k];
+    if (!ins[i]) {
+      snprintf(err, cap, "no file %s.in.%s.npy for graph input '%s'", stem,
+               iv->name, iv->name);
       goto done;
     }
   }
@@ -123,7 +174,7 @@ static int run_one(const char *dir, const char *stem, tvm_target *cpu,
   /* the reference operators, the compiler's oracle */
   DLTensor *dst[MAX_IO] = {got};
   if (g->outputs.len == 1) {
-    if (tvm_graph_eval_reference(g, (const DLTensor **)ins, dst)) {
+    if (tvm_graph_eval_reference(g, ins, dst)) {
       snprintf(err, cap, "reference evaluation: %s", tvm_diag_message());
       goto done;
     }
@@ -158,8 +209,10 @@ static int run_one(const char *dir, const char *stem, tvm_target *cpu,
 done:
   tvm_executor_free(e);
   tvm_plan_free(plan);
-  for (size_t i = 0; i < MAX_IO; i++)
-    tvm_npy_free(ins[i]);
+  for (int k = 0; k < nfiles; k++) {
+    tvm_npy_free(files[k]);
+    free(names[k]);
+  }
   tvm_npy_free(want);
   tvm_npy_free(got);
   tvm_graph_free(g);

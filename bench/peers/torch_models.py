@@ -39,6 +39,7 @@ torch's outputs) into DIR (tests/e2e/onnx/torch/ holds the committed ones).
 """
 import argparse
 import json
+import re
 import os
 import shutil
 import statistics
@@ -54,7 +55,7 @@ import run as peers  # noqa: E402  (bench/peers/run.py: workers, tvmc, header)
 
 TOL = 1e-4
 OPSETS = (13, 17, 18)
-SMALL = ("tiny_cnn", "bert_tiny", "bert_tiny_dyn")
+SMALL = ("tiny_cnn", "bert_tiny", "bert_tiny_dyn", "if_dyn", "if1_dyn")
 ALL = ("resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
        "vit_tiny", "bert_tiny", "bert_tiny_dyn", "bert_small")
 
@@ -146,8 +147,28 @@ def torch_modules():
                 x = blk["ln2"](x + f)
             return torch.tanh(self.pool(x[:, 0]))
 
+    class SizeBranch(nn.Module):
+        """Python control flow on a tensor's size, kept by
+        torch.jit.script: with a symbolic batch the TorchScript exporter
+        emits an If on Shape -> Gather -> Greater, which folds once the
+        batch is fixed."""
+
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 4)
+
+        def forward(self, x):
+            if x.size(0) > 1:
+                y = torch.relu(self.fc(x))
+            else:
+                y = torch.zeros(x.size(0), 4) - 1.0
+            return y * 2.0
+
     def build(name):
         import torchvision.models as tvm
+        if name in ("if_dyn", "if1_dyn"):  # batch 2: then; 1: else branch
+            return torch.jit.script(SizeBranch()), "vec", \
+                2 if name == "if_dyn" else 1, 0
         if name == "tiny_cnn":
             return TinyCNN(), "cnn", 32, 0
         if name in ("bert_tiny", "bert_tiny_dyn"):
@@ -168,6 +189,8 @@ def make_inputs(kind, size, vocab):
     whose last quarter is padding."""
     import numpy as np
     rng = np.random.default_rng(0)
+    if kind == "vec":
+        return {"x": rng.standard_normal((size, 8)).astype(np.float32)}
     if kind == "cnn":
         return {"input": rng.standard_normal((1, 3, size, size))
                 .astype(np.float32)}
@@ -225,7 +248,8 @@ def export_worker(cache, models, opsets):
             dyn = {}
             if name.endswith("_dyn"):
                 meta["dynamic"] = True
-                dyn = {k: {0: "batch", 1: "seq"} for k in feeds}
+                dyn = {k: {0: "batch", 1: "seq"} if kind == "bert" else
+                       {0: "batch"} for k in feeds}
             tries = [("dynamo", True), ("torchscript", False)]
             if op < 18:
                 tries.reverse()
@@ -238,7 +262,8 @@ def export_worker(cache, models, opsets):
                         if dyn:
                             d = {0: torch.export.Dim("batch"),
                                  1: torch.export.Dim("seq", max=size)}
-                            kw["dynamic_shapes"] = {k: d for k in feeds}
+                            kw["dynamic_shapes"] = {
+                                k: {i: d[i] for i in dyn[k]} for k in feeds}
                     elif dyn:
                         kw["dynamic_axes"] = dyn
                     torch.onnx.export(model, args, stem + ".onnx",
@@ -253,8 +278,10 @@ def export_worker(cache, models, opsets):
                     meta["exporter"] = label
                     break
                 except Exception as e:  # noqa: BLE001 (reported, retried)
-                    why.append("%s: %s" % (label, str(e).splitlines()[0]
-                                           if str(e) else type(e).__name__))
+                    msg = str(e).splitlines()[0] if str(e) else \
+                        type(e).__name__
+                    why.append("%s: %s" % (label, re.sub(r"\x1b\[[0-9;]*m",
+                                                         "", msg)))
             if "exporter" not in meta:
                 print("export %s opset %d failed: %s" % (name, op,
                                                          "; ".join(why)))

@@ -38,6 +38,7 @@ core_frontend_onnx_libtvm_onnx_la_SOURCES = \
 	core/frontend/onnx/tensor.c \
 	core/frontend/onnx/shape.c \
 	core/frontend/onnx/node.c \
+	core/frontend/onnx/control.c \
 	core/frontend/onnx/versions.c \
 	core/frontend/onnx/import.c \
 	core/frontend/onnx/limits.c \

@@ -10,7 +10,9 @@ interleaved run.
 What it does, per model and thread count:
   1. `tvmc export zoo:MODEL` writes the zoo model as an ONNX file: the one
      file every framework reads;
-  2. one seeded input (numpy), saved as .npy;
+  2. one seeded input (numpy), saved as .npy (the workers and TvmC also
+     take a .json mapping input names to .npy files, for models with
+     several inputs: bench/peers/torch_models.py uses them that way);
   3. tvm-c: `tvmc compile FILE.onnx` (timed: compile time from ONNX to a
      runnable package, with --tuning-log when given) and `tvmc run` for
      latency and outputs; ONNX Runtime: an InferenceSession with

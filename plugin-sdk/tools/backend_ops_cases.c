@@ -109,6 +109,10 @@ static const bo_case table[] = {
     {"MatMul", "D[4] D[2,4,3]", "", 0},
     {"MatMul", "D[7] D[7]", "", 0},
     {"MatMul", "D[33,17] D[17,40]", "", 0},
+    /* packed right operand Bp[N/nr, K, nr] (alter_layout's NK<nr>n) */
+    {"MatMul_packed", "D[9,12] D[3,12,8]", "n=24", 0},
+    {"MatMul_packed", "D[2,5,12] D[2,12,16] D[20]", "n=20 alpha=0.5", 0},
+    {"MatMul_packed", "D[1,7] D[1,7,16] D[3]", "n=3 beta=2.0", 0},
     {"Softmax", "D[3,7]", "", 0},
     {"Softmax", "D[2,3,4]", "_opset=11", 0},
     {"LogSoftmax", "D[2,3,4]", "axis=1", 0},

@@ -40,6 +40,8 @@ void *lc_host_alloc(uint64_t n) { return tvm_sdk_alloc(g_host, n); }
    NULL}
 static const tvm_plugin_strategy strategies[] = {
     STRATEGY("matmul", "llvm-cpu.matmul_packed", llvm_cpu_schedule_matmul),
+    STRATEGY("MatMul_packed", "llvm-cpu.matmul_packed",
+             llvm_cpu_schedule_matmul),
     STRATEGY("Conv_NCHWc", "llvm-cpu.conv2d_NCHWc",
              llvm_cpu_schedule_conv2d_nchwc),
     STRATEGY("Gemm", "llvm-cpu.dense", llvm_cpu_schedule_dense),

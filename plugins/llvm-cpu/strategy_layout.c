@@ -11,7 +11,8 @@
  * The block depends only on the channel count, so a producer and its
  * consumer agree and no transform is needed between them.  Outputs whose
  * channels give no block (odd counts above the lane width) stay NCHW, as
- * do group convolutions and everything but Conv.
+ * do group convolutions.  Matrix products (MatMul, Gemm) with a
+ * constant right operand ask for it packed (see matmul_layout).
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,30 @@ static int64_t channel_block(int64_t c, int64_t lanes) {
   return c <= lanes ? c : 0;
 }
 
+/* A matrix product B' (K x N, float32) packed as NK<nr>n: nr = two
+ * vectors of float lanes when they divide N, else one, the last panel
+ * zero-padded by the core when even that does not divide N.  Gemm's fully connected layers
+ * with fewer than 4 rows (transB = 1) keep the dense template, a
+ * matrix-vector product that reads B's rows as they are. */
+static int32_t matmul_layout(tvm_plugin_target *t, const tvm_gnode *n,
+                             tvm_plugin_layout *out) {
+  int64_t as[TVM_MAX_DIMS], bs[TVM_MAX_DIMS];
+  tvm_dtype bt;
+  int gemm = strcmp(tvm_gnode_op_name(n), "Gemm") == 0;
+  int na = tvm_gnode_input_shape(n, 0, as);
+  if (na < 2 || tvm_gnode_input_shape(n, 1, bs) != 2 ||
+      tvm_gnode_input_dtype(n, 1, &bt) != 0 || bt.code != kDLFloat ||
+      bt.bits != 32)
+    return 0;
+  int tb = gemm && tvm_gnode_int(n, "transB", 0) != 0;
+  if (gemm && tb && as[0] < 4) return 0;
+  int64_t lanes = t->vector_bits >= 128 ? t->vector_bits / 32 : 4;
+  int64_t N = tb ? bs[0] : bs[1];
+  int64_t nr = N % (2 * lanes) == 0 ? 2 * lanes : lanes;
+  snprintf(out->weight, sizeof out->weight, "NK%dn", (int)nr);
+  return 0;
+}
+
 /* The alter_layout slot: fills *out for the convolutions described at the
  * top of the file, leaves it empty for every other node. */
 int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
@@ -34,17 +59,9 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
   /* the node through libtvm's accessors: tvm_gnode is not frozen */
   int64_t xs[TVM_MAX_DIMS], ws[TVM_MAX_DIMS];
   tvm_dtype xt;
-  if (n && out && strcmp(tvm_gnode_op_name(n), "MatMul") == 0 &&
-      tvm_gnode_input_shape(n, 0, xs) == 2 &&
-      tvm_gnode_input_shape(n, 1, ws) == 2 &&
-      tvm_gnode_input_dtype(n, 1, &xt) == 0 && xt.code == kDLFloat &&
-      xt.bits == 32) {
-    int64_t lanes = t->vector_bits >= 128 ? t->vector_bits / 32 : 4;
-    int64_t N = ws[1];
-    int64_t nr = N % (2 * lanes) == 0 ? 2 * lanes : lanes;
-    snprintf(out->weight, sizeof out->weight, "NK%dn", (int)nr);
-    return 0;
-  }
+  if (n && out && (strcmp(tvm_gnode_op_name(n), "MatMul") == 0 ||
+                   strcmp(tvm_gnode_op_name(n), "Gemm") == 0))
+    return matmul_layout(t, n, out);
   if (!n || !out || strcmp(tvm_gnode_op_name(n), "Conv") != 0 ||
       tvm_gnode_input_shape(n, 0, xs) != 4 ||
       tvm_gnode_input_shape(n, 1, ws) != 4 ||

@@ -15,6 +15,16 @@
  * loads nr/lanes vectors of Bp, broadcasts mr values of A and issues
  * mr*nr/lanes FMAs.  Row blocks run in parallel.
  *
+ * The same template schedules the graph's MatMul_packed (alter_layout
+ * packed B into Bp[N/nr, K, nr] at compile time, so Bp is a constant): its
+ * product, tagged "matmul_packed", is 2-D over flattened rows; the output
+ * (alpha, beta, C, and any fused elementwise epilogue, inlined) may have
+ * more dimensions, whose leading ones are fused into rows.  Then the
+ * output is tiled into mr x nr blocks, row and column blocks fused and
+ * parallel, and the product computed at each block as the register block
+ * above (no cache_write: the product is that block).  tile_m is capped at
+ * the row count.
+ *
  * Knobs (tvm/config.h): tile_m (rows of the register block) and
  * unroll_k (inner k steps unrolled).  tile_m's default is the largest
  * value up to 8 whose mr x nr/lanes accumulators, nr/lanes B vectors and
@@ -22,6 +32,8 @@
  * with AVX2's 16); larger blocks are rejected as spilling.  The packing width nr is a knob of
  * the compute ("pack_n") and read back here under the same name.
  */
+#include <string.h>
+
 #include "tvm/config.h"
 #include "tvm/plugin.h"
 #include "llvm_cpu.h"
@@ -39,6 +51,68 @@ static tvm_tensor *find_compute_input(const tvm_operation *op) {
   return found;
 }
 
+/* Orders, unrolls and vectorizes the register block st (axes row, col,
+ * reduce k), k split by ku. */
+static tvm_status register_block(tvm_stage *st, int64_t ku) {
+  tvm_iter_var *ko, *ki;
+  tvm_iter_var *xc = tvm_stage_axis(st, 0);
+  tvm_iter_var *yc = tvm_stage_axis(st, 1);
+  tvm_iter_var *k = tvm_stage_reduce_axis(st, 0);
+  tvm_status st2 = tvm_split(st, k, ku, &ko, &ki);
+  if (st2 == TVM_OK) st2 = tvm_reorder(st, (tvm_iter_var *[]){ko, ki, xc, yc}, 4);
+  if (st2 == TVM_OK) st2 = tvm_unroll(st, ki);
+  if (st2 == TVM_OK) st2 = tvm_unroll(st, xc);
+  if (st2 == TVM_OK) st2 = tvm_vectorize(st, yc);
+  return st2;
+}
+
+/* MatMul_packed of the graph: out (any rank) reads the 2-D product mm,
+ * through inlined epilogue computes. */
+static tvm_status schedule_graph_packed(tvm_schedule *s, tvm_tensor *out,
+                                        tvm_operation *mm, tvm_ptrvec *ops,
+                                        int64_t mr, int64_t nr, int64_t ku) {
+  tvm_iter_var *row, *io, *jo, *ii, *ji, *fused;
+  tvm_status st = TVM_OK;
+  for (size_t i = 0; i < ops->len && !st; i++) {
+    tvm_operation *op = ops->data[i];
+    if (op != out->op && op != mm)
+      st = tvm_compute_inline(tvm_stage_of(s, op->output));
+  }
+  if (st) return st;
+  int64_t rows = mm->output->shape_c[0];
+  if (mr > rows) mr = rows;
+  if (out->op == mm) {
+    tvm_tensor *CC;
+    tvm_stage *sc = tvm_stage_of(s, out);
+    if ((st = tvm_cache_write(s, out, "local", &CC))) return st;
+    st = tvm_tile(sc, tvm_stage_axis(sc, 0), tvm_stage_axis(sc, 1), mr, nr,
+                  &io, &jo, &ii, &ji);
+    if (!st) st = tvm_fuse(sc, io, jo, &fused);
+    if (!st) st = tvm_parallel(sc, fused);
+    if (!st) st = tvm_vectorize(sc, ji);
+    if (!st) st = tvm_compute_at(tvm_stage_of(s, CC), sc, fused);
+    if (!st) st = register_block(tvm_stage_of(s, CC), ku);
+    return st;
+  }
+  tvm_stage *so = tvm_stage_of(s, out), *sm = tvm_stage_of(s, mm->output);
+  /* tvm_stage_axis names root axes: take them all before fusing */
+  tvm_iter_var *col = tvm_stage_axis(so, out->ndim - 1);
+  tvm_iter_var *lead[TVM_MAX_DIMS] = {0};
+  for (int d = 0; d < out->ndim - 1; d++)
+    lead[d] = tvm_stage_axis(so, d);
+  row = lead[0];
+  for (int d = 1; d < out->ndim - 1 && !st; d++)
+    st = tvm_fuse(so, row, lead[d], &row);
+  if (!st)
+    st = tvm_tile(so, row, col, mr, nr, &io, &jo, &ii, &ji);
+  if (!st) st = tvm_fuse(so, io, jo, &fused);
+  if (!st) st = tvm_parallel(so, fused);
+  if (!st) st = tvm_vectorize(so, ji);
+  if (!st) st = tvm_compute_at(sm, so, fused);
+  if (!st) st = register_block(sm, ku);
+  return st;
+}
+
 /* Schedules outs[0] = C as described at the top of the file. */
 int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                                  tvm_tensor **outs, uint32_t nouts,
@@ -53,9 +127,49 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
 
   lc_isa isa;
   lc_isa_of(t, &isa);
-  if (nouts != 1 || outs[0]->ndim != 2)
+  if (nouts != 1)
     return tvm_diag_set(TVM_ERR_INVALID,
-                        "llvm-cpu matmul template: expected one 2-d output");
+                        "llvm-cpu matmul template: expected one output");
+  /* the graph's MatMul_packed: its product is tagged "matmul_packed" */
+  tvm_ptrvec ops = {0};
+  tvm_operation *mm = NULL;
+  if ((st = tvm_op_reachable_computes(outs[0], &ops)) == TVM_OK)
+    for (size_t i = 0; i < ops.len; i++) {
+      tvm_operation *op = ops.data[i];
+      if (op->tag && strcmp(op->tag, "matmul_packed") == 0) mm = op;
+    }
+  if (mm) {
+    tvm_ptrvec ins = {0};
+    Bp = NULL;
+    if ((st = tvm_op_inputs(mm, &ins)) == TVM_OK && ins.len == 2)
+      Bp = ins.data[1];
+    tvm_ptrvec_free(&ins);
+    if (!Bp || Bp->ndim != 3 || Bp->shape_c[2] <= 0) {
+      tvm_ptrvec_free(&ops);
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "llvm-cpu matmul template: '%s' does not read a "
+                          "packed Bp[n/nr, k, nr]", outs[0]->name);
+    }
+    nr = Bp->shape_c[2];
+    int64_t nv = (nr + isa.lanes - 1) / isa.lanes;
+    int dm = 0;
+    for (int i = 0; i < 6; i++)
+      if (tile_m_choices[i] <= 8 && tile_m_choices[i] * nv + nv + 1 <= isa.vregs)
+        dm = i;
+    mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, dm);
+    if (mr * nv + nv + 1 > isa.vregs)
+      tvm_cfg_reject(cfg, "tile_m %lld x %lld vectors exceed %d registers",
+                     (long long)mr, (long long)nv, isa.vregs);
+    ku = tvm_cfg_choice(cfg, "unroll_k", unroll_k_choices, 4, 2);
+    st = schedule_graph_packed(s, outs[0], mm, &ops, mr, nr, ku);
+    tvm_ptrvec_free(&ops);
+    return st;
+  }
+  tvm_ptrvec_free(&ops);
+  if (st) return st;
+  if (outs[0]->ndim != 2)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "llvm-cpu matmul template: expected a 2-d output");
   C = outs[0];
   Bp = find_compute_input(C->op);
   if (!Bp || Bp->ndim != 3 || Bp->shape_c[2] <= 0)

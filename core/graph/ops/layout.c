@@ -6,6 +6,11 @@
  * "CHW16c"), or between two blockings.  Every element keeps its logical
  * position: for each primal axis A, logical = outer * block + inner.
  *
+ * With attribute pad = 1 an axis whose extent is no multiple of its
+ * destination block is rounded up to one, the elements past the logical
+ * extent being zero (a packed matrix operand "NK16n" of N = 1000 columns
+ * has 63 panels, the last one padded); the inverse direction never pads.
+ *
  * On constant inputs (weights, per-channel biases) fold_constants runs the
  * reference at compile time; on activations the compute is an injective
  * copy tagged "layout_transform".
@@ -87,6 +92,7 @@ int64_t op_layout_nchwc_block(const char *s) {
 typedef struct lt_info {
   op_layout src, dst;
   int64_t logical[TVM_MAX_DIMS]; /* extent per dst dimension's axis */
+  int64_t pad;                   /* 1: round partial blocks up, zero-filled */
 } lt_info;
 
 /* Parses both layouts of n and checks them against the input's shape;
@@ -97,8 +103,12 @@ static tvm_status lt_check(const tvm_gnode *n, lt_info *li, int64_t *oshape) {
   tvm_status st;
   if ((st = op_input(n, 0, "data", &x)) ||
       (st = op_attr_str(n, "src_layout", NULL, &s)) ||
-      (st = op_attr_str(n, "dst_layout", NULL, &d)))
+      (st = op_attr_str(n, "dst_layout", NULL, &d)) ||
+      (st = op_attr_int(n, "pad", 0, &li->pad)))
     return st;
+  if (li->pad != 0 && li->pad != 1)
+    return op_fail(n, TVM_ERR_INVALID, "attribute pad is %lld; write 0 or 1",
+                   (long long)li->pad);
   if (!s || !d)
     return op_fail(n, TVM_ERR_INVALID,
                    "attributes 'src_layout' and 'dst_layout' are required");
@@ -135,12 +145,13 @@ static tvm_status lt_check(const tvm_gnode *n, lt_info *li, int64_t *oshape) {
     int64_t L = x->shape[p] * op_layout_block(&li->src, A);
     int64_t b = op_layout_block(&li->dst, A);
     li->logical[k] = L;
-    if (L % b)
+    if (L % b && !(li->pad && op_layout_block(&li->src, A) == 1))
       return op_fail(n, TVM_ERR_INVALID,
                      "axis %c has %lld elements, not a multiple of the block "
-                     "%lld of dst_layout %s",
+                     "%lld of dst_layout %s (attribute pad = 1 zero-fills "
+                     "the last block)",
                      A, (long long)L, (long long)b, d);
-    oshape[k] = li->dst.block[k] ? li->dst.block[k] : L / b;
+    oshape[k] = li->dst.block[k] ? li->dst.block[k] : (L + b - 1) / b;
   }
   return TVM_OK;
 }
@@ -178,10 +189,17 @@ typedef struct lt_ud {
 static tvm_expr *lt_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   lt_ud *u = ud;
   const op_layout *s = &u->li.src;
-  tvm_expr *si[TVM_MAX_DIMS];
+  tvm_expr *si[TVM_MAX_DIMS], *inside = NULL;
   for (int k = 0; k < s->n; k++) {
     char A = s->axis[k];
     tvm_expr *L = lt_logical(c, &u->li.dst, i, A);
+    int64_t ext = u->x->shape_c[k] * op_layout_block(s, A);
+    if (u->li.pad && !s->block[k] && op_layout_block(s, A) == 1) {
+      /* padded: clamp the read, zero the element past the extent */
+      tvm_expr *lt = tvm_lt(c, L, tvm_int(c, ext));
+      inside = inside ? tvm_and(c, inside, lt) : lt;
+      L = tvm_min(c, L, tvm_int(c, ext - 1));
+    }
     int64_t b = op_layout_block(s, A);
     if (b == 1)
       si[k] = L;
@@ -190,7 +208,9 @@ static tvm_expr *lt_body(tvm_ctx *c, tvm_expr **i, void *ud) {
     else
       si[k] = tvm_floordiv(c, L, tvm_int(c, b));
   }
-  return tvm_tread(c, u->x, si, s->n);
+  tvm_expr *v = tvm_tread(c, u->x, si, s->n);
+  return inside ? tvm_select(c, inside, v, op_te_const(c, u->x->dtype, 0))
+                : v;
 }
 
 /* Compute: one injective stage tagged "layout_transform". */
@@ -221,6 +241,7 @@ static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
   int64_t len = op_dl_numel(out[0]);
   for (int64_t e = 0; e < len; e++) {
     int64_t oi[TVM_MAX_DIMS], flat = 0;
+    int outside = 0;
     op_dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
     for (int k = 0; k < li.src.n; k++) {
       char A = li.src.axis[k];
@@ -231,9 +252,13 @@ static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
           L = L * li.dst.block[q] + oi[q];
       int64_t b = op_layout_block(&li.src, A);
       int64_t v = b == 1 ? L : li.src.block[k] ? L % b : L / b;
+      outside |= v >= x->shape[k];
       flat = flat * x->shape[k] + v;
     }
-    memcpy(dst + e * eb, src + flat * eb, (size_t)eb);
+    if (outside)
+      memset(dst + e * eb, 0, (size_t)eb);
+    else
+      memcpy(dst + e * eb, src + flat * eb, (size_t)eb);
   }
   return TVM_OK;
 }
@@ -242,7 +267,7 @@ static const tvm_gop_def defs[] = {
     {"LayoutTransform", 1, 1, 1, 1, TVM_PAT_INJECTIVE, lt_infer, lt_compute,
      lt_reference,
      "internal: moves a tensor between layouts (NCHW <-> NCHW16c, OIHW -> "
-     "OIHW16i16o); attributes src_layout, dst_layout"},
+     "OIHW16i16o, KN -> NK16n); attributes src_layout, dst_layout, pad"},
 };
 
 const ops_family ops_layout_family = {defs,

@@ -12,6 +12,7 @@ libtvm_la_SOURCES += \
 	core/graph/ops/conv_transpose.c \
 	core/graph/ops/pool.c \
 	core/graph/ops/gemm.c \
+	core/graph/ops/matmul_packed.c \
 	core/graph/ops/norm.c \
 	core/graph/ops/softmax.c \
 	core/graph/ops/shape.c \

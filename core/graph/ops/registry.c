@@ -17,6 +17,7 @@ extern const ops_family ops_quant_family;        /* quant.c */
 extern const ops_family ops_signal_family;       /* signal.c */
 extern const ops_family ops_einsum_family;       /* einsum.c */
 extern const ops_family ops_groupnorm_family;    /* groupnorm.c */
+extern const ops_family ops_matmul_packed_family; /* matmul_packed.c */
 extern const ops_family ops_scatter_family;      /* scatter.c */
 
 static const ops_family *const families[] = {
@@ -31,7 +32,7 @@ static const ops_family *const families[] = {
     &ops_matrix_family,      &ops_index_family,
     &ops_quant_family,       &ops_signal_family,
     &ops_einsum_family,      &ops_groupnorm_family,
-    &ops_scatter_family,
+    &ops_scatter_family,     &ops_matmul_packed_family,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 

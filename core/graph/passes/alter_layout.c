@@ -143,6 +143,81 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
   return set_twin(s, n->outputs[0], y, ch.out);
 }
 
+/* The panel width nr of a packed matrix layout "NK<nr>n", 0 when s is
+ * not one. */
+static int64_t packed_nr(const char *s) {
+  int64_t nr = 0;
+  if (strncmp(s, "NK", 2) != 0) return 0;
+  const char *p = s + 2;
+  while (*p >= '0' && *p <= '9' && nr < 1 << 20) nr = nr * 10 + (*p++ - '0');
+  return p[0] == 'n' && p[1] == '\0' ? nr : 0;
+}
+
+/* MatMul (B constant 2-D, A 2-D or more) and Gemm (transA = 0, B and C
+ * constant) -> MatMul_packed when the target asks for a packed right
+ * operand (choice.weight "NK<nr>n"): B' (K x N) is packed by a
+ * LayoutTransform that zero-pads the last panel when nr does not divide
+ * N; fold_constants packs it at compile time.  *done = 1 when
+ * rewritten. */
+static tvm_status alter_matmul(al_state *s, tvm_gnode *n,
+                               tvm_layout_query_fn q, void *ud, int *done) {
+  int gemm = strcmp(n->op, "Gemm") == 0;
+  tvm_gvalue *a = n->inputs[0], *b = n->ninputs > 1 ? n->inputs[1] : NULL;
+  tvm_gvalue *c = gemm && n->ninputs > 2 ? n->inputs[2] : NULL;
+  *done = 0;
+  if (!a || !b || b->ndim != 2 || b->kind != TVM_GV_CONST ||
+      (c && c->kind != TVM_GV_CONST) || n->noutputs != 1 || !n->outputs[0] ||
+      a->ndim < 2 || (gemm && a->ndim != 2) ||
+      (gemm && tvm_gnode_int(n, "transA", 0) != 0) ||
+      a->dtype.code != kDLFloat || a->dtype.bits != 32 || a->dtype.lanes != 1)
+    return TVM_OK;
+  tvm_layout_choice ch;
+  memset(&ch, 0, sizeof ch);
+  tvm_status st = q(ud, n, &ch);
+  if (st) return st;
+  ch.weight[sizeof ch.weight - 1] = '\0';
+  if (!ch.weight[0]) return TVM_OK;
+  int64_t nr = packed_nr(ch.weight);
+  if (nr <= 0 || nr > 4096)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "alter_layout: the target asked for weight layout "
+                        "'%s' for %s '%s'; a matrix product's right operand "
+                        "packs only as NK<nr>n (nr columns per panel, 1 to "
+                        "4096)",
+                        ch.weight, n->op, n->name);
+  int tb = gemm && tvm_gnode_int(n, "transB", 0) != 0;
+  int64_t N = tb ? b->shape[0] : b->shape[1];
+  tvm_gattr pa[3] = {tvm_gattr_str("src_layout", tb ? "NK" : "KN"),
+                     tvm_gattr_str("dst_layout", ch.weight),
+                     tvm_gattr_int("pad", 1)};
+  tvm_gvalue *bp = tvm_graph_apply(s->g, "LayoutTransform",
+                                   vname(s, b, ch.weight), &b, 1, pa, 3, 1,
+                                   NULL);
+  if (!bp) return failed(s);
+  tvm_gattr at[3];
+  int na = 0;
+  at[na++] = tvm_gattr_int("n", N);
+  if (gemm) {
+    at[na++] = tvm_gattr_float("alpha", tvm_gnode_float(n, "alpha", 1.0));
+    at[na++] = tvm_gattr_float("beta", tvm_gnode_float(n, "beta", 1.0));
+  }
+  tvm_gvalue *in[3] = {a, bp, c};
+  tvm_gvalue *y = tvm_graph_apply(s->g, "MatMul_packed",
+                                  tvm_arena_printf(s->g->arena, "%s.packed",
+                                                   n->outputs[0]->name),
+                                  in, c ? 3 : 2, at, na, 1, NULL);
+  if (!y) return failed(s);
+  *done = 1;
+  /* same layout as before: consumers and graph outputs read y instead,
+   * under the old value's name */
+  tvm_gvalue *o = n->outputs[0];
+  tvm_graph_replace_uses(s->g, o, y);
+  const char *nm = o->name;
+  o->name = tvm_arena_printf(s->g->arena, "%s.replaced", nm);
+  y->name = nm;
+  return o->name ? TVM_OK : tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+}
+
 /* Is v a constant with one element? */
 static int is_scalar(const tvm_gvalue *v) {
   return v && tvm_gvalue_numel(v) == 1 && v->ndim <= 5;
@@ -303,6 +378,8 @@ tvm_status tvm_graph_pass_alter_layout(tvm_graph *g, tvm_layout_query_fn q,
     int done = 0;
     if (strcmp(n->op, "Conv") == 0)
       st = alter_conv(&s, n, q, ud, &done);
+    else if (strcmp(n->op, "MatMul") == 0 || strcmp(n->op, "Gemm") == 0)
+      st = alter_matmul(&s, n, q, ud, &done);
     if (!st && !done) st = alter_pool(&s, n, &done);
     if (!st && !done) st = alter_concat(&s, n, &done);
     if (!st && !done) st = follow(&s, n, &done);

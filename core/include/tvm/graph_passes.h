@@ -165,6 +165,11 @@ TVM_API void tvm_storage_plan_print(tvm_strbuf *out, const tvm_graph *g,
  * graph output, reads a LayoutTransform back to the model's layout
  * (graph outputs keep their names).  LayoutTransforms between blocked
  * producers and consumers appear only where their blockings differ.
+ * Matrix products with a constant right operand (MatMul with a 2-D B,
+ * Gemm with transA = 0) are asked too: choice.weight "NK<nr>n" rewrites
+ * the node to MatMul_packed reading B' packed as [ceil(N/nr), K, nr]
+ * (a LayoutTransform with pad = 1 on the constant: the last panel
+ * zero-padded); its output replaces the old one, same shape and name.
  * Ends with toposort and dce. */
 typedef struct tvm_layout_choice {
   char data[32];   /* layout of the data input, "" = keep the node */

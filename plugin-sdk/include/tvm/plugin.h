@@ -291,7 +291,10 @@ typedef struct tvm_plugin_blob {
  * NUL-terminated layout strings in the spelling of tvm/graph.h: data =
  * the node's data input ("NCHW16c"), weight = its weight input
  * ("OIHW16i16o"), out = its output ("NCHW16c").  An empty data string
- * keeps the node as the model wrote it. */
+ * keeps the node as the model wrote it.  For a matrix product (MatMul,
+ * Gemm) only weight is read: "NK<nr>n" packs B' (K x N) in panels of nr
+ * columns, Bp[ceil(N/nr), K, nr], zero-padded; the node becomes
+ * MatMul_packed.  An empty weight keeps it. */
 #define TVM_PLUGIN_LAYOUT_CAP 32
 typedef struct tvm_plugin_layout {
   uint32_t struct_size;

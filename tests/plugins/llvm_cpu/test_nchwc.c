@@ -8,7 +8,9 @@
  * dilations, odd channel counts (blocks 3, 4, 8, 16), depthwise, group
  * convolutions (kept NCHW), residual blocks with per-channel constants,
  * and graph outputs that keep their names and the model's layout.  Also
- * the dense (Gemm transB = 1) template: shapes, epilogues, fallbacks.
+ * the dense (Gemm transB = 1) template: shapes, epilogues, fallbacks; and
+ * matrix products with a constant right operand packed by alter_layout
+ * (MatMul_packed, NK<nr>n, the last panel zero-padded).
  */
 #include <stdlib.h>
 
@@ -41,6 +43,13 @@ static int steps_with(const tvm_plan *p, const char *s) {
   int n = 0;
   for (uint32_t i = 0; i < p->nsteps; i++) n += strstr(p->steps[i].label, s) != NULL;
   return n;
+}
+
+static int count_op(const tvm_graph *g, const char *op) {
+  int k = 0;
+  for (size_t i = 0; i < g->nodes.len; i++)
+    k += strcmp(((tvm_gnode *)g->nodes.data[i])->op, op) == 0;
+  return k;
 }
 
 /* Reference of g before compiling, then compile (alter_layout on), run and
@@ -336,6 +345,102 @@ static void test_dense(void **state) {
   }
 }
 
+/* MatMul and Gemm with a constant right operand become MatMul_packed on
+ * llvm-cpu (the plugin asks for NK<nr>n): 2-D and 3-D A, column counts
+ * no panel width divides (padded panels), bias and activation epilogues,
+ * Gemm with transB 0 and 1, alpha and beta; each one fused kernel whose
+ * label names MatMul_packed, results equal to the reference. */
+static void test_matmul_packed(void **state) {
+  (void)state;
+  static const struct { int64_t b, M, K, N; int gemm, tb; } cs[] = {
+      {2, 5, 24, 40, 0, 0}, {0, 37, 100, 13, 0, 0}, {0, 64, 64, 96, 0, 0},
+      {0, 6, 20, 30, 1, 0}, {0, 8, 32, 1000, 1, 1}, {3, 1, 16, 33, 0, 0}};
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    tvm_graph *g = NULL;
+    CHECK_OK(tvm_graph_create(&g));
+    int64_t as[3] = {cs[c].b, cs[c].M, cs[c].K};
+    tvm_gvalue *x = cs[c].b
+                        ? tvm_graph_input(g, "x", F32, as, 3)
+                        : tvm_graph_input(g, "x", F32, as + 1, 2);
+    int64_t ws[2] = {cs[c].K, cs[c].N};
+    if (cs[c].tb) ws[0] = cs[c].N, ws[1] = cs[c].K;
+    tvm_gvalue *w = tvm_graph_random(g, "w", ws, 2, 70 + c, 0.3);
+    tvm_gvalue *b = tvm_graph_random(g, "b", (int64_t[]){cs[c].N}, 1, 80 + c, 0.3);
+    tvm_gvalue *y;
+    if (cs[c].gemm) {
+      tvm_gattr at[3] = {tvm_gattr_int("transB", cs[c].tb),
+                         tvm_gattr_float("alpha", 0.5),
+                         tvm_gattr_float("beta", 2.0)};
+      y = tvm_graph_apply(g, "Gemm", "fc", TVM_IN(x, w, b), at, 3, 1, NULL);
+    } else {
+      y = tvm_graph_apply(g, "MatMul", "mm", TVM_IN(x, w), NULL, 0, 1, NULL);
+      y = tvm_graph_apply(g, "Add", "add", TVM_IN(y, b), NULL, 0, 1, NULL);
+    }
+    y = TVM_OP(g, c % 2 ? "Sigmoid" : "Relu", TVM_IN(y), TVM_NOATTRS);
+    CHECK_OK(tvm_graph_mark_output(g, y));
+    tvm_plan *p = compile_check(g, 90 + c);
+    assert_int_equal(p->nsteps, 1);
+    assert_int_equal(steps_with(p, "MatMul_packed"), 1);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+  }
+}
+
+/* A fixed query: every matrix product's B as NK4n (or a bad layout). */
+static tvm_status query_nk(void *ud, const tvm_gnode *n, tvm_layout_choice *c) {
+  snprintf(c->weight, sizeof c->weight, "%s", (const char *)ud);
+  (void)n;
+  return TVM_OK;
+}
+
+/* The pass alone on a MatMul of 10 columns packed by 4: three panels, the
+ * last half zero; the output keeps its name and its values; a layout that
+ * is not NK<nr>n is an error naming the node and the fix. */
+static void test_matmul_pass_alone(void **state) {
+  (void)state;
+  for (int bad = 0; bad < 2; bad++) {
+    tvm_graph *g = NULL;
+    CHECK_OK(tvm_graph_create(&g));
+    tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){3, 7}, 2);
+    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){7, 10}, 2, 5, 0.5);
+    tvm_gvalue *y = tvm_graph_apply(g, "MatMul", "y", TVM_IN(x, w), NULL, 0, 1, NULL);
+    CHECK_OK(tvm_graph_mark_output(g, y));
+    if (bad) {
+      assert_int_equal(tvm_graph_pass_alter_layout(g, query_nk, "NK4c"),
+                       TVM_ERR_INVALID);
+      assert_non_null(strstr(tvm_diag_message(), "NK<nr>n"));
+      assert_non_null(strstr(tvm_diag_message(), "'y'"));
+      tvm_graph_free(g);
+      continue;
+    }
+    tensors in, want, got;
+    tensors_alloc(&in, &g->inputs, 12);
+    eval_graph(g, &in, &want);
+    CHECK_OK(tvm_graph_pass_alter_layout(g, query_nk, "NK4n"));
+    CHECK_OK(tvm_graph_pass_fold_constants(g));
+    assert_int_equal(count_op(g, "MatMul"), 0);
+    assert_int_equal(count_op(g, "MatMul_packed"), 1);
+    assert_int_equal(count_op(g, "LayoutTransform"), 0); /* folded */
+    tvm_gnode *n = NULL;
+    for (size_t i = 0; i < g->nodes.len; i++)
+      if (!strcmp(((tvm_gnode *)g->nodes.data[i])->op, "MatMul_packed"))
+        n = g->nodes.data[i];
+    assert_non_null(n);
+    const tvm_gvalue *bp = n->inputs[1];
+    assert_int_equal(bp->ndim, 3);
+    assert_int_equal(bp->shape[0], 3);
+    assert_int_equal(bp->shape[1], 7);
+    assert_int_equal(bp->shape[2], 4);
+    assert_string_equal(((tvm_gvalue *)g->outputs.data[0])->name, "y");
+    eval_graph(g, &in, &got);
+    expect_close(&got, &want, 1e-6);
+    tensors_free(&in);
+    tensors_free(&want);
+    tensors_free(&got);
+    tvm_graph_free(g);
+  }
+}
+
 /* A fixed query for the pass alone: every Conv to NCHW4c. */
 static tvm_status query4(void *ud, const tvm_gnode *n, tvm_layout_choice *c) {
   int *calls = ud;
@@ -347,12 +452,6 @@ static tvm_status query4(void *ud, const tvm_gnode *n, tvm_layout_choice *c) {
   return TVM_OK;
 }
 
-static int count_op(const tvm_graph *g, const char *op) {
-  int k = 0;
-  for (size_t i = 0; i < g->nodes.len; i++)
-    k += strcmp(((tvm_gnode *)g->nodes.data[i])->op, op) == 0;
-  return k;
-}
 
 /* The pass alone: the rewritten graph computes the same outputs (both
  * through the reference evaluator); a value read by a plain consumer
@@ -450,6 +549,8 @@ int main(void) {
       cmocka_unit_test(test_pools_blocked),
       cmocka_unit_test(test_concat_blocked),
       cmocka_unit_test(test_dense),
+      cmocka_unit_test(test_matmul_packed),
+      cmocka_unit_test(test_matmul_pass_alone),
       cmocka_unit_test(test_option_off),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

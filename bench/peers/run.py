@@ -10,7 +10,9 @@ interleaved run.
 What it does, per model and thread count:
   1. `tvmc export zoo:MODEL` writes the zoo model as an ONNX file: the one
      file every framework reads;
-  2. one seeded input (numpy), saved as .npy;
+  2. one seeded input (numpy), saved as .npy (the workers and TvmC also
+     take a .json mapping input names to .npy files, for models with
+     several inputs: bench/peers/torch_models.py uses them that way);
   3. tvm-c: `tvmc compile FILE.onnx` (timed: compile time from ONNX to a
      runnable package, with --tuning-log when given) and `tvmc run` for
      latency and outputs; ONNX Runtime: an InferenceSession with
@@ -45,11 +47,21 @@ SRC = os.path.dirname(os.path.dirname(HERE))
 
 # ---- workers (each runs in its own process) --------------------------------
 
+def load_feeds(xfile):
+    """The inputs: xfile is one .npy (the model's first input) or a .json
+    object mapping input names to .npy paths (models with several)."""
+    import numpy as np
+    if xfile.endswith(".json"):
+        with open(xfile) as f:
+            return {k: np.load(v) for k, v in json.load(f).items()}
+    return np.load(xfile)
+
+
 def worker_loop(kind, model, threads, xfile, extra):
     """Compiles/loads the model once, then answers 'time N' with a JSON list
     of N latencies in ms and 'out PATH' by saving the first output."""
     import numpy as np
-    x = np.load(xfile)
+    x = load_feeds(xfile)
     info = {}
     if kind == "ort":
         import onnxruntime as ort
@@ -59,8 +71,8 @@ def worker_loop(kind, model, threads, xfile, extra):
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         sess = ort.InferenceSession(model, so,
                                     providers=["CPUExecutionProvider"])
-        name = sess.get_inputs()[0].name
-        run = lambda: sess.run(None, {name: x})
+        feeds = x if isinstance(x, dict) else {sess.get_inputs()[0].name: x}
+        run = lambda: sess.run(None, feeds)
         info["version"] = ort.__version__
     elif kind in ("tvm", "tvm-tuned"):
         import onnx
@@ -79,11 +91,12 @@ def worker_loop(kind, model, threads, xfile, extra):
         ex = tvm.compile(mod, target=target)
         info["compile_s"] = time.time() - t0
         vm = relax.VirtualMachine(ex, tvm.cpu())
-        xt = tvm.runtime.tensor(x) if hasattr(tvm.runtime, "tensor") \
-            else tvm.nd.array(x)
+        mk = tvm.runtime.tensor if hasattr(tvm.runtime, "tensor") \
+            else tvm.nd.array
+        xts = [mk(v) for v in (x.values() if isinstance(x, dict) else [x])]
 
         def run():
-            r = vm["main"](xt)
+            r = vm["main"](*xts)
             while isinstance(r, (list, tuple)) or hasattr(r, "__getitem__") \
                     and not hasattr(r, "numpy"):
                 r = r[0]
@@ -135,7 +148,8 @@ class Worker:
 # ---- tvm-c through tvmc ------------------------------------------------------
 
 class TvmC:
-    def __init__(self, build, model, threads, xname, xfile, tmp, tuning_log):
+    def __init__(self, build, model, threads, xname, xfile, tmp, tuning_log,
+                 compile_args=()):
         self.tvmc = os.path.join(build, "tvmc")
         self.env = dict(os.environ)
         self.env.setdefault("TVM_PLUGIN_PATH",
@@ -148,6 +162,7 @@ class TvmC:
                "-o", self.pkg]
         if tuning_log:
             cmd += ["--tuning-log", tuning_log]
+        cmd += list(compile_args)  # e.g. --input-shape for symbolic dims
         t0 = time.time()
         r = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
         self.compile_wall_s = time.time() - t0
@@ -155,13 +170,18 @@ class TvmC:
             raise RuntimeError("tvmc compile failed: " + r.stderr.strip())
         m = re.search(r"in ([0-9.]+) s", r.stdout + r.stderr)
         self.compile_s = float(m.group(1)) if m else self.compile_wall_s
-        self.input = "%s=%s" % (xname, xfile)
+        if xfile.endswith(".json"):  # several inputs (see load_feeds)
+            with open(xfile) as f:
+                self.inputs = ["%s=%s" % kv for kv in json.load(f).items()]
+        else:
+            self.inputs = ["%s=%s" % (xname, xfile)]
         self.info = {"compile_s": self.compile_s}
 
     def _run(self, n, outdir=None):
         cmd = [self.tvmc, "run", self.pkg, "--target", self.target,
-               "--input", self.input,
                "--repeat", str(n), "--json"]
+        for i in self.inputs:
+            cmd += ["--input", i]
         if outdir:
             cmd += ["--output-dir", outdir]
         r = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
@@ -364,18 +384,25 @@ def main():
         "\n".join(table) + "\n\n![ours/peer latency](peers/latency.svg)\n"
     print(report)
     if a.write_results:
-        path = os.path.join(SRC, "bench/RESULTS.md")
-        text = open(path).read()
-        begin, end = "<!-- peers:begin -->", "<!-- peers:end -->"
-        block = begin + "\n" + report + end
-        if begin in text:
-            text = re.sub(re.escape(begin) + ".*?" + re.escape(end),
-                          lambda _: block, text, flags=re.S)
-        else:
-            text += "\n## Side by side with ONNX Runtime and Apache TVM\n\n" \
-                + block + "\n"
-        open(path, "w").write(text)
+        write_results_block("peers", "Side by side with ONNX Runtime and "
+                            "Apache TVM", report)
     return 0
+
+
+def write_results_block(key, title, report):
+    """Puts report into bench/RESULTS.md between the <!-- KEY:begin/end -->
+    markers, replacing what was there (a new section called title at the
+    end when the markers are missing)."""
+    path = os.path.join(SRC, "bench/RESULTS.md")
+    text = open(path).read()
+    begin, end = "<!-- %s:begin -->" % key, "<!-- %s:end -->" % key
+    block = begin + "\n" + report + end
+    if begin in text:
+        text = re.sub(re.escape(begin) + ".*?" + re.escape(end),
+                      lambda _: block, text, flags=re.S)
+    else:
+        text += "\n## %s\n\n" % title + block + "\n"
+    open(path, "w").write(text)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ core_frontend_onnx_libtvm_onnx_la_SOURCES = \
 	core/frontend/onnx/tensor.c \
 	core/frontend/onnx/shape.c \
 	core/frontend/onnx/node.c \
+	core/frontend/onnx/control.c \
 	core/frontend/onnx/versions.c \
 	core/frontend/onnx/import.c \
 	core/frontend/onnx/limits.c \
@@ -58,7 +59,20 @@ tests_e2e_onnx_run_node_tests_SOURCES = tests/e2e/onnx/run_node_tests.c
 tests_e2e_onnx_run_node_tests_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DTVM_ONNX_TESTDATA='"$(ONNX_TESTDATA)"'
 tests_e2e_onnx_run_node_tests_LDADD = $(TVM_LIBS)
+# Models exported by torch.onnx.export (committed fixtures: no torch
+# needed) against torch's outputs; and, where torch is installed, the
+# export itself against ONNX Runtime (skipped with the reason otherwise).
+check_PROGRAMS += tests/e2e/onnx/run_torch_fixtures
+TESTS += tests/e2e/onnx/run_torch_fixtures tests/e2e/onnx/test_torch_export.sh \
+	tests/e2e/onnx/test_onnx_control.sh
+tests_e2e_onnx_run_torch_fixtures_SOURCES = tests/e2e/onnx/run_torch_fixtures.c
+tests_e2e_onnx_run_torch_fixtures_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DTVM_TORCH_FIXTURES='"$(abs_srcdir)/tests/e2e/onnx/torch"'
+tests_e2e_onnx_run_torch_fixtures_LDADD = $(TVM_LIBS) -lm
 endif
+EXTRA_DIST += tests/e2e/onnx/test_torch_export.sh tests/e2e/onnx/torch \
+	tests/e2e/onnx/test_onnx_control.sh tests/e2e/onnx/control \
+	bench/peers/torch_models.py bench/peers/run.py
 
 # Unit tests of the importer; they build models with the generated
 # bindings, which libtvm hides, so they link the convenience library too.

@@ -286,8 +286,8 @@ static tvm_status name_outputs(importer *im, const Onnx__NodeProto *np,
  * refused node could not be computed at import: for each input produced
  * by a node that was not folded, the chain of such nodes is followed to
  * the first one whose own inputs were known (the root cause). */
-static tvm_status explain_nonconst(importer *im, tvm_gvalue **in, int nin,
-                                   tvm_status st) {
+tvm_status onnx_explain_nonconst(importer *im, tvm_gvalue **in, int nin,
+                                 tvm_status st) {
   tvm_strbuf b;
   tvm_strbuf_init(&b);
   tvm_strbuf_append(&b, tvm_diag_message());
@@ -345,6 +345,8 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
   int default_domain = !domain[0] || strcmp(domain, "ai.onnx") == 0;
   if (default_domain && strcmp(op, "Constant") == 0 && im->opset > 0)
     return import_constant(im, np, node);
+  if (default_domain && onnx_is_control_op(op))
+    return onnx_import_control(im, np, node, idx); /* control.c */
   if (!default_domain || !tvm_gop_find(op))
     return unsupported_op(op, strcmp(domain, "ai.onnx") ? domain : "", node,
                           im->opset);
@@ -439,7 +441,7 @@ tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
       st = tvm_diag_set(TVM_ERR_INTERNAL, "node '%s' (%s) was not added",
                         node, op);
     if (strstr(tvm_diag_message(), "must be a constant"))
-      st = explain_nonconst(im, in, nin, st);
+      st = onnx_explain_nonconst(im, in, nin, st);
     /* The operators name the node; name it when the message does not
      * (the model-level prefix adds the opset). */
     if (strstr(tvm_diag_message(), node))

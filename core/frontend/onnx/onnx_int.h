@@ -93,6 +93,16 @@ void onnx_default_attrs(const Onnx__NodeProto *np, const char *op,
 /* Imports node np (the idx-th of the graph) into im->g (node.c). */
 tvm_status onnx_import_node(importer *im, const Onnx__NodeProto *np,
                             size_t idx);
+/* Appends to the diagnostic (status st) why the non-constant values in[]
+ * could not be computed at import (node.c); returns st. */
+tvm_status onnx_explain_nonconst(importer *im, tvm_gvalue **in, int nin,
+                                 tvm_status st);
+/* Control flow and sequences (control.c): 1 when op is one of them;
+ * onnx_import_control inlines an If with a constant condition and refuses
+ * the rest with the reason. */
+int onnx_is_control_op(const char *op);
+tvm_status onnx_import_control(importer *im, const Onnx__NodeProto *np,
+                               const char *node, size_t idx);
 
 /* limits.c: refuses a serialized message (of type desc) whose messages
  * nest more than ONNX_MAX_NESTING deep, in one linear pass, before

@@ -9,8 +9,6 @@ libtvm_la_SOURCES += \
 	core/compiler/compiler_int.h \
 	core/compiler/schedule_generic.c \
 	core/compiler/schedule_thread.c \
-	core/compiler/gpu_templates.c \
-	core/compiler/gpu_winograd.c \
 	core/compiler/strategy.c \
 	core/compiler/kernels.c \
 	core/compiler/tune_kernel.c \

@@ -7,7 +7,9 @@ libtvm_la_SOURCES += \
 	core/schedule/annotate.c \
 	core/schedule/dataflow.c \
 	core/schedule/rfactor.c \
-	core/schedule/print.c
+	core/schedule/print.c \
+	core/schedule/gpu_templates.c \
+	core/schedule/gpu_winograd.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/schedule/test_schedule

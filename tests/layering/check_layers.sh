@@ -64,6 +64,7 @@ tvm/tune.h tune
 tvm/target.h target
 tvm/compiler.h compiler
 tvm/strategy.h compiler
+tvm/gpu_templates.h schedule
 tvm/onnx.h frontend
 tvm/zoo.h frontend
 '

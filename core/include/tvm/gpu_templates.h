@@ -64,7 +64,7 @@ TVM_API tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
                                           tvm_config *cfg);
 /* The Winograd F(2x2, 3x3) convolution of X [N, C, H, W] (float32) with
  * W [K, C, 3, 3], stride 1, zero padding pad_h / pad_w on both sides, as
- * tensor expressions (core/compiler/gpu_winograd.c): kernel transform,
+ * tensor expressions (core/schedule/gpu_winograd.c): kernel transform,
  * input transform, 16 batched GEMMs over the channels, output transform.
  * Returns Y [N, K, H + 2 pad_h - 2, W + 2 pad_w - 2], or NULL with the
  * diagnostic set.  Not selected by the graph compiler yet: a building

@@ -1,5 +1,5 @@
 /*
- * core/compiler/gpu_templates.c - schedule templates for thread targets
+ * core/schedule/gpu_templates.c - schedule templates for thread targets
  * shared by the GPU plugins (tvm/gpu_templates.h): spatial-pack
  * conv2d_NCHWc (regular, depthwise, 1x1), pool_NCHWc and injective
  * groups, none of them using shared memory.
@@ -46,7 +46,6 @@
 
 #include "tvm/gpu_templates.h"
 #include "tvm/te.h"
-#include "compiler_int.h"
 
 #define OK(x)                                                                 \
   do {                                                                        \

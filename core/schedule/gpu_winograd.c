@@ -1,5 +1,5 @@
 /*
- * core/compiler/gpu_winograd.c - the Winograd F(2x2, 3x3) convolution as
+ * core/schedule/gpu_winograd.c - the Winograd F(2x2, 3x3) convolution as
  * tensor expressions (tvm/gpu_templates.h), for GPU templates of 3x3
  * stride-1 convolutions (the paper's Mali Winograd schedule):
  *

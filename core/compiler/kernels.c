@@ -254,7 +254,8 @@ static double node_flops(const tvm_gnode *n) {
     int64_t K = tvm_gnode_int(n, "transA", 0) ? a->shape[0] : a->shape[1];
     return 2.0 * out * (double)K;
   }
-  if (!strcmp(n->op, "MatMul") && n->ninputs >= 2 && n->inputs[0]) {
+  if ((!strcmp(n->op, "MatMul") || !strcmp(n->op, "MatMul_packed")) &&
+      n->ninputs >= 2 && n->inputs[0]) {
     const tvm_gvalue *a = n->inputs[0];
     return 2.0 * out * (double)a->shape[a->ndim - 1];
   }

@@ -19,9 +19,9 @@
  * packed B into Bp[N/nr, K, nr] at compile time, so Bp is a constant): its
  * product, tagged "matmul_packed", is 2-D over flattened rows; the output
  * (alpha, beta, C, and any fused elementwise epilogue, inlined) may have
- * more dimensions, whose leading ones are fused into rows.  Then the
- * output is tiled into mr x nr blocks, row and column blocks fused and
- * parallel, and the product computed at each block as the register block
+ * more dimensions: the batch ones are fused into one outer axis and the
+ * last two tiled into mr x nr blocks, batch, row and column blocks fused
+ * and parallel, and the product computed at each block as the register block
  * above (no cache_write: the product is that block).  tile_m is capped at
  * the row count.
  *
@@ -95,16 +95,23 @@ static tvm_status schedule_graph_packed(tvm_schedule *s, tvm_tensor *out,
     return st;
   }
   tvm_stage *so = tvm_stage_of(s, out), *sm = tvm_stage_of(s, mm->output);
-  /* tvm_stage_axis names root axes: take them all before fusing */
-  tvm_iter_var *col = tvm_stage_axis(so, out->ndim - 1);
-  tvm_iter_var *lead[TVM_MAX_DIMS] = {0};
-  for (int d = 0; d < out->ndim - 1; d++)
+  /* tvm_stage_axis names root axes: take them all before fusing.  The
+   * batch dimensions (all but the last two) are fused into one outer
+   * axis and the tiles cut (rows, columns) within one batch: fusing the
+   * rows with the batch would make a partial row tile straddle two
+   * batches, and bound inference would then ask for the whole product */
+  int nd = out->ndim;
+  tvm_iter_var *col = tvm_stage_axis(so, nd - 1);
+  tvm_iter_var *lead[TVM_MAX_DIMS] = {0}, *batch = NULL;
+  for (int d = 0; d < nd - 1; d++)
     lead[d] = tvm_stage_axis(so, d);
-  row = lead[0];
-  for (int d = 1; d < out->ndim - 1 && !st; d++)
-    st = tvm_fuse(so, row, lead[d], &row);
+  row = lead[nd - 2];
+  if (nd > 2) batch = lead[0];
+  for (int d = 1; d < nd - 2 && !st; d++)
+    st = tvm_fuse(so, batch, lead[d], &batch);
   if (!st)
     st = tvm_tile(so, row, col, mr, nr, &io, &jo, &ii, &ji);
+  if (!st && batch) st = tvm_fuse(so, batch, io, &io);
   if (!st) st = tvm_fuse(so, io, jo, &fused);
   if (!st) st = tvm_parallel(so, fused);
   if (!st) st = tvm_vectorize(so, ji);

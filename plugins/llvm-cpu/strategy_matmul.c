@@ -120,12 +120,28 @@ static tvm_status schedule_graph_packed(tvm_schedule *s, tvm_tensor *out,
   return st;
 }
 
+/* The knobs tile_m (*mr) and unroll_k (*ku) for panels nr columns wide
+ * (see the top of the file). */
+static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
+                           int64_t *mr, int64_t *ku) {
+  static const int64_t tile_m_choices[] = {2, 4, 6, 8, 12, 16};
+  static const int64_t unroll_k_choices[] = {1, 2, 4, 8};
+  int64_t nv = (nr + isa->lanes - 1) / isa->lanes; /* vectors per row */
+  int dm = 0;
+  for (int i = 0; i < 6; i++)
+    if (tile_m_choices[i] <= 8 && tile_m_choices[i] * nv + nv + 1 <= isa->vregs)
+      dm = i;
+  *mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, dm);
+  if (*mr * nv + nv + 1 > isa->vregs)
+    tvm_cfg_reject(cfg, "tile_m %lld x %lld vectors exceed %d registers",
+                   (long long)*mr, (long long)nv, isa->vregs);
+  *ku = tvm_cfg_choice(cfg, "unroll_k", unroll_k_choices, 4, 2);
+}
+
 /* Schedules outs[0] = C as described at the top of the file. */
 int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                                  tvm_tensor **outs, uint32_t nouts,
                                  tvm_config *cfg) {
-  static const int64_t tile_m_choices[] = {2, 4, 6, 8, 12, 16};
-  static const int64_t unroll_k_choices[] = {1, 2, 4, 8};
   tvm_iter_var *io, *jo, *ii, *ji, *ko, *ki, *fused;
   tvm_tensor *C, *CC, *Bp;
   tvm_stage *sc, *scc, *sbp;
@@ -158,16 +174,7 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                           "packed Bp[n/nr, k, nr]", outs[0]->name);
     }
     nr = Bp->shape_c[2];
-    int64_t nv = (nr + isa.lanes - 1) / isa.lanes;
-    int dm = 0;
-    for (int i = 0; i < 6; i++)
-      if (tile_m_choices[i] <= 8 && tile_m_choices[i] * nv + nv + 1 <= isa.vregs)
-        dm = i;
-    mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, dm);
-    if (mr * nv + nv + 1 > isa.vregs)
-      tvm_cfg_reject(cfg, "tile_m %lld x %lld vectors exceed %d registers",
-                     (long long)mr, (long long)nv, isa.vregs);
-    ku = tvm_cfg_choice(cfg, "unroll_k", unroll_k_choices, 4, 2);
+    register_knobs(cfg, &isa, nr, &mr, &ku);
     st = schedule_graph_packed(s, outs[0], mm, &ops, mr, nr, ku);
     tvm_ptrvec_free(&ops);
     return st;
@@ -184,16 +191,7 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                         "llvm-cpu matmul template: '%s' does not read a "
                         "packed B[n/nr, k, nr] compute", C->name);
   nr = Bp->shape_c[2];
-  int64_t nv = (nr + isa.lanes - 1) / isa.lanes; /* vectors per row */
-  int dm = 0;
-  for (int i = 0; i < 6; i++)
-    if (tile_m_choices[i] <= 8 && tile_m_choices[i] * nv + nv + 1 <= isa.vregs)
-      dm = i;
-  mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, dm);
-  if (mr * nv + nv + 1 > isa.vregs)
-    tvm_cfg_reject(cfg, "tile_m %lld x %lld vectors exceed %d registers",
-                   (long long)mr, (long long)nv, isa.vregs);
-  ku = tvm_cfg_choice(cfg, "unroll_k", unroll_k_choices, 4, 2);
+  register_knobs(cfg, &isa, nr, &mr, &ku);
 
   if ((st = tvm_cache_write(s, C, "local", &CC)) != TVM_OK) return st;
   sc = tvm_stage_of(s, C);

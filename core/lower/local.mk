@@ -109,7 +109,7 @@ MOCK_ACCEL_SRC = \
 check_LTLIBRARIES += tests/plugins/mock_accel/tvm-mock-accel.la
 tests_plugins_mock_accel_tvm_mock_accel_la_SOURCES = $(MOCK_ACCEL_SRC)
 tests_plugins_mock_accel_tvm_mock_accel_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
-tests_plugins_mock_accel_tvm_mock_accel_la_LIBADD = $(TVM_LIBS)
+tests_plugins_mock_accel_tvm_mock_accel_la_LIBADD = libtvm_plugin_sdk.la $(TVM_LIBS)
 check_PROGRAMS += tests/plugins/mock_accel/test_mock_accel
 TESTS += tests/plugins/mock_accel/test_mock_accel
 tests_plugins_mock_accel_test_mock_accel_SOURCES = \
@@ -117,7 +117,7 @@ tests_plugins_mock_accel_test_mock_accel_SOURCES = \
 	tests/unit/lower/pass_check.c tests/unit/lower/pass_check.h
 tests_plugins_mock_accel_test_mock_accel_CFLAGS = $(TVM_TEST_CF) \
 	-I$(top_srcdir)/plugin-sdk/example-accel
-tests_plugins_mock_accel_test_mock_accel_LDADD = $(TVM_TEST_LIBS) -lm
+tests_plugins_mock_accel_test_mock_accel_LDADD = libtvm_plugin_sdk.la $(TVM_TEST_LIBS) -lm
 # heterogeneous execution: the mock plugin (loaded from the test plugin
 # path) beside its llvm-cpu fallback
 check_PROGRAMS += tests/plugins/mock_accel/test_mock_hetero

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "mock_accel.h"
+#include "tvm/plugin_sdk.h"
 
 #define MOCK_MAX_CMDS (1u << 22)
 
@@ -297,27 +298,9 @@ static void cg_free(cg *g) {
 static int32_t finish(wb *w, const tvm_module *m, tvm_plugin_blob *out) {
   memset(out, 0, sizeof *out);
   out->struct_size = sizeof *out;
-  out->format = TVM_BLOB_CUSTOM;
-  out->data = mock_host->alloc(w->len ? w->len : 1);
-  out->kernels = mock_host->alloc(sizeof(tvm_plugin_kernel) *
-                                  (uint64_t)(m->nfuncs ? m->nfuncs : 1));
-  if (!out->data || !out->kernels)
-    return mock_fail(TVM_ERR_NOMEM, "mock_accel: out of memory");
-  memcpy(out->data, w->d, w->len);
-  out->size = w->len;
-  for (int i = 0; i < m->nfuncs; i++) {
-    tvm_plugin_kernel *k = &out->kernels[i];
-    size_t n = strlen(m->funcs[i]->name) + 1;
-    memset(k, 0, sizeof *k);
-    k->struct_size = sizeof *k;
-    k->nargs = (uint32_t)m->funcs[i]->nparams;
-    k->name = mock_host->alloc(n);
-    if (!k->name) return mock_fail(TVM_ERR_NOMEM, "mock_accel: out of memory");
-    memcpy((char *)k->name, m->funcs[i]->name, n);
-    for (int d = 0; d < 3; d++) k->grid[d] = k->block[d] = 1;
-    out->nkernels++;
-  }
-  return TVM_OK;
+  int32_t rc = tvm_sdk_blob_set_data(mock_host, out, TVM_BLOB_CUSTOM, w->d, w->len);
+  if (rc == TVM_OK) rc = tvm_sdk_blob_kernels_of_module(mock_host, out, m);
+  return rc;
 }
 
 /* See mock_accel.h and the file comment. */

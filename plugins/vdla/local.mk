@@ -21,7 +21,7 @@ VDLA_SOURCES = $(VDLA_CORE_SOURCES) \
 	plugins/vdla/workload.c
 plugins_vdla_tvm_vdla_la_SOURCES = $(VDLA_SOURCES)
 plugins_vdla_tvm_vdla_la_LDFLAGS = $(TVM_PLUGIN_LINK)
-plugins_vdla_tvm_vdla_la_LIBADD = $(TVM_LIBS)
+plugins_vdla_tvm_vdla_la_LIBADD = libtvm_plugin_sdk.la $(TVM_LIBS)
 dist_targets_DATA += targets/vdla.yaml targets/vdla-1x32x32.yaml
 
 # bench/vdla: ResNet-18 conv2d layers on the timed simulator, serial vs
@@ -32,7 +32,7 @@ bench_vdla_SOURCES = tests/plugins/vdla/bench_vdla.c tests/plugins/vdla/vdla_har
 	tests/plugins/vdla/vdla_harness.h $(VDLA_SOURCES)
 bench_vdla_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/plugins/vdla -I$(srcdir)/tests/plugins/vdla \
 	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/vdla/.libs\"
-bench_vdla_LDADD = $(TVM_LIBS) -lm
+bench_vdla_LDADD = libtvm_plugin_sdk.la $(TVM_LIBS) -lm
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/plugins/vdla/test_vdla_sim
@@ -56,6 +56,6 @@ tests_plugins_vdla_test_vdla_plugin_SOURCES = \
 	tests/plugins/vdla/test_vdla_plugin.c tests/plugins/vdla/vdla_harness.c \
 	tests/plugins/vdla/vdla_harness.h $(VDLA_SOURCES)
 tests_plugins_vdla_test_vdla_plugin_CFLAGS = $(TVM_TEST_CF) -I$(srcdir)/plugins/vdla
-tests_plugins_vdla_test_vdla_plugin_LDADD = $(TVM_TEST_LIBS) -lm
+tests_plugins_vdla_test_vdla_plugin_LDADD = libtvm_plugin_sdk.la $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_vdla_test_vdla_plugin_DEPENDENCIES = plugins/vdla/tvm-vdla.la
 endif

@@ -93,7 +93,7 @@ tests_abi_broken_tvm_mock_accel_broken_la_SOURCES = $(MOCK_ACCEL_SRC)
 tests_abi_broken_tvm_mock_accel_broken_la_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DMOCK_ACCEL_BROKEN_INTRIN
 tests_abi_broken_tvm_mock_accel_broken_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
-tests_abi_broken_tvm_mock_accel_broken_la_LIBADD = $(TVM_LIBS)
+tests_abi_broken_tvm_mock_accel_broken_la_LIBADD = libtvm_plugin_sdk.la $(TVM_LIBS)
 TESTS += tests/abi/test_cts_broken_intrin.sh
 EXTRA_DIST += tests/abi/test_cts_broken_intrin.sh
 

@@ -817,25 +817,10 @@ static int walk(cg *g, tvm_stmt *s) {
 
 /* ---- the blob ---------------------------------------------------------------- */
 
-typedef struct wb {
-  uint8_t *d;
-  uint64_t len, cap;
-  int oom;
-} wb;
+/* The blob grows in a tvm_strbuf (binary appends; oom is sticky). */
+typedef tvm_strbuf wb;
 static void put(wb *w, const void *p, uint64_t n) {
-  if (w->oom || !n) return;
-  if (w->len + n > w->cap) {
-    uint64_t nc = (w->cap ? w->cap * 2 : 4096) + n;
-    uint8_t *q = realloc(w->d, nc);
-    if (!q) {
-      w->oom = 1;
-      return;
-    }
-    w->d = q;
-    w->cap = nc;
-  }
-  memcpy(w->d + w->len, p, n);
-  w->len += n;
+  tvm_strbuf_appendn(w, (const char *)p, (size_t)n);
 }
 static void put32(wb *w, uint32_t v) { put(w, &v, 4); }
 
@@ -857,7 +842,7 @@ static void cg_free(cg *g) {
 static int32_t finish(wb *w, const tvm_module *m, tvm_plugin_blob *out) {
   memset(out, 0, sizeof *out);
   out->struct_size = sizeof *out;
-  int32_t rc = tvm_sdk_blob_set_data(vdla_host, out, TVM_BLOB_CUSTOM, w->d, w->len);
+  int32_t rc = tvm_sdk_blob_set_data(vdla_host, out, TVM_BLOB_CUSTOM, w->data, w->len);
   if (rc == TVM_OK) rc = tvm_sdk_blob_kernels_of_module(vdla_host, out, m);
   return rc;
 }
@@ -865,7 +850,8 @@ static int32_t finish(wb *w, const tvm_module *m, tvm_plugin_blob *out) {
 /* See vdla_plugin.h and the file comment. */
 int32_t vdla_codegen(tvm_plugin_target *t, const tvm_module *m,
                      tvm_plugin_blob *out) {
-  wb w = {0};
+  wb w;
+  tvm_strbuf_init(&w);
   int32_t rc = TVM_OK;
   tvm_module dev = {m->ctx, NULL, 0};
   dev.funcs = calloc((size_t)m->nfuncs + 1, sizeof(tvm_func *));
@@ -916,7 +902,7 @@ int32_t vdla_codegen(tvm_plugin_target *t, const tvm_module *m,
   }
   if (!rc && w.oom) rc = vdla_fail(TVM_ERR_NOMEM, "vdla: out of memory");
   if (!rc) rc = finish(&w, m, out);
-  free(w.d);
+  tvm_strbuf_free(&w);
   free(dev.funcs);
   return rc;
 }

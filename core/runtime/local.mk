@@ -14,6 +14,7 @@ libtvm_runtime_la_SOURCES += \
 	core/runtime/plan.c \
 	core/runtime/npy.c \
 	core/runtime/package.c \
+	core/runtime/package_check.c \
 	core/runtime/package_int.h \
 	core/runtime/package_sign.c \
 	core/runtime/executor.c

@@ -2,7 +2,7 @@
  * core/runtime/package_int.h - what package.c (the container, save and
  * load) shares with package_sign.c (ed25519 signatures and trusted keys):
  * the layout constants and the container check (checksums are the core's
- * tvm_hash_bytes).
+ * tvm_hash_bytes), and the plan check of package_check.c.
  */
 #ifndef TVM_RUNTIME_PACKAGE_INT_H
 #define TVM_RUNTIME_PACKAGE_INT_H
@@ -49,5 +49,10 @@ tvm_status runtime_pkg_check_container(const char *what,
 tvm_status runtime_pkg_check_trust(const char *what, const unsigned char *d,
                                    size_t size,
                                    const section secs[SEC_COUNT]);
+
+/* Checks that the plan's indexes, sizes, names and devices hold together
+ * (package_check.c); `what` names the package in messages. */
+struct tvm_plan;
+tvm_status runtime_pkg_check_plan(const struct tvm_plan *p, const char *what);
 
 #endif /* TVM_RUNTIME_PACKAGE_INT_H */

@@ -44,7 +44,7 @@
  */
 #include <string.h>
 
-#include "tvm/gpu_templates.h"
+#include "gpu_int.h"
 #include "tvm/te.h"
 
 #define OK(x)                                                                 \
@@ -52,8 +52,10 @@
     if ((st = (x)) != TVM_OK) goto out;                                       \
   } while (0)
 
+/* ---- helpers shared with gpu_winograd.c (gpu_int.h) ------------------ */
+
 /* Binds iv of st to the thread axis named tag. */
-static tvm_status bind(tvm_stage *st, tvm_iter_var *iv, const char *tag) {
+tvm_status gpu_bind(tvm_stage *st, tvm_iter_var *iv, const char *tag) {
   tvm_iter_var *t = tvm_thread_axis(st->ctx, tag, NULL);
   if (!t)
     return tvm_diag_set(TVM_ERR_NOMEM, "gpu template: out of memory");
@@ -61,12 +63,12 @@ static tvm_status bind(tvm_stage *st, tvm_iter_var *iv, const char *tag) {
 }
 
 /* Can a block of n lanes be one vector of a target with `lanes`? */
-static int vectorizable(int64_t n, int64_t lanes) {
+int gpu_vectorizable(int64_t n, int64_t lanes) {
   return n >= 2 && n <= lanes && (n & (n - 1)) == 0;
 }
 
 /* Index in choices[0..n) of the largest value at most cap (0 if none). */
-static int largest_upto(const int64_t *choices, int n, int64_t cap) {
+int gpu_largest_upto(const int64_t *choices, int n, int64_t cap) {
   int best = 0;
   for (int i = 0; i < n; i++)
     if (choices[i] <= cap) best = i;
@@ -74,8 +76,8 @@ static int largest_upto(const int64_t *choices, int n, int64_t cap) {
 }
 
 /* Records a rejection and declines: the work-group is too large. */
-static tvm_status too_large(tvm_config *cfg, const char *who, int64_t wg,
-                            int64_t max) {
+tvm_status gpu_too_large(tvm_config *cfg, const char *who, int64_t wg,
+                         int64_t max) {
   if (cfg)
     tvm_cfg_reject(cfg, "%s: work-groups of %lld work-items exceed the "
                    "target's limit %lld", who, (long long)wg, (long long)max);
@@ -87,13 +89,21 @@ static tvm_status too_large(tvm_config *cfg, const char *who, int64_t wg,
 
 /* The 1-D work-group size knob "wg" among the powers of two from `lo` to
  * 256, default the largest up to min(dflt_cap, the target's limit). */
-static int64_t wg_knob(tvm_config *cfg, int64_t lo, int64_t dflt_cap,
-                       const tvm_gpu_limits *lim) {
+int64_t gpu_wg_knob(tvm_config *cfg, int64_t lo, int64_t dflt_cap,
+                    const tvm_gpu_limits *lim) {
   int64_t ch[8];
   int n = 0;
   for (int64_t v = lo; v <= 256 && n < 8; v *= 2) ch[n++] = v;
   int64_t cap = lim->max_threads < dflt_cap ? lim->max_threads : dflt_cap;
-  return tvm_cfg_choice(cfg, "wg", ch, n, largest_upto(ch, n, cap));
+  return tvm_cfg_choice(cfg, "wg", ch, n, gpu_largest_upto(ch, n, cap));
+}
+
+/* Divisors of n up to cap, into out (at most 16); returns how many. */
+int gpu_divisors_upto(int64_t n, int64_t cap, int64_t *out) {
+  int k = 0;
+  for (int64_t d = 1; d <= n && d <= cap && k < 16; d++)
+    if (n % d == 0) out[k++] = d;
+  return k;
 }
 
 /* ---- conv2d_NCHWc ------------------------------------------------------- */
@@ -103,14 +113,6 @@ static int is_conv_nchwc(const tvm_operation *op, int *depthwise) {
   if (!op->tag) return 0;
   *depthwise = strcmp(op->tag, "depthwise_conv2d_NCHWc") == 0;
   return *depthwise || strcmp(op->tag, "conv2d_NCHWc") == 0;
-}
-
-/* Divisors of n up to cap, into out (at most 16); returns how many. */
-static int divisors_upto(int64_t n, int64_t cap, int64_t *out) {
-  int k = 0;
-  for (int64_t d = 1; d <= n && d <= cap && k < 16; d++)
-    if (n % d == 0) out[k++] = d;
-  return k;
 }
 
 /* The smallest power of two at least n, capped. */
@@ -165,26 +167,26 @@ tvm_status tvm_gpu_schedule_conv2d_nchwc(tvm_schedule *s, tvm_tensor **outs,
                  tvm_is_const_int(conv->reduce_axis[2]->dom.extent, &kx) &&
                  ky == 1 && kx == 1;
   int64_t hch[16], wch[16];
-  int nh = divisors_upto(OH, 4, hch), nw = divisors_upto(OW, 8, wch);
+  int nh = gpu_divisors_upto(OH, 4, hch), nw = gpu_divisors_upto(OW, 8, wch);
   /* defaults: about 4 accumulator vectors (2 x 2 for a 1x1 GEMM tile) */
   int64_t th = tvm_cfg_choice(cfg, "tile_oh", hch, nh,
-                              onebyone ? largest_upto(hch, nh, 2) : 0);
+                              onebyone ? gpu_largest_upto(hch, nh, 2) : 0);
   int64_t tw = tvm_cfg_choice(cfg, "tile_ow", wch, nw,
-                              largest_upto(wch, nw, onebyone ? 2 : 4));
+                              gpu_largest_upto(wch, nw, onebyone ? 2 : 4));
   /* default work-group: enough columns to cover the row, at most 64
    * work-items (and the target's limit) */
   int64_t cols = (OW / tw), cap = lim->max_threads < 64 ? lim->max_threads : 64;
-  int dx = largest_upto(wgx_choices, 6, pow2_at_least(cols, cap));
+  int dx = gpu_largest_upto(wgx_choices, 6, pow2_at_least(cols, cap));
   int64_t wx = tvm_cfg_choice(cfg, "wg_x", wgx_choices, 6, dx);
   int64_t rows = OH / th, ycap = cap / wgx_choices[dx];
-  int dy = largest_upto(wgy_choices, 5,
+  int dy = gpu_largest_upto(wgy_choices, 5,
                         pow2_at_least(rows, ycap > 1 ? ycap : 1) <= ycap
                             ? pow2_at_least(rows, ycap > 1 ? ycap : 1)
                             : 1);
   int64_t wy = tvm_cfg_choice(cfg, "wg_y", wgy_choices, 5, dy);
   int unroll_kw = tvm_cfg_annotate(cfg, "unroll_kw", unroll_anns, 2, 1);
   if (wx * wy > lim->max_threads) {
-    st = too_large(cfg, who, wx * wy, lim->max_threads);
+    st = gpu_too_large(cfg, who, wx * wy, lim->max_threads);
     goto out;
   }
   /* every stage between the conv and O, and the padding, is inlined */
@@ -205,14 +207,14 @@ tvm_status tvm_gpu_schedule_conv2d_nchwc(tvm_schedule *s, tvm_tensor **outs,
   OK(tvm_fuse(so, tvm_stage_axis(so, 0), tvm_stage_axis(so, 1), &bz));
   OK(tvm_reorder(so, (tvm_iter_var *[]){bz, by, bx, ty, tx, ohi, owi,
                                         tvm_stage_axis(so, 4)}, 8));
-  OK(bind(so, bz, "blockIdx.z"));
-  OK(bind(so, by, "blockIdx.y"));
-  OK(bind(so, bx, "blockIdx.x"));
-  OK(bind(so, ty, "threadIdx.y"));
-  OK(bind(so, tx, "threadIdx.x"));
+  OK(gpu_bind(so, bz, "blockIdx.z"));
+  OK(gpu_bind(so, by, "blockIdx.y"));
+  OK(gpu_bind(so, bx, "blockIdx.x"));
+  OK(gpu_bind(so, ty, "threadIdx.y"));
+  OK(gpu_bind(so, tx, "threadIdx.x"));
   OK(tvm_unroll(so, ohi));
   OK(tvm_unroll(so, owi));
-  int vec = vectorizable(OB, lim->lanes);
+  int vec = gpu_vectorizable(OB, lim->lanes);
   if (vec) OK(tvm_vectorize(so, tvm_stage_axis(so, 4)));
   else OK(tvm_unroll(so, tvm_stage_axis(so, 4)));
   OK(tvm_compute_at(sc, so, tx));
@@ -255,10 +257,10 @@ tvm_status tvm_gpu_schedule_pool_nchwc(tvm_schedule *s, tvm_tensor **outs,
                         "%s: expected one 5-D output, got %d outputs", who,
                         nouts);
   tvm_tensor *O = outs[0];
-  int64_t wg = wg_knob(cfg, 16, 64, lim);
+  int64_t wg = gpu_wg_knob(cfg, 16, 64, lim);
   int unroll_rx = tvm_cfg_annotate(cfg, "unroll_rx", anns, 2, 0);
   if (wg > lim->max_threads) {
-    st = too_large(cfg, who, wg, lim->max_threads);
+    st = gpu_too_large(cfg, who, wg, lim->max_threads);
     goto out;
   }
   OK(tvm_op_reachable_computes(O, &ops));
@@ -284,9 +286,9 @@ tvm_status tvm_gpu_schedule_pool_nchwc(tvm_schedule *s, tvm_tensor **outs,
   OK(tvm_fuse(so, f1, tvm_stage_axis(so, 2), &f2));
   OK(tvm_fuse(so, f2, tvm_stage_axis(so, 3), &f3));
   OK(tvm_split(so, f3, wg, &bx, &tx));
-  OK(bind(so, bx, "blockIdx.x"));
-  OK(bind(so, tx, "threadIdx.x"));
-  int vec = vectorizable(O->shape_c[4], lim->lanes);
+  OK(gpu_bind(so, bx, "blockIdx.x"));
+  OK(gpu_bind(so, tx, "threadIdx.x"));
+  int vec = gpu_vectorizable(O->shape_c[4], lim->lanes);
   tvm_stage *sr = win == O->op ? so : sw;
   if (vec) OK(tvm_vectorize(so, tvm_stage_axis(so, 4)));
   if (win != O->op) {
@@ -333,17 +335,17 @@ tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
     goto out;
   }
   while (lanes > 2 && K % lanes) lanes /= 2;
-  if (!vectorizable(lanes, lim->lanes) || K % lanes) {
+  if (!gpu_vectorizable(lanes, lim->lanes) || K % lanes) {
     st = tvm_diag_set(TVM_ERR_UNSUPPORTED, "%s: k = %lld is no multiple of "
                       "2 or more lanes", who, (long long)K);
     goto out;
   }
   int64_t N = O->shape_c[1], tch[16];
-  int nt = divisors_upto(N, 8, tch);
-  int64_t tn = tvm_cfg_choice(cfg, "tile_n", tch, nt, largest_upto(tch, nt, 4));
-  int64_t wg = wg_knob(cfg, 16, 64, lim);
+  int nt = gpu_divisors_upto(N, 8, tch);
+  int64_t tn = tvm_cfg_choice(cfg, "tile_n", tch, nt, gpu_largest_upto(tch, nt, 4));
+  int64_t wg = gpu_wg_knob(cfg, 16, 64, lim);
   if (wg > lim->max_threads) {
-    st = too_large(cfg, who, wg, lim->max_threads);
+    st = gpu_too_large(cfg, who, wg, lim->max_threads);
     goto out;
   }
   for (size_t i = 0; i < ops.len; i++) {
@@ -363,8 +365,8 @@ tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
   OK(tvm_split(so, tvm_stage_axis(so, 1), tn, &jo, &ji));
   OK(tvm_fuse(so, tvm_stage_axis(so, 0), jo, &f));
   OK(tvm_split(so, f, wg, &bx, &tx));
-  OK(bind(so, bx, "blockIdx.x"));
-  OK(bind(so, tx, "threadIdx.x"));
+  OK(gpu_bind(so, bx, "blockIdx.x"));
+  OK(gpu_bind(so, tx, "threadIdx.x"));
   OK(tvm_unroll(so, ji));
   if (O != mm) {
     sm->scope = "local";
@@ -404,14 +406,14 @@ tvm_status tvm_gpu_schedule_injective(tvm_schedule *s, tvm_tensor **outs,
   int64_t inner = O->shape_c[O->ndim - 1];
   int64_t vch[2] = {1, lim->lanes};
   /* vectors of float32 only: other element types run scalar */
-  int nv = vectorizable(lim->lanes, lim->lanes) && O->dtype.code == kDLFloat &&
+  int nv = gpu_vectorizable(lim->lanes, lim->lanes) && O->dtype.code == kDLFloat &&
                    O->dtype.bits == 32 && O->dtype.lanes == 1
                ? 2
                : 1;
   int64_t v = tvm_cfg_choice(cfg, "vector", vch, nv,
                              nv == 2 && inner % lim->lanes == 0 ? 1 : 0);
-  int64_t wg = wg_knob(cfg, 32, 128, lim);
-  if (wg > lim->max_threads) return too_large(cfg, who, wg, lim->max_threads);
+  int64_t wg = gpu_wg_knob(cfg, 32, 128, lim);
+  if (wg > lim->max_threads) return gpu_too_large(cfg, who, wg, lim->max_threads);
   if (inner % v) {
     if (cfg)
       tvm_cfg_reject(cfg, "%s: vector %lld does not divide the innermost "
@@ -443,8 +445,8 @@ tvm_status tvm_gpu_schedule_injective(tvm_schedule *s, tvm_tensor **outs,
     else OK(tvm_fuse(so, f, next, &f));
   }
   OK(tvm_split(so, f, wg, &bx, &tx));
-  OK(bind(so, bx, "blockIdx.x"));
-  OK(bind(so, tx, "threadIdx.x"));
+  OK(gpu_bind(so, bx, "blockIdx.x"));
+  OK(gpu_bind(so, tx, "threadIdx.x"));
   if (vi) OK(tvm_vectorize(so, vi));
 out:
   tvm_ptrvec_free(&ops);

@@ -8,6 +8,7 @@ libtvm_la_SOURCES += \
 	core/schedule/dataflow.c \
 	core/schedule/rfactor.c \
 	core/schedule/print.c \
+	core/schedule/gpu_int.h \
 	core/schedule/gpu_templates.c \
 	core/schedule/gpu_winograd.c
 

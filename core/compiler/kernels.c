@@ -227,7 +227,8 @@ const tvm_module *kernel_builder_module(const kernel_builder *kb) {
 int kernel_builder_nkernels(const kernel_builder *kb) { return kb->nrecs; }
 
 /* Estimated floating-point work of one node: 2 * multiply-adds for the
- * contractions, one operation per output element otherwise. */
+ * contractions (Conv2D_winograd: those of the direct convolution it
+ * replaces), one operation per output element otherwise. */
 static double node_flops(const tvm_gnode *n) {
   const tvm_gvalue *o = n->noutputs > 0 ? n->outputs[0] : NULL;
   double out = o ? (double)tvm_gvalue_numel(o) : 0;
@@ -249,6 +250,11 @@ static double node_flops(const tvm_gnode *n) {
     return 2.0 * out *
            (double)(w->shape[1] * w->shape[2] * w->shape[3] * w->shape[4]);
   }
+  /* Winograd (U [4, 4, K, C]): the direct 3x3 convolution's count, so
+   * that rates compare across the two algorithms */
+  if (!strcmp(n->op, "Conv2D_winograd") && n->ninputs >= 2 && n->inputs[1] &&
+      n->inputs[1]->ndim == 4)
+    return 2.0 * out * (double)(n->inputs[1]->shape[3] * 9);
   if (!strcmp(n->op, "Gemm") && n->ninputs >= 2 && n->inputs[0]) {
     const tvm_gvalue *a = n->inputs[0];
     int64_t K = tvm_gnode_int(n, "transA", 0) ? a->shape[0] : a->shape[1];

@@ -17,12 +17,29 @@
  * schedule); the four stages are tagged winograd_kernel, winograd_input,
  * winograd_batch_gemm and winograd_output.  Each stage is a plain compute
  * that any thread schedule (the core's generic one included) can
- * schedule; the plugins' graph path does not select it yet (a strategy
- * schedules the operator's own compute and cannot replace it).
+ * schedule.  The graph compiler selects it through the Conv2D_winograd
+ * operator (core/graph/ops/conv_winograd.c), which reads U transformed
+ * once at compile time (tvm_gpu_winograd_transformed_conv2d).
+ *
+ * The schedule (tvm_gpu_schedule_conv2d_winograd): three kernels, none
+ * using shared memory, every constant matrix and the padding inlined:
+ *
+ *   V: one work-item per (channel, tile): its 4x4 patch transformed in
+ *      registers, the 16 outputs unrolled;
+ *   M: the 16 GEMMs, a work-item computing a tile_k x tile_p register
+ *      block ("local") of one (e, v) product, reduced over the channels,
+ *      the tile_p axis (consecutive tiles) vectorized where the lanes
+ *      allow;
+ *   O: one work-item per output element: its At M At sum in a register
+ *      (compute_at, "local"), the fused epilogue (bias, activation,
+ *      residual add) applied before the one store.
+ *
+ * A kernel transform computed on the device (tvm_gpu_conv2d_winograd's U)
+ * is a fourth kernel, one work-item per element.
  */
 #include <string.h>
 
-#include "tvm/gpu_templates.h"
+#include "gpu_int.h"
 #include "tvm/te.h"
 
 /* A constant matrix: vals[rows x cols] row-major. */
@@ -41,6 +58,14 @@ static tvm_expr *mat_body(tvm_ctx *c, tvm_expr **i, void *ud) {
                      tvm_fconst(c, TVM_F32, m->vals[k]), e);
   return e;
 }
+
+/* F(2x2, 3x3): G (4 x 3), Bt (4 x 4), At (2 x 4). */
+static const double wg_g[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
+static const double wg_bt[] = {1, 0, -1, 0, 0, 1, 1, 0,
+                               0, -1, 1, 0, 0, 1, 0, -1};
+static const double wg_at[] = {1, 1, 1, 0, 0, 1, -1, -1};
+static const wg_mat wg_G = {4, 3, wg_g}, wg_Bt = {4, 4, wg_bt},
+                    wg_At = {2, 4, wg_at};
 
 typedef struct wg_ud {
   tvm_tensor *X, *W, *Xp, *G, *Bt, *At, *U, *V, *M;
@@ -122,20 +147,48 @@ static tvm_expr *output_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   return tvm_sum(c, e, r, 2);
 }
 
+/* The constant matrix m as a compute tagged tag. */
+static tvm_tensor *mat_compute(tvm_ctx *c, const char *name, const wg_mat *m,
+                               const char *tag) {
+  tvm_tensor *t = tvm_compute(c, name, (int64_t[]){m->rows, m->cols}, 2,
+                              mat_body, (void *)m);
+  if (t) tvm_tensor_set_tag(t, tag);
+  return t;
+}
+
 /* See tvm/gpu_templates.h. */
-tvm_tensor *tvm_gpu_conv2d_winograd(tvm_ctx *c, tvm_tensor *X, tvm_tensor *W,
-                                    int64_t pad_h, int64_t pad_w) {
-  static const double g[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
-  static const double bt[] = {1, 0, -1, 0, 0, 1, 1, 0,
-                              0, -1, 1, 0, 0, 1, 0, -1};
-  static const double at[] = {1, 1, 1, 0, 0, 1, -1, -1};
-  static const wg_mat G = {4, 3, g}, Bt = {4, 4, bt}, At = {2, 4, at};
-  if (!X || !W || X->ndim != 4 || W->ndim != 4 || W->shape_c[2] != 3 ||
-      W->shape_c[3] != 3 || W->shape_c[1] != X->shape_c[1] || pad_h < 0 ||
+tvm_tensor *tvm_gpu_winograd_kernel(tvm_ctx *c, tvm_tensor *W) {
+  if (!W || W->ndim != 4 || W->shape_c[2] != 3 || W->shape_c[3] != 3) {
+    tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                 "winograd F(2x2, 3x3): expected W [K, C, 3, 3]");
+    return NULL;
+  }
+  wg_ud *u = tvm_ctx_alloc(c, sizeof *u);
+  if (!u) {
+    tvm_diag_set(TVM_ERR_NOMEM, "winograd: out of memory");
+    return NULL;
+  }
+  memset(u, 0, sizeof *u);
+  u->W = W;
+  u->G = mat_compute(c, "wino_G", &wg_G, "winograd_G");
+  if (!u->G) return NULL;
+  tvm_tensor *U = tvm_compute(
+      c, "wino_U", (int64_t[]){4, 4, W->shape_c[0], W->shape_c[1]}, 4,
+      kernel_body, u);
+  if (U) tvm_tensor_set_tag(U, "winograd_kernel");
+  return U;
+}
+
+/* See tvm/gpu_templates.h. */
+tvm_tensor *tvm_gpu_winograd_transformed_conv2d(tvm_ctx *c, tvm_tensor *X,
+                                                tvm_tensor *U, int64_t pad_h,
+                                                int64_t pad_w) {
+  if (!X || !U || X->ndim != 4 || U->ndim != 4 || U->shape_c[0] != 4 ||
+      U->shape_c[1] != 4 || U->shape_c[3] != X->shape_c[1] || pad_h < 0 ||
       pad_w < 0) {
     tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                 "winograd F(2x2, 3x3): expected X [N, C, H, W] and W "
-                 "[K, C, 3, 3] with non-negative padding");
+                 "winograd F(2x2, 3x3): expected X [N, C, H, W] and U "
+                 "[4, 4, K, C] with non-negative padding");
     return NULL;
   }
   wg_ud *u = tvm_ctx_alloc(c, sizeof *u);
@@ -145,12 +198,12 @@ tvm_tensor *tvm_gpu_conv2d_winograd(tvm_ctx *c, tvm_tensor *X, tvm_tensor *W,
   }
   memset(u, 0, sizeof *u);
   u->X = X;
-  u->W = W;
+  u->U = U;
   u->N = X->shape_c[0];
   u->C = X->shape_c[1];
   u->H = X->shape_c[2];
   u->Wd = X->shape_c[3];
-  u->K = W->shape_c[0];
+  u->K = U->shape_c[2];
   u->ph = pad_h;
   u->pw = pad_w;
   u->OH = u->H + 2 * pad_h - 2;
@@ -162,25 +215,16 @@ tvm_tensor *tvm_gpu_conv2d_winograd(tvm_ctx *c, tvm_tensor *X, tvm_tensor *W,
   u->TH = (u->OH + 1) / 2;
   u->TW = (u->OW + 1) / 2;
   int64_t P = u->N * u->TH * u->TW;
-  u->G = tvm_compute(c, "wino_G", (int64_t[]){4, 3}, 2, mat_body, (void *)&G);
-  u->Bt = tvm_compute(c, "wino_Bt", (int64_t[]){4, 4}, 2, mat_body,
-                      (void *)&Bt);
-  u->At = tvm_compute(c, "wino_At", (int64_t[]){2, 4}, 2, mat_body,
-                      (void *)&At);
+  u->Bt = mat_compute(c, "wino_Bt", &wg_Bt, "winograd_Bt");
+  u->At = mat_compute(c, "wino_At", &wg_At, "winograd_At");
   u->Xp = tvm_compute(c, "wino_pad",
                       (int64_t[]){u->N, u->C, 2 * u->TH + 2, 2 * u->TW + 2},
                       4, pad_body, u);
-  if (!u->G || !u->Bt || !u->At || !u->Xp) return NULL;
-  tvm_tensor_set_tag(u->G, "winograd_G");
-  tvm_tensor_set_tag(u->Bt, "winograd_Bt");
-  tvm_tensor_set_tag(u->At, "winograd_At");
+  if (!u->Bt || !u->At || !u->Xp) return NULL;
   tvm_tensor_set_tag(u->Xp, "pad");
-  u->U = tvm_compute(c, "wino_U", (int64_t[]){4, 4, u->K, u->C}, 4,
-                     kernel_body, u);
   u->V = tvm_compute(c, "wino_V", (int64_t[]){4, 4, u->C, P}, 4, input_body,
                      u);
-  if (!u->U || !u->V) return NULL;
-  tvm_tensor_set_tag(u->U, "winograd_kernel");
+  if (!u->V) return NULL;
   tvm_tensor_set_tag(u->V, "winograd_input");
   u->M = tvm_compute(c, "wino_M", (int64_t[]){4, 4, u->K, P}, 4, gemm_body,
                      u);
@@ -191,4 +235,154 @@ tvm_tensor *tvm_gpu_conv2d_winograd(tvm_ctx *c, tvm_tensor *X, tvm_tensor *W,
                               output_body, u);
   if (Y) tvm_tensor_set_tag(Y, "winograd_output");
   return Y;
+}
+
+/* See tvm/gpu_templates.h. */
+tvm_tensor *tvm_gpu_conv2d_winograd(tvm_ctx *c, tvm_tensor *X, tvm_tensor *W,
+                                    int64_t pad_h, int64_t pad_w) {
+  if (!X || !W || X->ndim != 4 || W->ndim != 4 ||
+      W->shape_c[1] != X->shape_c[1]) {
+    tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                 "winograd F(2x2, 3x3): expected X [N, C, H, W] and W "
+                 "[K, C, 3, 3] with non-negative padding");
+    return NULL;
+  }
+  tvm_tensor *U = tvm_gpu_winograd_kernel(c, W);
+  return U ? tvm_gpu_winograd_transformed_conv2d(c, X, U, pad_h, pad_w)
+           : NULL;
+}
+
+/* ---- the schedule ------------------------------------------------------- */
+
+#define OK(x)                                                                 \
+  do {                                                                        \
+    if ((st = (x)) != TVM_OK) goto out;                                       \
+  } while (0)
+
+/* Fuses every axis of st into one loop, splits it by wg and binds the
+ * parts to blockIdx.x / threadIdx.x; *tx = the thread loop. */
+static tvm_status flat_threads(tvm_stage *st, int64_t wg, tvm_iter_var **tx) {
+  tvm_iter_var *f = tvm_stage_axis(st, 0), *bx;
+  tvm_status s;
+  for (int d = 1; d < st->op->output->ndim; d++)
+    if ((s = tvm_fuse(st, f, tvm_stage_axis(st, d), &f))) return s;
+  if ((s = tvm_split(st, f, wg, &bx, tx)) || (s = gpu_bind(st, bx, "blockIdx.x")))
+    return s;
+  return gpu_bind(st, *tx, "threadIdx.x");
+}
+
+/* See tvm/gpu_templates.h and the top of this file. */
+tvm_status tvm_gpu_schedule_conv2d_winograd(tvm_schedule *s,
+                                            tvm_tensor **outs, int nouts,
+                                            const tvm_gpu_limits *lim,
+                                            tvm_config *cfg) {
+  static const char who[] = "gpu winograd template";
+  tvm_ptrvec ops = {0};
+  tvm_operation *V = NULL, *M = NULL, *Y = NULL, *U = NULL;
+  tvm_status st = TVM_OK;
+  if (nouts != 1 || outs[0]->ndim != 4 || outs[0]->op->kind != TVM_OP_COMPUTE)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "%s: expected one computed 4-D output, got %d "
+                        "outputs", who, nouts);
+  tvm_tensor *O = outs[0];
+  OK(tvm_op_reachable_computes(O, &ops));
+  for (size_t i = 0; i < ops.len; i++) {
+    tvm_operation *op = ops.data[i];
+    const char *t = op->tag ? op->tag : "";
+    if (!strcmp(t, "winograd_input")) V = op;
+    else if (!strcmp(t, "winograd_batch_gemm")) M = op;
+    else if (!strcmp(t, "winograd_output")) Y = op;
+    else if (!strcmp(t, "winograd_kernel")) U = op;
+  }
+  if (!V || !M || !Y) {
+    st = tvm_diag_set(TVM_ERR_UNSUPPORTED, "%s: no winograd stages under "
+                      "'%s'", who, O->name);
+    goto out;
+  }
+  for (int d = 0; d < 4; d++)
+    if (O->shape_c[d] < 1 || M->output->shape_c[d] < 1) {
+      st = tvm_diag_set(TVM_ERR_UNSUPPORTED, "%s: '%s' has a symbolic "
+                        "shape", who, O->name);
+      goto out;
+    }
+  int64_t K = M->output->shape_c[2], P = M->output->shape_c[3];
+  int64_t kch[16], pch[16];
+  int nk = gpu_divisors_upto(K, 4, kch), np = gpu_divisors_upto(P, 4, pch);
+  int64_t tk = tvm_cfg_choice(cfg, "tile_k", kch, nk,
+                              gpu_largest_upto(kch, nk, 4));
+  int64_t tp = tvm_cfg_choice(cfg, "tile_p", pch, np,
+                              gpu_largest_upto(pch, np, 4));
+  int64_t wg = gpu_wg_knob(cfg, 16, 64, lim);
+  if (wg > lim->max_threads) {
+    st = gpu_too_large(cfg, who, wg, lim->max_threads);
+    goto out;
+  }
+  /* the constant matrices, the padding and the epilogue's inner stages */
+  for (size_t i = 0; i < ops.len; i++) {
+    tvm_operation *op = ops.data[i];
+    if (op != O->op && op != V && op != M && op != Y && op != U)
+      OK(tvm_compute_inline(tvm_stage_of(s, op->output)));
+  }
+  tvm_iter_var *tx;
+  /* V: (c, p) per work-item, the 4 x 4 outputs and the patch unrolled */
+  tvm_stage *sv = tvm_stage_of(s, V->output);
+  {
+    tvm_iter_var *cp, *bx;
+    OK(tvm_reorder(sv, (tvm_iter_var *[]){tvm_stage_axis(sv, 2),
+                                          tvm_stage_axis(sv, 3),
+                                          tvm_stage_axis(sv, 0),
+                                          tvm_stage_axis(sv, 1)}, 4));
+    OK(tvm_fuse(sv, tvm_stage_axis(sv, 2), tvm_stage_axis(sv, 3), &cp));
+    OK(tvm_split(sv, cp, wg, &bx, &tx));
+    OK(gpu_bind(sv, bx, "blockIdx.x"));
+    OK(gpu_bind(sv, tx, "threadIdx.x"));
+    OK(tvm_unroll(sv, tvm_stage_axis(sv, 0)));
+    OK(tvm_unroll(sv, tvm_stage_axis(sv, 1)));
+    OK(tvm_unroll(sv, tvm_stage_reduce_axis(sv, 0)));
+    OK(tvm_unroll(sv, tvm_stage_reduce_axis(sv, 1)));
+  }
+  /* M: (e, v, k / tile_k) x p / tile_p work-items, each a register block */
+  {
+    tvm_tensor *MM;
+    OK(tvm_cache_write(s, M->output, "local", &MM));
+    tvm_stage *sm = tvm_stage_of(s, M->output), *sc = tvm_stage_of(s, MM);
+    tvm_iter_var *ev, *ko, *ki, *po, *pi, *z, *bx;
+    OK(tvm_split(sm, tvm_stage_axis(sm, 2), tk, &ko, &ki));
+    OK(tvm_split(sm, tvm_stage_axis(sm, 3), tp, &po, &pi));
+    OK(tvm_fuse(sm, tvm_stage_axis(sm, 0), tvm_stage_axis(sm, 1), &ev));
+    OK(tvm_fuse(sm, ev, ko, &z));
+    OK(tvm_split(sm, po, wg, &bx, &tx));
+    OK(tvm_reorder(sm, (tvm_iter_var *[]){z, bx, tx, ki, pi}, 5));
+    OK(gpu_bind(sm, z, "blockIdx.y"));
+    OK(gpu_bind(sm, bx, "blockIdx.x"));
+    OK(gpu_bind(sm, tx, "threadIdx.x"));
+    int vec = gpu_vectorizable(tp, lim->lanes);
+    OK(tvm_unroll(sm, ki));
+    OK(vec ? tvm_vectorize(sm, pi) : tvm_unroll(sm, pi));
+    OK(tvm_compute_at(sc, sm, tx));
+    OK(tvm_reorder(sc, (tvm_iter_var *[]){tvm_stage_reduce_axis(sc, 0),
+                                          tvm_stage_axis(sc, 2),
+                                          tvm_stage_axis(sc, 3)}, 3));
+    OK(tvm_unroll(sc, tvm_stage_axis(sc, 2)));
+    OK(vec ? tvm_vectorize(sc, tvm_stage_axis(sc, 3))
+           : tvm_unroll(sc, tvm_stage_axis(sc, 3)));
+  }
+  /* U computed on the device (not pre-transformed): one element each */
+  if (U) OK(flat_threads(tvm_stage_of(s, U->output), wg, &tx));
+  /* O: one output element per work-item, Y's sum in a register */
+  tvm_stage *so = tvm_stage_of(s, O);
+  OK(flat_threads(so, wg, &tx));
+  if (O->op != Y) {
+    tvm_stage *sy = tvm_stage_of(s, Y->output);
+    sy->scope = "local";
+    OK(tvm_compute_at(sy, so, tx));
+  }
+  {
+    tvm_stage *sy = tvm_stage_of(s, Y->output);
+    OK(tvm_unroll(sy, tvm_stage_reduce_axis(sy, 0)));
+    OK(tvm_unroll(sy, tvm_stage_reduce_axis(sy, 1)));
+  }
+out:
+  tvm_ptrvec_free(&ops);
+  return st;
 }

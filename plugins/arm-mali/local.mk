@@ -42,6 +42,23 @@ EXTRA_tests_plugins_arm_mali_test_arm_mali_templates_DEPENDENCIES = \
 endif
 endif
 
+# Winograd F(2x2, 3x3) chosen by the plugin's alter_layout: graphs
+# compiled for opencl against the original graphs' references.
+if BUILD_ARM_MALI
+if HAVE_CMOCKA
+check_PROGRAMS += tests/plugins/arm_mali/test_arm_mali_winograd
+TESTS += tests/plugins/arm_mali/test_arm_mali_winograd
+tests_plugins_arm_mali_test_arm_mali_winograd_SOURCES = \
+	tests/plugins/gpu/gpu_kernels.h \
+	tests/plugins/gpu/gpu_kernels.c \
+	tests/plugins/arm_mali/test_arm_mali_winograd.c
+tests_plugins_arm_mali_test_arm_mali_winograd_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_arm_mali_test_arm_mali_winograd_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_arm_mali_test_arm_mali_winograd_DEPENDENCIES = \
+	plugins/arm-mali/tvm-arm-mali.la
+endif
+endif
+
 # Operators of the op library with a naive thread schedule, run on PoCL.
 if BUILD_ARM_MALI
 if HAVE_CMOCKA

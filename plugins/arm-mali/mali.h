@@ -110,6 +110,9 @@ int32_t mali_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
 int32_t mali_schedule_conv2d(tvm_plugin_target *t, tvm_schedule *s,
                              tvm_tensor **outs, uint32_t nouts,
                              struct tvm_config *cfg);
+int32_t mali_schedule_winograd(tvm_plugin_target *t, tvm_schedule *s,
+                               tvm_tensor **outs, uint32_t nouts,
+                               tvm_config *cfg);
 int32_t mali_schedule_pool(tvm_plugin_target *t, tvm_schedule *s,
                            tvm_tensor **outs, uint32_t nouts,
                            struct tvm_config *cfg);

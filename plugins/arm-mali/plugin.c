@@ -101,6 +101,8 @@ static const tvm_c_dialect opencl_dialect = {
 static const tvm_plugin_strategy strategies[] = {
     BY_OP("MatMul", "arm-mali.matmul_vectorized", mali_schedule_matmul),
     BY_OP("Conv_NCHWc", "arm-mali.conv2d_spatial_pack", mali_schedule_conv2d),
+    BY_OP("Conv2D_winograd", "arm-mali.conv2d_winograd",
+          mali_schedule_winograd),
     BY_OP("Pool_NCHWc", "arm-mali.pool_NCHWc", mali_schedule_pool),
     BY_OP("Gemm", "arm-mali.dense", mali_schedule_dense),
     BY_PATTERN(TVM_PAT_ELEMWISE, "arm-mali.injective", mali_schedule_injective),

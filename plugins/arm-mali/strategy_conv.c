@@ -14,6 +14,17 @@
  * alike.  Pools between blocked convolutions then become Pool_NCHWc
  * (the core's alter_layout pass).
  *
+ * Winograd: a 3x3 float32 Conv with strides and dilations 1, group 1,
+ * the same padding on both sides and at least WINO_MIN_CHANNELS input
+ * and output channels runs as Conv2D_winograd instead (weight layout
+ * TVM_LAYOUT_WINOGRAD_F2X3, NCHW data and output; the kernel transform
+ * folded at compile time).  Why the channel rule: per output pixel the
+ * direct convolution does 18 C K flops; F(2x2, 3x3) does 8 C K in its
+ * GEMMs plus about 128 C (input transform, as the core's compute writes
+ * it) and 32 K (output transform), which pays from C = K = 16 on and
+ * clearly (about 2x) from 32: below that the transforms and the extra
+ * kernels (three launches, V and M through global memory) dominate.
+ *
  * The templates are the core's GPU templates (tvm/gpu_templates.h),
  * given this target's limits: work-groups at most max_work_group_size
  * work-items, vectors of the dialect's lanes (vector_width rounded down
@@ -39,6 +50,13 @@ int32_t mali_schedule_conv2d(tvm_plugin_target *t, tvm_schedule *s,
                              tvm_config *cfg) {
   tvm_gpu_limits l = limits_of(t);
   return tvm_gpu_schedule_conv2d_nchwc(s, outs, (int)nouts, &l, cfg);
+}
+
+int32_t mali_schedule_winograd(tvm_plugin_target *t, tvm_schedule *s,
+                               tvm_tensor **outs, uint32_t nouts,
+                               tvm_config *cfg) {
+  tvm_gpu_limits l = limits_of(t);
+  return tvm_gpu_schedule_conv2d_winograd(s, outs, (int)nouts, &l, cfg);
 }
 
 int32_t mali_schedule_pool(tvm_plugin_target *t, tvm_schedule *s,
@@ -68,6 +86,36 @@ static int64_t input_block(int64_t C, int64_t vw) {
   return C <= 16 ? C : 1;
 }
 
+/* Every value of the int-list attribute `name` is 1 (absent: yes). */
+static int all_ones(const tvm_gnode *n, const char *name) {
+  const int64_t *a;
+  int k = tvm_gnode_ints(n, name, &a);
+  if (k < 0) return 1;
+  for (int i = 0; i < k; i++)
+    if (a[i] != 1) return 0;
+  return 1;
+}
+
+/* The minimum input and output channels for Winograd (see the top). */
+#define WINO_MIN_CHANNELS 32
+
+/* Does Conv n (data xs, weights ws) run as Winograd (see the top)? */
+static int wants_winograd(const tvm_gnode *n, const int64_t *xs,
+                          const int64_t *ws) {
+  const int64_t *p;
+  int np = tvm_gnode_ints(n, "pads", &p);
+  const char *ap = tvm_gnode_str(n, "auto_pad", "NOTSET");
+  if (ws[2] != 3 || ws[3] != 3 || tvm_gnode_int(n, "group", 1) != 1 ||
+      !all_ones(n, "strides") || !all_ones(n, "dilations") ||
+      xs[1] < WINO_MIN_CHANNELS || ws[0] < WINO_MIN_CHANNELS)
+    return 0;
+  /* SAME_* pads a 3x3 stride-1 window by 1 on each side; VALID by 0 */
+  if (strcmp(ap, "NOTSET") != 0)
+    return strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0 ||
+           strcmp(ap, "VALID") == 0;
+  return np < 0 || (np == 4 && p[0] == p[2] && p[1] == p[3]);
+}
+
 /* The alter_layout slot: fills *out for the convolutions described at the
  * top of the file, leaves it empty for every other node. */
 int32_t mali_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
@@ -82,6 +130,12 @@ int32_t mali_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
       xt.bits != 32)
     return 0;
   int64_t C = xs[1], M = ws[0], group = tvm_gnode_int(n, "group", 1);
+  if (wants_winograd(n, xs, ws)) {
+    snprintf(out->data, sizeof out->data, "NCHW");
+    snprintf(out->weight, sizeof out->weight, "%s", TVM_LAYOUT_WINOGRAD_F2X3);
+    snprintf(out->out, sizeof out->out, "NCHW");
+    return 0;
+  }
   if (M % vw != 0) return 0;
   if (group == 1) {
     int64_t ib = input_block(C, vw);

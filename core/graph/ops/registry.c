@@ -18,6 +18,7 @@ extern const ops_family ops_signal_family;       /* signal.c */
 extern const ops_family ops_einsum_family;       /* einsum.c */
 extern const ops_family ops_groupnorm_family;    /* groupnorm.c */
 extern const ops_family ops_matmul_packed_family; /* matmul_packed.c */
+extern const ops_family ops_conv_winograd_family; /* conv_winograd.c */
 extern const ops_family ops_scatter_family;      /* scatter.c */
 extern const ops_family ops_device_family;       /* device.c */
 
@@ -34,7 +35,7 @@ static const ops_family *const families[] = {
     &ops_quant_family,       &ops_signal_family,
     &ops_einsum_family,      &ops_groupnorm_family,
     &ops_scatter_family,     &ops_matmul_packed_family,
-    &ops_device_family,
+    &ops_device_family,      &ops_conv_winograd_family,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 

@@ -99,6 +99,54 @@ static const char *vname(al_state *s, const tvm_gvalue *v, const char *L) {
   return tvm_arena_printf(s->g->arena, "%s.%s", v->name, L);
 }
 
+/* Conv -> Conv2D_winograd (weight layout "winograd_F2x3", data and
+ * output NCHW): the weight becomes U = Conv2D_winograd_weight(W), which
+ * fold_constants computes at compile time; the new node keeps Conv's
+ * attributes (but kernel_shape) and checks that it applies (3x3, strides
+ * and dilations 1, group 1, symmetric padding), failing with the node's
+ * name when the target asked for it where it does not.  Its output
+ * replaces the old one (same layout, shape and name).  *done = 1. */
+static tvm_status alter_winograd(al_state *s, tvm_gnode *n,
+                                 const tvm_layout_choice *ch, int *done) {
+  tvm_gvalue *x = n->inputs[0], *w = n->inputs[1];
+  tvm_gvalue *b = n->ninputs > 2 ? n->inputs[2] : NULL;
+  if (strcmp(ch->data, "NCHW") != 0 || strcmp(ch->out, "NCHW") != 0 ||
+      w->shape[2] != 3 || w->shape[3] != 3)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "alter_layout: the target asked for weight layout "
+                        "'%s' with data '%s' and output '%s' for Conv '%s' "
+                        "(kernel %lldx%lld); Winograd F(2x2, 3x3) needs a "
+                        "3x3 kernel on NCHW data and output",
+                        ch->weight, ch->data, ch->out, n->name,
+                        (long long)w->shape[2], (long long)w->shape[3]);
+  tvm_gvalue *xp = plain_of(s, x);
+  tvm_gvalue *u = tvm_graph_apply(s->g, "Conv2D_winograd_weight",
+                                  vname(s, w, "winograd"), &w, 1, NULL, 0, 1,
+                                  NULL);
+  if (!xp || !u) return failed(s);
+  tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 1));
+  if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+  int na = 0;
+  for (int i = 0; i < n->nattrs; i++)
+    if (strcmp(n->attrs[i].name, "kernel_shape") != 0) at[na++] = n->attrs[i];
+  tvm_gvalue *in[3] = {xp, u, b};
+  tvm_gvalue *o = n->outputs[0];
+  tvm_gvalue *y = tvm_graph_apply(s->g, "Conv2D_winograd",
+                                  tvm_arena_printf(s->g->arena, "%s.winograd",
+                                                   o->name),
+                                  in, b ? 3 : 2, at, na, 1, NULL);
+  if (!y)
+    return tvm_diag_prefix(failed(s),
+                           "alter_layout: Conv '%s' as Winograd (asked by "
+                           "the target): ", n->name);
+  *done = 1;
+  tvm_graph_replace_uses(s->g, o, y);
+  const char *nm = o->name;
+  o->name = tvm_arena_printf(s->g->arena, "%s.replaced", nm);
+  y->name = nm;
+  return o->name ? TVM_OK : tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+}
+
 /* Conv -> Conv_NCHWc when the target asks for it.  *done = 1 when
  * rewritten. */
 static tvm_status alter_conv(al_state *s, tvm_gnode *n,
@@ -117,6 +165,8 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
   ch.data[sizeof ch.data - 1] = ch.weight[sizeof ch.weight - 1] =
       ch.out[sizeof ch.out - 1] = '\0';
   if (!ch.data[0]) return TVM_OK;
+  if (strcmp(ch.weight, TVM_LAYOUT_WINOGRAD_F2X3) == 0)
+    return alter_winograd(s, n, &ch, done);
   if (!op_layout_nchwc_block(ch.data) || !op_layout_nchwc_block(ch.out))
     return tvm_diag_set(TVM_ERR_INVALID,
                         "alter_layout: the target asked for data layout '%s' "

@@ -20,7 +20,9 @@
  *  - dense: Gemm's product tagged "dense" (transB = 1), k vectorized
  *    through rfactor, tile_n outputs of a row per work-item;
  *  - injective: elementwise / broadcast / injective groups with the
- *    innermost axis vectorized when the lanes divide it.
+ *    innermost axis vectorized when the lanes divide it;
+ *  - winograd: F(2x2, 3x3) for 3x3 stride-1 convolutions (the graph's
+ *    Conv2D_winograd), input transform, batched GEMM, output transform.
  * Knobs are recorded in cfg (tvm/config.h); a combination over the
  * work-group limit is rejected (tvm_cfg_reject) and the template
  * declines with TVM_ERR_UNSUPPORTED, so the host falls back to the next
@@ -67,12 +69,31 @@ TVM_API tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
  * tensor expressions (core/schedule/gpu_winograd.c): kernel transform,
  * input transform, 16 batched GEMMs over the channels, output transform.
  * Returns Y [N, K, H + 2 pad_h - 2, W + 2 pad_w - 2], or NULL with the
- * diagnostic set.  Not selected by the graph compiler yet: a building
- * block for thread-target templates (tested against the naive
- * convolution in tests/plugins/arm_mali). */
+ * diagnostic set. */
 TVM_API tvm_tensor *tvm_gpu_conv2d_winograd(tvm_ctx *c, tvm_tensor *X,
                                             tvm_tensor *W, int64_t pad_h,
                                             int64_t pad_w);
+/* The kernel transform alone: U [4, 4, K, C], U[., ., k, c] = G W[k, c]
+ * G^T (tag winograd_kernel). */
+TVM_API tvm_tensor *tvm_gpu_winograd_kernel(tvm_ctx *c, tvm_tensor *W);
+/* The convolution from a transformed kernel U [4, 4, K, C] (a
+ * placeholder when the graph's Conv2D_winograd folded it at compile
+ * time): input transform, batched GEMM, output transform. */
+TVM_API tvm_tensor *tvm_gpu_winograd_transformed_conv2d(tvm_ctx *c,
+                                                        tvm_tensor *X,
+                                                        tvm_tensor *U,
+                                                        int64_t pad_h,
+                                                        int64_t pad_w);
+/* The winograd stages under one 4-D output (Y itself or Y's fused
+ * epilogue: bias, activation, residual add) in three kernels (four when
+ * U is computed on the device), see gpu_winograd.c.  Knobs: tile_k,
+ * tile_p (the GEMM's register block: divisors of K / of the tile count up
+ * to 4, tile_p vectorized), wg (work-group size of every kernel). */
+TVM_API tvm_status tvm_gpu_schedule_conv2d_winograd(tvm_schedule *s,
+                                                    tvm_tensor **outs,
+                                                    int nouts,
+                                                    const tvm_gpu_limits *lim,
+                                                    tvm_config *cfg);
 /* A group of injective stages only (no reduction anywhere) with one
  * output whose innermost extent the chosen vector width divides.  Knobs:
  * vector (1 or the lanes), wg (work-group size).  Declines

@@ -16,6 +16,12 @@
 #include <dlpack/dlpack.h>
 #include "tvm/te.h"
 
+/* The weight "layout" a target's alter_layout answers (with data and out
+ * "NCHW") for a 3x3 stride-1 Conv it wants computed by Winograd F(2x2,
+ * 3x3): the weight is transformed to U [4, 4, K, C] and the node becomes
+ * Conv2D_winograd (tvm/graph_passes.h, alter_layout). */
+#define TVM_LAYOUT_WINOGRAD_F2X3 "winograd_F2x3"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

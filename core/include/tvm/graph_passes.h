@@ -172,7 +172,12 @@ TVM_API void tvm_storage_plan_print(tvm_strbuf *out, const tvm_graph *g,
  * the node to MatMul_packed reading B' packed as [ceil(N/nr), K, nr]
  * (a LayoutTransform with pad = 1 on the constant: the last panel
  * zero-padded); its output replaces the old one, same shape and name.
- * Ends with toposort and dce. */
+ * A Conv whose choice.weight is TVM_LAYOUT_WINOGRAD_F2X3 (data and out
+ * "NCHW"; the target decides when it pays) becomes Conv2D_winograd
+ * reading U = Conv2D_winograd_weight(W) (folded at compile time); its
+ * output replaces the old one; a Conv it does not apply to (not 3x3,
+ * stride or dilation not 1, group not 1, asymmetric padding) fails the
+ * pass naming the node.  Ends with toposort and dce. */
 typedef struct tvm_layout_choice {
   char data[32];   /* layout of the data input, "" = keep the node */
   char weight[32]; /* layout of the (constant) weights */

@@ -301,7 +301,11 @@ typedef struct tvm_plugin_blob {
  * keeps the node as the model wrote it.  For a matrix product (MatMul,
  * Gemm) only weight is read: "NK<nr>n" packs B' (K x N) in panels of nr
  * columns, Bp[ceil(N/nr), K, nr], zero-padded; the node becomes
- * MatMul_packed.  An empty weight keeps it. */
+ * MatMul_packed.  An empty weight keeps it.  For a 3x3 stride-1 Conv
+ * (dilation 1, group 1, the same padding on both sides), weight
+ * "winograd_F2x3" (TVM_LAYOUT_WINOGRAD_F2X3 of tvm/graph.h) with data and
+ * out "NCHW" asks for Winograd F(2x2, 3x3): the node becomes
+ * Conv2D_winograd on the kernel transformed at compile time. */
 #define TVM_PLUGIN_LAYOUT_CAP 32
 typedef struct tvm_plugin_layout {
   uint32_t struct_size;

@@ -27,7 +27,8 @@
  *   V: one work-item per (channel, tile): its 4x4 patch transformed in
  *      registers, the 16 outputs unrolled;
  *   M: the 16 GEMMs, a work-item computing a tile_k x tile_p register
- *      block ("local") of one (e, v) product, reduced over the channels,
+ *      block ("local") of one (e, v) product, reduced over the channels
+ *      (the blocks of all 16 products flattened into one 1-D range),
  *      the tile_p axis (consecutive tiles) vectorized where the lanes
  *      allow;
  *   O: one work-item per output element: its At M At sum in a register
@@ -349,11 +350,15 @@ tvm_status tvm_gpu_schedule_conv2d_winograd(tvm_schedule *s,
     tvm_iter_var *ev, *ko, *ki, *po, *pi, *z, *bx;
     OK(tvm_split(sm, tvm_stage_axis(sm, 2), tk, &ko, &ki));
     OK(tvm_split(sm, tvm_stage_axis(sm, 3), tp, &po, &pi));
+    OK(tvm_reorder(sm, (tvm_iter_var *[]){tvm_stage_axis(sm, 0),
+                                          tvm_stage_axis(sm, 1), ko, po, ki,
+                                          pi}, 6));
     OK(tvm_fuse(sm, tvm_stage_axis(sm, 0), tvm_stage_axis(sm, 1), &ev));
     OK(tvm_fuse(sm, ev, ko, &z));
-    OK(tvm_split(sm, po, wg, &bx, &tx));
-    OK(tvm_reorder(sm, (tvm_iter_var *[]){z, bx, tx, ki, pi}, 5));
-    OK(gpu_bind(sm, z, "blockIdx.y"));
+    /* (e, v, k block, p block) flattened: full work-groups even when the
+     * tiles are few (7x7 maps: 16 tiles) */
+    OK(tvm_fuse(sm, z, po, &z));
+    OK(tvm_split(sm, z, wg, &bx, &tx));
     OK(gpu_bind(sm, bx, "blockIdx.x"));
     OK(gpu_bind(sm, tx, "threadIdx.x"));
     int vec = gpu_vectorizable(tp, lim->lanes);

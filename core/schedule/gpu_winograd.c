@@ -35,8 +35,10 @@
  *      (compute_at, "local"), the fused epilogue (bias, activation,
  *      residual add) applied before the one store.
  *
- * A kernel transform computed on the device (tvm_gpu_conv2d_winograd's U)
- * is a fourth kernel, one work-item per element.
+ * U must be an input: the template declines (TVM_ERR_UNSUPPORTED) a
+ * kernel transform computed in the same group (tvm_gpu_conv2d_winograd's
+ * U); a graph's Conv2D_winograd_weight on weights that are not constant
+ * is a group of its own.
  */
 #include <string.h>
 
@@ -300,6 +302,13 @@ tvm_status tvm_gpu_schedule_conv2d_winograd(tvm_schedule *s,
                       "'%s'", who, O->name);
     goto out;
   }
+  if (U) {
+    st = tvm_diag_set(TVM_ERR_UNSUPPORTED, "%s: '%s' transforms its kernel "
+                      "on the device; the template takes U as an input (the "
+                      "graph's Conv2D_winograd, U folded at compile time)",
+                      who, O->name);
+    goto out;
+  }
   for (int d = 0; d < 4; d++)
     if (O->shape_c[d] < 1 || M->output->shape_c[d] < 1) {
       st = tvm_diag_set(TVM_ERR_UNSUPPORTED, "%s: '%s' has a symbolic "
@@ -321,7 +330,7 @@ tvm_status tvm_gpu_schedule_conv2d_winograd(tvm_schedule *s,
   /* the constant matrices, the padding and the epilogue's inner stages */
   for (size_t i = 0; i < ops.len; i++) {
     tvm_operation *op = ops.data[i];
-    if (op != O->op && op != V && op != M && op != Y && op != U)
+    if (op != O->op && op != V && op != M && op != Y)
       OK(tvm_compute_inline(tvm_stage_of(s, op->output)));
   }
   tvm_iter_var *tx;
@@ -372,8 +381,6 @@ tvm_status tvm_gpu_schedule_conv2d_winograd(tvm_schedule *s,
     OK(vec ? tvm_vectorize(sc, tvm_stage_axis(sc, 3))
            : tvm_unroll(sc, tvm_stage_axis(sc, 3)));
   }
-  /* U computed on the device (not pre-transformed): one element each */
-  if (U) OK(flat_threads(tvm_stage_of(s, U->output), wg, &tx));
   /* O: one output element per work-item, Y's sum in a register */
   tvm_stage *so = tvm_stage_of(s, O);
   OK(flat_threads(so, wg, &tx));

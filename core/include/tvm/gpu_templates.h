@@ -85,8 +85,9 @@ TVM_API tvm_tensor *tvm_gpu_winograd_transformed_conv2d(tvm_ctx *c,
                                                         int64_t pad_h,
                                                         int64_t pad_w);
 /* The winograd stages under one 4-D output (Y itself or Y's fused
- * epilogue: bias, activation, residual add) in three kernels (four when
- * U is computed on the device), see gpu_winograd.c.  Knobs: tile_k,
+ * epilogue: bias, activation, residual add) in three kernels, see
+ * gpu_winograd.c; U must be an input (declines a group that computes
+ * it).  Knobs: tile_k,
  * tile_p (the GEMM's register block: divisors of K / of the tile count up
  * to 4, tile_p vectorized), wg (work-group size of every kernel). */
 TVM_API tvm_status tvm_gpu_schedule_conv2d_winograd(tvm_schedule *s,

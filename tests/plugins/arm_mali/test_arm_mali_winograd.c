@@ -236,6 +236,31 @@ static void test_graph(void **state) {
   tvm_graph_free(g);
 }
 
+/* The two operators written by hand with the weights a graph input (not
+ * constant, so U is computed on the device by the weight operator's own
+ * group, the generic thread schedule) and an odd map (partial tiles),
+ * compiled for opencl against the operators' references (which
+ * test_reference holds to Conv's). */
+static void test_device_weights(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){2, 8, 7, 9}, 4);
+  tvm_gvalue *w = tvm_graph_input(g, "w", F32, (int64_t[]){12, 8, 3, 3}, 4);
+  tvm_gvalue *b = tvm_graph_random(g, "b", (int64_t[]){12}, 1, 9, 0.5);
+  tvm_gattr pa = tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4);
+  tvm_gvalue *u = tvm_graph_apply(g, "Conv2D_winograd_weight", "u", &w, 1, NULL, 0, 1, NULL);
+  tvm_gvalue *in[3] = {x, u, b};
+  tvm_gvalue *y = tvm_graph_apply(g, "Conv2D_winograd", "wino", in, 3, &pa, 1, 1, NULL);
+  y = TVM_OP(g, "Relu", TVM_IN(y), TVM_NOATTRS);
+  CHECK_OK(tvm_graph_mark_output(g, y));
+  tvm_plan *pl = compile_check(g, 11);
+  assert_int_equal(steps_with(pl, "Conv2D_winograd_weight"), 1);
+  assert_int_equal(steps_with(pl, "Conv2D_winograd+Relu"), 1);
+  tvm_plan_free(pl);
+  tvm_graph_free(g);
+}
+
 int main(void) {
   gpu_pocl_cache_enter();
   const struct CMUnitTest tests[] = {
@@ -243,6 +268,7 @@ int main(void) {
       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_alter_layout),
       cmocka_unit_test(test_graph),
+      cmocka_unit_test(test_device_weights),
   };
   int rc = cmocka_run_group_tests(tests, setup, teardown);
   gpu_pocl_cache_leave();

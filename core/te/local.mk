@@ -1,11 +1,12 @@
 # core/te: tensor expressions (placeholders, computes, reductions, tensor
-# intrinsic declarations)
+# intrinsic declarations, the Winograd F(2x2, 3x3) expressions)
 libtvm_la_SOURCES += \
 	core/te/te_int.h \
 	core/te/tensor.c \
 	core/te/compute.c \
 	core/te/reduce.c \
-	core/te/intrin.c
+	core/te/intrin.c \
+	core/te/winograd.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/te/test_te

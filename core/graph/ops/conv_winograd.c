@@ -15,8 +15,8 @@
  *     dilations of 1, group 1); the padding must be the same on both
  *     sides of each axis.
  *
- * Computes: the core's Winograd tensor expressions (tvm/gpu_templates.h,
- * core/schedule/gpu_winograd.c), stages tagged winograd_kernel / _input
+ * Computes: the TE layer's Winograd tensor expressions (tvm/te.h,
+ * core/te/winograd.c), stages tagged winograd_kernel / _input
  * / _batch_gemm / _output, then "<name>.bias" adding B.  References:
  * the same algorithm in plain loops in double (the graph tests compare
  * the rewritten graph with the original Conv's reference besides).
@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "ops_int.h"
-#include "tvm/gpu_templates.h"
 
 /* F(2x2, 3x3) transform matrices: G (4 x 3), Bt (4 x 4), At (2 x 4). */
 static const double cw_g[4][3] = {
@@ -59,7 +58,7 @@ static tvm_status ww_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
                              tvm_tensor **out) {
   tvm_status st = ww_check(n);
   if (st) return st;
-  out[0] = tvm_gpu_winograd_kernel(c, in[0]);
+  out[0] = tvm_op_winograd_kernel(c, in[0]);
   return op_te_status(c, n, out[0]);
 }
 
@@ -167,7 +166,7 @@ static tvm_status cw_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   cw_info ci;
   tvm_status st = cw_check(n, &ci);
   if (st) return st;
-  cw_ud u = {tvm_gpu_winograd_transformed_conv2d(c, in[0], in[1], ci.ph, ci.pw),
+  cw_ud u = {tvm_op_winograd_conv2d(c, in[0], in[1], ci.ph, ci.pw),
              n->ninputs > 2 ? in[2] : NULL};
   if ((st = op_te_status(c, n, u.y))) return st;
   if (!u.b) {

@@ -66,24 +66,15 @@ TVM_API tvm_status tvm_gpu_schedule_dense(tvm_schedule *s, tvm_tensor **outs,
                                           tvm_config *cfg);
 /* The Winograd F(2x2, 3x3) convolution of X [N, C, H, W] (float32) with
  * W [K, C, 3, 3], stride 1, zero padding pad_h / pad_w on both sides, as
- * tensor expressions (core/schedule/gpu_winograd.c): kernel transform,
+ * tensor expressions (core/te/winograd.c): kernel transform,
  * input transform, 16 batched GEMMs over the channels, output transform.
  * Returns Y [N, K, H + 2 pad_h - 2, W + 2 pad_w - 2], or NULL with the
- * diagnostic set. */
+ * diagnostic set.  (The kernel transform and the convolution from a
+ * transformed kernel alone: tvm_op_winograd_kernel / _conv2d of
+ * tvm/te.h.) */
 TVM_API tvm_tensor *tvm_gpu_conv2d_winograd(tvm_ctx *c, tvm_tensor *X,
                                             tvm_tensor *W, int64_t pad_h,
                                             int64_t pad_w);
-/* The kernel transform alone: U [4, 4, K, C], U[., ., k, c] = G W[k, c]
- * G^T (tag winograd_kernel). */
-TVM_API tvm_tensor *tvm_gpu_winograd_kernel(tvm_ctx *c, tvm_tensor *W);
-/* The convolution from a transformed kernel U [4, 4, K, C] (a
- * placeholder when the graph's Conv2D_winograd folded it at compile
- * time): input transform, batched GEMM, output transform. */
-TVM_API tvm_tensor *tvm_gpu_winograd_transformed_conv2d(tvm_ctx *c,
-                                                        tvm_tensor *X,
-                                                        tvm_tensor *U,
-                                                        int64_t pad_h,
-                                                        int64_t pad_w);
 /* The winograd stages under one 4-D output (Y itself or Y's fused
  * epilogue: bias, activation, residual add) in three kernels, see
  * gpu_winograd.c; U must be an input (declines a group that computes

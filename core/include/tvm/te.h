@@ -135,6 +135,20 @@ TVM_API tvm_status tvm_op_match_matmul(tvm_tensor *const *outs, uint32_t nouts,
                                        const char *who, tvm_tensor **a,
                                        tvm_tensor **b);
 
+/* ---- Winograd F(2x2, 3x3) (core/te/winograd.c) -------------------------- */
+/* The kernel transform of W [K, C, 3, 3] (float32): U [4, 4, K, C],
+ * U[., ., k, c] = G W[k, c] G^T (tag winograd_kernel); NULL with the
+ * diagnostic set for another shape. */
+TVM_API tvm_tensor *tvm_op_winograd_kernel(tvm_ctx *c, tvm_tensor *W);
+/* The stride-1 3x3 convolution of X [N, C, H, W] from a transformed
+ * kernel U [4, 4, K, C], zero padding pad_h / pad_w on both sides: input
+ * transform (tag winograd_input), 16 GEMMs over C (winograd_batch_gemm),
+ * output transform (winograd_output) giving Y [N, K, H + 2 pad_h - 2,
+ * W + 2 pad_w - 2]; NULL with the diagnostic set. */
+TVM_API tvm_tensor *tvm_op_winograd_conv2d(tvm_ctx *c, tvm_tensor *X,
+                                           tvm_tensor *U, int64_t pad_h,
+                                           int64_t pad_w);
+
 /* ---- tensor intrinsics ------------------------------------------------ */
 /* A tensor intrinsic replaces a loop nest that computes `pattern` (a
  * compute over placeholders) with target code.  When tensorize matches,

@@ -20,6 +20,7 @@ LLVM_CPU_SOURCES = \
 	plugins/llvm-cpu/elf_load.c \
 	plugins/llvm-cpu/elf_load.h \
 	plugins/llvm-cpu/elf_check.c \
+	plugins/llvm-cpu/elf_check_shared.c \
 	plugins/llvm-cpu/elf_check.h \
 	plugins/llvm-cpu/runtime.c \
 	plugins/llvm-cpu/strategy_matmul.c \
@@ -57,7 +58,8 @@ tests_plugins_llvm_cpu_test_elf_load_SOURCES = \
 	tests/plugins/llvm_cpu/harness.c \
 	tests/plugins/llvm_cpu/test_elf_load.c \
 	plugins/llvm-cpu/elf_load.c \
-	plugins/llvm-cpu/elf_check.c
+	plugins/llvm-cpu/elf_check.c \
+	plugins/llvm-cpu/elf_check_shared.c
 tests_plugins_llvm_cpu_test_elf_load_CFLAGS = $(TVM_TEST_CF) \
 	-I$(srcdir)/plugins/llvm-cpu
 tests_plugins_llvm_cpu_test_elf_load_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm

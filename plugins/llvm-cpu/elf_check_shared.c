@@ -41,9 +41,9 @@
 #define MAX_SYMS ((uint64_t)1 << 20)
 
 /* How every refusal ends: what to do about it. */
-#define FIX                                                                  \
-  " (rebuild the package with this tvmc, whose output: shared links with "   \
-  "cc -shared -nostdlib, or use the default output: object)"
+#define FIX                                                                 \
+  " (llvm-cpu's own link, cc -shared -nostdlib, never produces this: "      \
+  "rebuild the package with this tvmc, or use the default output: object)"
 
 /* Fails naming the part of the shared object that is wrong. */
 #define BAD(...)                                                            \

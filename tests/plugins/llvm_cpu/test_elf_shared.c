@@ -5,7 +5,8 @@
  *   - a real shared kernel (libm calls, an extern call, a parallel loop)
  *     passes, loads through the plugin and computes the right numbers;
  *   - the same kernel object linked the old way (cc -shared with the C
- *     start files) is refused for its DT_INIT;
+ *     start files) is refused for its DT_INIT; linked with SysV and GNU
+ *     hash tables it passes, unless a SysV chain loops or leaves the table;
  *   - hand-edited copies are refused with a message naming the part: an
  *     init array added, DT_NEEDED of an unlisted library, an undefined
  *     `system`, a relocation patching code, a segment past the end of the
@@ -233,38 +234,68 @@ static void test_real_shared_kernel(void **state) {
   free_mod(&hs);
 }
 
-/* The kernel object linked with the C start files, as link.c once did. */
-static void test_start_files_refused(void **state) {
+/* Links the object blob with `cc -shared FLAGS`; returns the bytes
+ * (malloc, *n) or NULL when cc fails (no C compiler). */
+static uint8_t *link_with(const tvm_plugin_blob *obj, const char *flags,
+                          size_t *n) {
+  char dir[] = "/tmp/tvm-test-elf-shared-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char o[128], so[128], cmd[512];
+  snprintf(o, sizeof o, "%s/k.o", dir);
+  snprintf(so, sizeof so, "%s/k.so", dir);
+  FILE *fo = fopen(o, "wb");
+  assert_non_null(fo);
+  assert_int_equal(fwrite(obj->data, 1, obj->size, fo), obj->size);
+  fclose(fo);
+  snprintf(cmd, sizeof cmd, "cc -shared %s -o %s %s", flags, so, o);
+  uint8_t *d = NULL;
+  if (system(cmd) == 0) {
+    FILE *fs = fopen(so, "rb");
+    assert_non_null(fs);
+    d = malloc(1 << 22);
+    *n = fread(d, 1, 1 << 22, fs);
+    fclose(fs);
+  }
+  unlink(o);
+  unlink(so);
+  rmdir(dir);
+  return d;
+}
+
+/* The kernel object linked with the C start files, as link.c once did,
+ * is refused; linked with SysV and GNU hash tables it passes, and a loop
+ * in its SysV chains is refused. */
+static void test_other_links(void **state) {
   (void)state;
   h_mod ho;
   build_and_run("output=object", &ho);
-  char dir[] = "/tmp/tvm-test-elf-shared-XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  char obj[128], so[128], cmd[512];
-  snprintf(obj, sizeof obj, "%s/k.o", dir);
-  snprintf(so, sizeof so, "%s/k.so", dir);
-  FILE *fo = fopen(obj, "wb");
-  assert_non_null(fo);
-  assert_int_equal(fwrite(ho.blob.data, 1, ho.blob.size, fo), ho.blob.size);
-  fclose(fo);
-  snprintf(cmd, sizeof cmd, "cc -shared -o %s %s -lm", so, obj);
-  if (system(cmd) != 0) {
-    unlink(obj);
-    rmdir(dir);
+  size_t n = 0;
+  uint8_t *d = link_with(&ho.blob, "", &n);
+  if (!d) {
     free_mod(&ho);
     skip(); /* no C compiler: nothing to link */
   }
-  FILE *fs = fopen(so, "rb");
-  assert_non_null(fs);
-  uint8_t *d = malloc(1 << 22);
-  size_t n = fread(d, 1, 1 << 22, fs);
-  fclose(fs);
   expect_refused(d, n, "start files", "dynamic tag DT_INIT",
                  "runs code when the object is loaded", NULL);
   free(d);
-  unlink(obj);
-  unlink(so);
-  rmdir(dir);
+  d = link_with(&ho.blob, "-nostdlib -Wl,--hash-style=both", &n);
+  assert_non_null(d);
+  g_msg[0] = 0;
+  if (lc_check_elf(d, n, 1) != 0) fail_msg("both hash styles: %s", g_msg);
+  sofile f;
+  so_open(&f, d, n);
+  uint32_t *h = (uint32_t *)(f.d + va_off(&f, dyn_of(&f, DT_HASH)->d_un.d_ptr));
+  uint32_t nb = h[0], nc = h[1];
+  assert_true(nc > 2);
+  /* chain of the last symbol back to itself */
+  h[2 + nb + nc - 1] = nc - 1;
+  expect_refused(f.d, f.n, "SysV loop", "DT_HASH", "reached twice", NULL);
+  so_reset(&f, d);
+  h[2] = nc + 5;
+  expect_refused(f.d, f.n, "SysV range", "DT_HASH: bucket 0 reaches symbol",
+                 NULL);
+  free(f.d);
+  free(d);
   free_mod(&ho);
 }
 
@@ -419,8 +450,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_real_shared_kernel, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_start_files_refused, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_other_links, setup, teardown),
       cmocka_unit_test_setup_teardown(test_edited_copies_refused, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_mutations, setup, teardown),

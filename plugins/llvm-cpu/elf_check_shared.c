@@ -407,14 +407,19 @@ static int32_t check_sysv_hash(so *s, uint64_t va) {
   if (!seen) return lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
   int32_t st = TVM_OK;
   for (uint32_t b = 0; b < nb && st == TVM_OK; b++) {
-    for (uint32_t i = word(s, off, 2 + b); i != 0 && st == TVM_OK;
-         i = word(s, off, 2 + (uint64_t)nb + i)) {
-      if (i >= nc)
+    uint32_t i = word(s, off, 2 + b);
+    while (i != 0) { /* i is checked before its chain entry is read */
+      if (i >= nc) {
         st = BAD("dynamic tag DT_HASH: bucket %u reaches symbol %u of %u", b,
                  i, nc);
-      else if (seen[i]++)
+        break;
+      }
+      if (seen[i]++) {
         st = BAD("dynamic tag DT_HASH: symbol %u is reached twice (a chain "
                  "loops or two chains merge)", i);
+        break;
+      }
+      i = word(s, off, 2 + (uint64_t)nb + i);
     }
   }
   free(seen);

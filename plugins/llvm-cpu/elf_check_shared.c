@@ -456,7 +456,7 @@ static int32_t check_dynsym(const so *s) {
     } else if (y.st_shndx == SHN_ABS) {
       return BAD("dynamic symbol %llu '%s' is absolute, which llvm-cpu's "
                  "linker output never has", (unsigned long long)k, c);
-    } else if (!in_memory(s, y.st_value, y.st_size ? y.st_size : 1, 0)) {
+    } else if (!in_memory(s, y.st_value, y.st_size, 0)) {
       return BAD("dynamic symbol %llu '%s' (%llu bytes at %#llx) lies "
                  "outside the loaded segments", (unsigned long long)k, c,
                  (unsigned long long)y.st_size,

@@ -108,6 +108,23 @@ tvm_status compiler_strategy_apply(const tvm_target *t, tvm_ctx *ctx,
                                    tvm_tensor **outs, int nouts,
                                    tvm_config *cfg);
 
+/* The tuner's name for the generic thread schedule of a group no
+ * strategy of a thread target covers: its knobs (block_size) are tuned
+ * like a template's, under workloads "core.generic_thread-<hash>".  It
+ * has no schedule function: tvm_tune_kernel_lower and the fallback of
+ * tvm_strategy_schedule call the generic schedule themselves. */
+extern const tvm_plugin_strategy compiler_generic_thread_strategy;
+
+/* The core's generic schedule of target t's family for outs, made in
+ * *sp (thread targets: a 0-d output is first replaced in outs by a
+ * 1-element tensor).  What tvm_strategy_schedule falls back to when no
+ * strategy applies; the tuner's reference.  *used names it when used is
+ * not NULL. */
+tvm_status compiler_strategy_generic(const tvm_target *t, tvm_ctx *ctx,
+                                     tvm_tensor **outs, int nouts,
+                                     tvm_config *cfg, tvm_schedule **sp,
+                                     const char **used);
+
 /* limits.c: refuses values with more elements than 32-bit indexing
  * reaches or more bytes than the memory limit, naming the node. */
 uint64_t compiler_tensor_byte_limit(const tvm_compile_options *o);

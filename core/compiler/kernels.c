@@ -431,14 +431,18 @@ static tvm_status call_hook(kernel_builder *kb, const tvm_graph_group *G,
 }
 
 /* The strategy tried first for G's anchor (what the tuner's hook keys
- * its records by), or NULL when the core's generic schedule applies. */
+ * its records by); when none applies, the core's generic schedule: on a
+ * thread target compiler_generic_thread_strategy (its block size is a
+ * knob), else NULL (nothing to tune). */
 static const tvm_plugin_strategy *first_strategy(kernel_builder *kb,
                                                  const tvm_graph_group *G) {
   const tvm_plugin_strategy *c[1];
   const tvm_gnode *a = G->anchor;
-  return tvm_target_strategies(kb->t, a->op,
-                               a->def ? (int)a->def->pattern : -1, c, 1)
-             ? c[0]
+  if (tvm_target_strategies(kb->t, a->op, a->def ? (int)a->def->pattern : -1,
+                            c, 1))
+    return c[0];
+  return tvm_strategy_env_family(kb->env) == TVM_FAMILY_THREAD
+             ? &compiler_generic_thread_strategy
              : NULL;
 }
 

@@ -209,6 +209,10 @@ static tvm_status wrap_scalar_outputs(tvm_ctx *c, tvm_tensor **outs,
   return TVM_OK;
 }
 
+static tvm_status generic(tvm_strategy_env *e, const char *op,
+                          tvm_tensor **outs, int nouts, tvm_config *cfg,
+                          tvm_schedule **sp, const char **used);
+
 /* See tvm/strategy.h. */
 tvm_status tvm_strategy_schedule(tvm_strategy_env *e, const char *op,
                                  int pattern, const tvm_gnode *anchor,
@@ -251,6 +255,33 @@ tvm_status tvm_strategy_schedule(tvm_strategy_env *e, const char *op,
             tvm_diag_message());
     tvm_diag_clear();
   }
+  return generic(e, op, outs, nouts, cfg, sp, used);
+}
+
+/* See compiler_int.h. */
+const tvm_plugin_strategy compiler_generic_thread_strategy = {
+    .struct_size = sizeof(tvm_plugin_strategy),
+    .name = "core.generic_thread"};
+
+/* See compiler_int.h. */
+tvm_status compiler_strategy_generic(const tvm_target *t, tvm_ctx *ctx,
+                                     tvm_tensor **outs, int nouts,
+                                     tvm_config *cfg, tvm_schedule **sp,
+                                     const char **used) {
+  tvm_strategy_env *e = NULL;
+  *sp = NULL;
+  tvm_status st = tvm_strategy_env_create(t, ctx, &e);
+  if (!st)
+    st = generic(e, NULL, outs, nouts, cfg, sp, used);
+  tvm_strategy_env_free(e);
+  return st;
+}
+
+/* The generic schedule of e's family (see compiler_strategy_generic). */
+static tvm_status generic(tvm_strategy_env *e, const char *op,
+                          tvm_tensor **outs, int nouts, tvm_config *cfg,
+                          tvm_schedule **sp, const char **used) {
+  tvm_status st;
   if (e->family == TVM_FAMILY_THREAD &&
       (st = wrap_scalar_outputs(e->ctx, outs, nouts)))
     return st;

@@ -88,6 +88,14 @@ tvm_status tvm_tune_kernel_lower(tvm_tune_kernel *k, tvm_config *cfg,
   out->mod.ctx = out->ctx;
   if ((st = compiler_group_declare(out->ctx, G, in, outs, used)))
     goto fail;
+  /* the reference (the generic schedule of the target's family at its
+   * defaults), or a candidate of the generic thread schedule: on a
+   * thread target it may replace a 0-d output, so before the arguments */
+  int core_generic = generic || k->strat == &compiler_generic_thread_strategy;
+  if (core_generic &&
+      (st = compiler_strategy_generic(k->t, out->ctx, outs, G->noutputs,
+                                      generic ? NULL : cfg, &s, NULL)))
+    goto fail;
   int n = 0;
   for (int i = 0; i < G->ninputs; i++)
     if (used[i])
@@ -107,19 +115,17 @@ tvm_status tvm_tune_kernel_lower(tvm_tune_kernel *k, tvm_config *cfg,
     out->args[a].numel = numel;
     out->args[a].is_output = a >= n - G->noutputs;
   }
-  if ((st = tvm_schedule_create(out->ctx, outs, G->noutputs, &s)))
-    goto fail;
-  if (generic) {
-    st = compiler_schedule_generic(s, outs, G->noutputs, k->lanes);
-  } else {
+  if (!core_generic) {
+    if ((st = tvm_schedule_create(out->ctx, outs, G->noutputs, &s)))
+      goto fail;
     /* schedule() or schedule_call() with the intrinsics declared in this
      * candidate's context (tvm/strategy.h) */
     st = compiler_strategy_apply(k->t, out->ctx, k->strat, G->anchor, s, outs,
                                  G->noutputs, cfg);
-    if (!st && tvm_config_rejected(cfg))
-      st = tvm_diag_set(TVM_ERR_INVALID, "rejected by the template: %s",
-                        tvm_config_rejected(cfg));
   }
+  if (!st && !generic && tvm_config_rejected(cfg))
+    st = tvm_diag_set(TVM_ERR_INVALID, "rejected by the template: %s",
+                      tvm_config_rejected(cfg));
   if (st)
     goto fail;
   tvm_lower_options lo = *k->lo;

@@ -357,15 +357,15 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-/* Times f: device timer when the plugin has one, host clock otherwise. */
-tvm_status tvm_runtime_time(tvm_runtime_func *f, const tvm_plugin_arg *args,
-                            uint32_t nargs, int number, int repeat,
-                            double *ms) {
+/* Times what fn(ud) enqueues on d: device timer when the plugin has one,
+ * host clock around the calls and the sync otherwise. */
+tvm_status tvm_device_time(tvm_device *d, tvm_status (*fn)(void *ud),
+                           void *ud, int number, int repeat, double *ms) {
   if (number < 1 || repeat < 1)
     return tvm_diag_set(TVM_ERR_INVALID,
-                        "tvm_runtime_time: number and repeat must be >= 1");
-  tvm_device *d = f->m->d;
-  tvm_status st = tvm_runtime_call(f, args, nargs); /* warm-up */
+                        "timing: number and repeat must be >= 1");
+  tvm_status st = fn(ud); /* warm-up */
+  if (st == TVM_OK) st = tvm_device_sync(d);
   if (st != TVM_OK) return st;
   int32_t (*tstart)(tvm_plugin_device *, uint64_t *) =
       TVM_SLOT(d->p, timer_start);
@@ -380,9 +380,7 @@ tvm_status tvm_runtime_time(tvm_runtime_func *f, const tvm_plugin_arg *args,
       int32_t rc = tstart(d->dev, &token);
       if (rc != 0) return slot_failed(d, rc, "timer_start");
     }
-    for (int i = 0; i < number && st == TVM_OK; i++)
-      st = tvm_device_launch(d, f, args, nargs, f->kernel.grid,
-                             f->kernel.block);
+    for (int i = 0; i < number && st == TVM_OK; i++) st = fn(ud);
     if (st != TVM_OK) return st;
     if (device_timer) {
       tvm_diag_clear();
@@ -396,4 +394,25 @@ tvm_status tvm_runtime_time(tvm_runtime_func *f, const tvm_plugin_arg *args,
     ms[r] = elapsed / number;
   }
   return TVM_OK;
+}
+
+/* One launch of a function with its codegen extents (tvm_device_time). */
+typedef struct launch_one {
+  tvm_runtime_func *f;
+  const tvm_plugin_arg *args;
+  uint32_t nargs;
+} launch_one;
+
+static tvm_status launch_cb(void *ud) {
+  launch_one *l = ud;
+  return tvm_device_launch(l->f->m->d, l->f, l->args, l->nargs,
+                           l->f->kernel.grid, l->f->kernel.block);
+}
+
+/* Times f through tvm_device_time. */
+tvm_status tvm_runtime_time(tvm_runtime_func *f, const tvm_plugin_arg *args,
+                            uint32_t nargs, int number, int repeat,
+                            double *ms) {
+  launch_one l = {f, args, nargs};
+  return tvm_device_time(f->m->d, launch_cb, &l, number, repeat, ms);
 }

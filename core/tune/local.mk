@@ -24,6 +24,7 @@ tests_unit_tune_test_features_LDADD = $(TVM_TEST_LIBS)
 endif
 
 if BUILD_LLVM_CPU
-TESTS += tests/e2e/tune/test_tvmc_tune.sh
+TESTS += tests/e2e/tune/test_tvmc_tune.sh tests/e2e/tune/test_tvmc_tune_gpu.sh
 endif
-EXTRA_DIST += tests/e2e/tune/test_tvmc_tune.sh
+EXTRA_DIST += tests/e2e/tune/test_tvmc_tune.sh \
+	tests/e2e/tune/test_tvmc_tune_gpu.sh

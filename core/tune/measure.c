@@ -2,8 +2,10 @@
  * core/tune/measure.c - building and timing candidates in child processes.
  *
  * Each candidate (already lowered by the parent) is built, loaded and run
- * by a forked child through the target plugin's own runtime (tvm_build,
- * tvm_runtime_time), so a candidate that crashes, or hangs past the
+ * by a forked child through the target plugin's own runtime
+ * (tvm_callable_build: on a device target the host function runs as a
+ * host program launching the device kernels, as in a compiled graph;
+ * tvm_callable_time), so a candidate that crashes, or hangs past the
  * target's timeout_s, costs only its child: the parent records the error
  * kind (crash with the signal, timeout) and goes on.  The parent itself
  * never opens a device or runs generated code.
@@ -102,21 +104,18 @@ static void child(tvm_tune_measurer *m, const tvm_tune_lowered *l,
   msg mg;
   memset(&mg, 0, sizeof mg);
   mg.phase = 2;
-  tvm_runtime_module *mod = NULL;
-  tvm_runtime_func *f = NULL;
+  tvm_callable *f = NULL;
   void *bufs[64] = {0};
   tvm_plugin_arg a[64];
   tvm_device *d = NULL;
-  tvm_status st = tvm_build(m->t, &l->mod, NULL, &mod);
-  if (!st)
-    st = tvm_runtime_get_func(mod, "kernel", &f);
+  tvm_status st = tvm_callable_build(m->t, &l->mod, "kernel", NULL, &f);
   if (st) {
     mg.r.error = TVM_TUNE_ERR_BUILD;
     snprintf(mg.r.msg, sizeof mg.r.msg, "%s", tvm_diag_message());
     write_all(res_fd, &mg, sizeof mg);
     _exit(0);
   }
-  d = tvm_runtime_module_device(mod);
+  d = tvm_callable_device(f);
   memset(a, 0, sizeof a);
   for (int i = 0; i < m->nargs && !st; i++) {
     size_t n = arg_bytes(&m->args[i]);
@@ -152,7 +151,7 @@ static void child(tvm_tune_measurer *m, const tvm_tune_lowered *l,
   if (inject && strcmp(inject, "hang") == 0)
     for (;;)
       pause();
-  st = tvm_runtime_call(f, a, (uint32_t)m->nargs);
+  st = tvm_callable_call(f, a, (uint32_t)m->nargs);
   size_t off = 0;
   for (int i = 0; i < m->nargs && !st; i++) {
     if (!m->args[i].is_output)
@@ -165,7 +164,7 @@ static void child(tvm_tune_measurer *m, const tvm_tune_lowered *l,
   if (!st && timed) {
     double ms = 0;
     int number = m->o.number > 0 ? m->o.number : 1;
-    st = tvm_runtime_time(f, a, (uint32_t)m->nargs, number, 1, &ms);
+    st = tvm_callable_time(f, a, (uint32_t)m->nargs, number, 1, &ms);
     if (!st && m->o.min_repeat_ms > 0 && ms * number < m->o.min_repeat_ms) {
       double want = m->o.min_repeat_ms / (ms > 1e-6 ? ms : 1e-6);
       number = want > 1e6 ? 1000000 : (int)ceil(want);
@@ -175,7 +174,7 @@ static void child(tvm_tune_measurer *m, const tvm_tune_lowered *l,
       rep = 16;
     double v[16];
     if (!st)
-      st = tvm_runtime_time(f, a, (uint32_t)m->nargs, number, rep, v);
+      st = tvm_callable_time(f, a, (uint32_t)m->nargs, number, rep, v);
     for (int i = 0; !st && i < rep; i++)
       mg.r.costs[mg.r.ncosts++] = v[i] * 1e-3;
   }

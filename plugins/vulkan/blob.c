@@ -57,25 +57,27 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
   for (int i = 0; i < m->nfuncs && !st; i++) {
     const tvm_func *f = m->funcs[i];
     if (f->kind != TVM_FUNC_DEVICE) continue;
-    uint32_t kinds[256], bits[256], local[3], grid[3], push = 0;
+    uint32_t kinds[VK_MAX_PARAMS], bits[VK_MAX_PARAMS], local[3], grid[3];
+    uint32_t push = 0, ubo = 0;
     uint32_t feats[2] = {0, 0};
     uint32_t *words[2] = {NULL, NULL};
     size_t nwords[2] = {0, 0};
     int used = 0, nvar = 1;
-    if (f->nparams > 256) {
+    if (f->nparams > VK_MAX_PARAMS) {
       st = vk_fail(TVM_ERR_UNSUPPORTED, "vulkan: kernel %s has %d "
-                                        "parameters (at most 256)",
-                   f->name, f->nparams);
+                                        "parameters (at most %d)",
+                   f->name, f->nparams, VK_MAX_PARAMS);
       break;
     }
     /* with subgroup operations where the target allows them; when the
      * kernel used some, its plain variant too, for devices without */
     st = vk_kernel_spirv(t, f, &words[0], &nwords[0], kinds, bits, local,
-                         grid, &push, &feats[0], (int)t->subgroups, &used);
+                         grid, &push, &ubo, &feats[0], (int)t->subgroups,
+                         &used);
     if (!st && used) {
       nvar = 2;
       st = vk_kernel_spirv(t, f, &words[1], &nwords[1], kinds, bits, local,
-                           grid, &push, &feats[1], 0, &used);
+                           grid, &push, &ubo, &feats[1], 0, &used);
     }
     if (st) {
       tvm_free(words[0]);
@@ -88,6 +90,7 @@ int32_t vk_codegen(tvm_plugin_target *t, const tvm_module *m,
       put(&im, bits[p]);
     }
     put(&im, push);
+    put(&im, ubo);
     for (int a = 0; a < 3; a++) put(&im, local[a]);
     put(&im, (uint32_t)nvar);
     for (int v = 0; v < nvar; v++) {
@@ -161,7 +164,7 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
     tvm_free(w);
     return vk_fail(TVM_ERR_INVALID,
                    "vulkan: the module blob is not of this plugin's format "
-                   "(magic %08x, want %08x \"TVK2\"): rebuild the package",
+                   "(magic %08x, want %08x \"TVK3\"): rebuild the package",
                    magic, VK_BLOB_MAGIC);
   }
   uint32_t nk = w[1];
@@ -187,8 +190,8 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
     at += (len + 3) / 4;
     NEED(1);
     d->nparams = w[at++];
-    if (d->nparams > 256) goto bad;
-    NEED(2 * (size_t)d->nparams + 5);
+    if (d->nparams > VK_MAX_PARAMS) goto bad;
+    NEED(2 * (size_t)d->nparams + 6);
     d->kinds = tvm_calloc(d->nparams + 1, 4);
     d->bits = tvm_calloc(d->nparams + 1, 4);
     if (!d->kinds || !d->bits) goto nomem;
@@ -198,9 +201,16 @@ int32_t vk_blob_parse(const tvm_plugin_blob *b, uint32_t **copy,
       if (d->kinds[p] > VK_PARAM_FLOAT) goto bad;
     }
     d->push_bytes = w[at++];
+    d->scalars_ubo = w[at++];
     for (int a = 0; a < 3; a++) d->local[a] = w[at++];
     d->nvariants = w[at++];
-    if (d->push_bytes > VK_PUSH_MAX || d->nvariants < 1 || d->nvariants > 2)
+    /* the scalar block holds 8 bytes per scalar parameter */
+    uint32_t nscalar = 0;
+    for (uint32_t p = 0; p < d->nparams; p++)
+      nscalar += d->kinds[p] != VK_PARAM_BUFFER;
+    if (d->scalars_ubo > 1 || d->push_bytes != 8 * nscalar ||
+        d->push_bytes > (d->scalars_ubo ? VK_UBO_MAX : VK_PUSH_MAX) ||
+        d->nvariants < 1 || d->nvariants > 2)
       goto bad;
     for (uint32_t v = 0; v < d->nvariants; v++) {
       vk_variant *x = &d->variants[v];

@@ -6,9 +6,11 @@
  *  - buffer parameters: StorageBuffer variables, a Block struct holding a
  *    runtime array of the element type, descriptor set 0, binding = the
  *    buffer's position among the buffer parameters;
- *  - scalar parameters: members of one PushConstant Block, 8 bytes each
- *    in parameter order (at most 128 bytes: a kernel with more is refused
- *    with that reason);
+ *  - scalar parameters: members of one Block, 8 bytes each in parameter
+ *    order: PushConstant when they fit the 128 bytes every device offers
+ *    (16 scalars), else a Uniform buffer (std140: 8-byte members are
+ *    aligned) in descriptor set 0 at the binding after the last storage
+ *    buffer;
  *  - thread-bound loops: blockIdx.* is the WorkgroupId builtin, threadIdx.*
  *    the LocalInvocationId builtin; the loop becomes the builtin's value
  *    (plus the loop's min), guarded by `< extent` when the loop's extent
@@ -351,12 +353,18 @@ static void launch_dims(cg *g) {
          g->t->max_threads);
 }
 
-/* Declares the parameters: storage buffers and the push-constant block.
- * kinds/bits receive each parameter's kind. */
+/* Declares the parameters: storage buffers and the scalar block (push
+ * constants, or a uniform buffer past VK_PUSH_MAX bytes).  kinds/bits
+ * receive each parameter's kind. */
 static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
   const tvm_func *f = g->f;
   uint32_t binding = 0, nscalar = 0;
-  uint32_t members[32], mtypes[32];
+  uint32_t members[VK_MAX_PARAMS], mtypes[VK_MAX_PARAMS];
+  if (f->nparams > VK_MAX_PARAMS) {
+    cg_fail(g, TVM_ERR_UNSUPPORTED, "%d parameters (at most %d)", f->nparams,
+            VK_MAX_PARAMS);
+    return;
+  }
   for (int i = 0; i < f->nparams; i++) {
     tvm_expr *p = f->params[i];
     if (tvm_dtype_is_handle(p->dtype)) {
@@ -404,13 +412,6 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
       else if (wide.bits < 32) wide.bits = 32;
       uint32_t ty = cg_type(g, wide);
       if (!ty || !cg_type(g, p->dtype)) return;
-      if (nscalar == 32 || (nscalar + 1) * 8 > VK_PUSH_MAX) {
-        cg_fail(g, TVM_ERR_UNSUPPORTED,
-             "more than %d scalar parameters (push constants hold %d "
-             "bytes)",
-             VK_PUSH_MAX / 8, VK_PUSH_MAX);
-        return;
-      }
       members[nscalar] = (uint32_t)i;
       mtypes[nscalar++] = ty;
       kinds[i] = cg_is_float(p->dtype) ? VK_PARAM_FLOAT : VK_PARAM_INT;
@@ -418,8 +419,11 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
     }
   }
   if (!nscalar) return;
+  /* past what push constants are guaranteed to hold: a uniform buffer */
+  int ubo = nscalar * 8 > VK_PUSH_MAX;
+  uint32_t sc = ubo ? SpvStorageClassUniform : SpvStorageClassPushConstant;
   uint32_t st = spv_id(&g->m);
-  uint32_t ops[33];
+  uint32_t ops[VK_MAX_PARAMS + 1];
   ops[0] = st;
   for (uint32_t k = 0; k < nscalar; k++) ops[k + 1] = mtypes[k];
   spv_inst(&g->m, &g->m.types, SpvOpTypeStruct, ops, (int)nscalar + 1);
@@ -429,14 +433,20 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
         k * 8);
   g->push_var = spv_id(&g->m);
   g->push_bytes = nscalar * 8;
-  SPV(&g->m, &g->m.types, SpvOpVariable,
-      spv_t_ptr(&g->m, SpvStorageClassPushConstant, st), g->push_var,
-      SpvStorageClassPushConstant);
+  g->push_sc = sc;
+  SPV(&g->m, &g->m.types, SpvOpVariable, spv_t_ptr(&g->m, sc, st),
+      g->push_var, sc);
+  if (ubo) {
+    SPV(&g->m, &g->m.annot, SpvOpDecorate, g->push_var,
+        SpvDecorationDescriptorSet, 0);
+    SPV(&g->m, &g->m.annot, SpvOpDecorate, g->push_var, SpvDecorationBinding,
+        binding);
+  }
   /* read every scalar once at the top of the kernel */
   for (uint32_t k = 0; k < nscalar; k++) {
     uint32_t ptr = spv_id(&g->m);
     SPV(&g->m, &g->body, SpvOpAccessChain,
-        spv_t_ptr(&g->m, SpvStorageClassPushConstant, mtypes[k]), ptr,
+        spv_t_ptr(&g->m, sc, mtypes[k]), ptr,
         g->push_var, spv_c_uint32(&g->m, k));
     tvm_dtype pt = f->params[members[k]]->dtype, wide = pt;
     if (tvm_dtype_is_bool(wide)) wide = tvm_dt(kDLInt, 32, 1);
@@ -454,7 +464,8 @@ static void params(cg *g, uint32_t *kinds, uint32_t *bits) {
 tvm_status vk_kernel_spirv(const tvm_plugin_target *t, const tvm_func *f,
                          uint32_t **words, size_t *nwords, uint32_t *kinds,
                          uint32_t *bits, uint32_t local[3], uint32_t grid[3],
-                         uint32_t *push_bytes, uint32_t *features,
+                         uint32_t *push_bytes, uint32_t *scalars_ubo,
+                         uint32_t *features,
                          int allow_subgroup, int *used_subgroup) {
   cg g;
   memset(&g, 0, sizeof g);
@@ -505,6 +516,7 @@ tvm_status vk_kernel_spirv(const tvm_plugin_target *t, const tvm_func *f,
   memcpy(local, g.local, sizeof g.local);
   memcpy(grid, g.grid, sizeof g.grid);
   *push_bytes = g.push_bytes;
+  *scalars_ubo = g.push_sc == SpvStorageClassUniform;
   *features = g.m.features;
   *used_subgroup = (g.m.features & SPV_F_SUBGROUP) != 0;
   tvm_status st = g.st;

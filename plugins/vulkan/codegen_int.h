@@ -30,7 +30,9 @@ typedef struct cg {
   tvm_arena *arena;
   uint32_t wg_id, lid_id; /* builtin variables (0 until used) */
   uint32_t local[3], grid[3];
-  uint32_t push_var, push_bytes;
+  uint32_t push_var, push_bytes; /* the scalar block and its bytes */
+  uint32_t push_sc;              /* its storage class: PushConstant or
+                                    Uniform (past VK_PUSH_MAX bytes) */
   uint32_t sgid_id, nsg_id; /* SubgroupId, NumSubgroups (0 until used) */
   int allow_subgroup;       /* may reductions use subgroup operations */
   int divergent;            /* inside a condition: not every thread runs */
@@ -90,12 +92,14 @@ void cg_loop_end(cg *g, const cg_loop *l);
 int cg_subgroup_reduce(cg *g, const tvm_stmt *s);
 
 /* One device function -> one SPIR-V module, with its parameters' kinds
- * and bits, local size, grid, push-constant bytes and what it needs of
- * the device (SPV_F_*) (codegen.c). */
+ * and bits, local size, grid, the bytes of its scalar block and whether
+ * that block is a uniform buffer (1) or push constants (0), and what it
+ * needs of the device (SPV_F_*) (codegen.c). */
 tvm_status vk_kernel_spirv(const tvm_plugin_target *t, const tvm_func *f,
                            uint32_t **words, size_t *nwords, uint32_t *kinds,
                            uint32_t *bits, uint32_t local[3], uint32_t grid[3],
-                           uint32_t *push_bytes, uint32_t *features,
+                           uint32_t *push_bytes, uint32_t *scalars_ubo,
+                           uint32_t *features,
                            int allow_subgroup, int *used_subgroup);
 
 #endif /* VULKAN_CODEGEN_INT_H */

@@ -358,11 +358,12 @@ static int32_t create_device(tvm_plugin_device *d) {
           "vkAllocateCommandBuffers");
   VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VKCHECK(d->f.vkCreateFence(d->dev, &fci, NULL, &d->fence), "vkCreateFence");
-  VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                             SETS_PER_POOL * 16};
+  VkDescriptorPoolSize ps[2] = {
+      {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, SETS_PER_POOL * 16},
+      {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, SETS_PER_POOL}};
   VkDescriptorPoolCreateInfo dpi = {
       .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-      .maxSets = SETS_PER_POOL, .poolSizeCount = 1, .pPoolSizes = &ps};
+      .maxSets = SETS_PER_POOL, .poolSizeCount = 2, .pPoolSizes = ps};
   VKCHECK(d->f.vkCreateDescriptorPool(d->dev, &dpi, NULL, &d->dpool),
           "vkCreateDescriptorPool");
   VkPipelineCacheCreateInfo pci = {
@@ -396,5 +397,6 @@ int32_t vk_device_open(tvm_plugin_target *t, tvm_plugin_device **out) {
 void vk_device_close(tvm_plugin_device *d) {
   if (!d) return;
   vk_sync(d);
+  vk_ubo_ring_free(d);
   close_device(d);
 }

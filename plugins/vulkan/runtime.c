@@ -18,6 +18,11 @@
  * descriptors, else a descriptor set, push constants, dispatch, then a
  * compute-to-compute memory barrier) and submitted together at sync, so
  * a whole model run is one submission.  Copies and timers sync first.
+ * A kernel with more scalars than push constants hold (codegen.c) reads
+ * them from a uniform buffer bound after its storage buffers: a slice of
+ * the device's ring (UBO_RING_BYTES, host-visible and coherent), written
+ * at launch; when the ring is full, the launches recorded so far are
+ * submitted and waited for, and it starts over.
  * Device handles passed to kernels are vkbuf structs.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -54,6 +59,7 @@ int32_t vk_sync(tvm_plugin_device *d) {
   VKCHECK(d->f.vkResetDescriptorPool(d->dev, d->dpool, 0),
           "vkResetDescriptorPool");
   d->sets_used = 0;
+  d->ubo_used = 0;
   return 0;
 }
 
@@ -75,18 +81,21 @@ static uint32_t mem_type(const tvm_plugin_device *d, uint32_t bits,
   return fallback;
 }
 
-/* Creates a buffer in memory with the wanted properties. */
+/* What tensors' buffers are used for: kernels' storage, and copies. */
+#define DATA_USAGE                                                           \
+  (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |   \
+   VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+
+/* Creates a buffer for usage in memory with the wanted properties. */
 static int32_t make_buffer(tvm_plugin_device *d, uint64_t nbytes,
+                           VkBufferUsageFlags usage,
                            VkMemoryPropertyFlags want,
                            VkMemoryPropertyFlags prefer, vkbuf *b) {
   memset(b, 0, sizeof *b);
   b->size = nbytes;
   VkBufferCreateInfo bci = {
       .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = nbytes,
-      .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-               VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-      .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+      .usage = usage, .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
   VKCHECK(d->f.vkCreateBuffer(d->dev, &bci, NULL, &b->buf), "vkCreateBuffer");
   VkMemoryRequirements req;
   d->f.vkGetBufferMemoryRequirements(d->dev, b->buf, &req);
@@ -131,13 +140,13 @@ int32_t vk_mem_alloc(tvm_plugin_device *d, uint32_t scope, uint64_t nbytes,
                    scope);
   vkbuf *b = calloc(1, sizeof *b);
   if (!b) return vk_fail(TVM_ERR_NOMEM, "vulkan: out of memory");
-  int32_t rc = make_buffer(d, nbytes ? nbytes : 4,
+  int32_t rc = make_buffer(d, nbytes ? nbytes : 4, DATA_USAGE,
                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                            b);
   if (rc == TVM_ERR_UNAVAILABLE) /* no device-local type: any will do */
-    rc = make_buffer(d, nbytes ? nbytes : 4, 0, 0, b);
+    rc = make_buffer(d, nbytes ? nbytes : 4, DATA_USAGE, 0, 0, b);
   if (rc) {
     free(b);
     return rc;
@@ -153,11 +162,51 @@ void vk_mem_free(tvm_plugin_device *d, uint32_t scope, void *p) {
   free(p);
 }
 
+/* A slice of bytes of the scalar uniform-buffer ring for one launch, at
+ * *off; submits and waits for what was recorded when the ring is full.
+ * Called before the launch starts recording. */
+static int32_t ubo_slice(tvm_plugin_device *d, uint32_t bytes,
+                         uint64_t *off) {
+  if (!d->ubo) {
+    vkbuf *b = calloc(1, sizeof *b);
+    if (!b) return vk_fail(TVM_ERR_NOMEM, "vulkan: out of memory");
+    int32_t rc = make_buffer(d, UBO_RING_BYTES,
+                             VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                             0, b);
+    if (rc) {
+      free(b);
+      return rc;
+    }
+    d->ubo = b;
+    d->ubo_used = 0;
+  }
+  uint64_t align = d->props.limits.minUniformBufferOffsetAlignment;
+  if (align == 0) align = 1;
+  uint64_t at = (d->ubo_used + align - 1) / align * align;
+  if (at + bytes > UBO_RING_BYTES) {
+    int32_t rc = vk_sync(d); /* the recorded launches read the ring */
+    if (rc) return rc;
+    at = 0;
+  }
+  d->ubo_used = at + bytes;
+  *off = at;
+  return 0;
+}
+
+void vk_ubo_ring_free(tvm_plugin_device *d) {
+  if (!d->ubo) return;
+  drop_buffer(d, d->ubo);
+  free(d->ubo);
+  d->ubo = NULL;
+}
+
 /* Copies through a host-visible staging buffer and a transfer. */
 static int32_t staged(tvm_plugin_device *d, vkbuf *dev, uint64_t off,
                       void *host, uint64_t nbytes, int to_device) {
   vkbuf st;
-  int32_t rc = make_buffer(d, nbytes,
+  int32_t rc = make_buffer(d, nbytes, DATA_USAGE,
                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                            0, &st);
@@ -289,11 +338,11 @@ static int32_t build(tvm_plugin_device *d, tvm_plugin_func *f) {
       .codeSize = (size_t)f->v->nwords * 4, .pCode = f->v->words};
   VKCHECK(d->f.vkCreateShaderModule(d->dev, &smi, NULL, &f->shader),
           "vkCreateShaderModule");
-  VkDescriptorSetLayoutBinding bind[256];
+  VkDescriptorSetLayoutBinding bind[VK_MAX_PARAMS + 1];
   f->nbufs = 0;
   for (uint32_t p = 0; p < k->nparams; p++)
     f->nbufs += k->kinds[p] == VK_PARAM_BUFFER;
-  f->push = d->max_push && f->nbufs <= d->max_push;
+  f->push = d->max_push && f->nbufs + k->scalars_ubo <= d->max_push;
   f->nbufs = 0;
   for (uint32_t p = 0; p < k->nparams; p++)
     if (k->kinds[p] == VK_PARAM_BUFFER) {
@@ -302,19 +351,24 @@ static int32_t build(tvm_plugin_device *d, tvm_plugin_func *f) {
           VK_SHADER_STAGE_COMPUTE_BIT, NULL};
       f->nbufs++;
     }
+  uint32_t nbind = f->nbufs;
+  if (k->scalars_ubo) /* the scalar block, after the storage buffers */
+    bind[nbind++] = (VkDescriptorSetLayoutBinding){
+        f->nbufs, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
+        VK_SHADER_STAGE_COMPUTE_BIT, NULL};
   VkDescriptorSetLayoutCreateInfo dli = {
       .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
       .flags = f->push
                    ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
                    : 0,
-      .bindingCount = f->nbufs, .pBindings = bind};
+      .bindingCount = nbind, .pBindings = bind};
   VKCHECK(d->f.vkCreateDescriptorSetLayout(d->dev, &dli, NULL, &f->dsl),
           "vkCreateDescriptorSetLayout");
   VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, k->push_bytes};
   VkPipelineLayoutCreateInfo pli = {
       .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
       .setLayoutCount = 1, .pSetLayouts = &f->dsl,
-      .pushConstantRangeCount = k->push_bytes ? 1 : 0,
+      .pushConstantRangeCount = k->push_bytes && !k->scalars_ubo ? 1 : 0,
       .pPushConstantRanges = &pcr};
   VKCHECK(d->f.vkCreatePipelineLayout(d->dev, &pli, NULL, &f->layout),
           "vkCreatePipelineLayout");
@@ -372,6 +426,11 @@ int32_t vk_launch(tvm_plugin_device *d, tvm_plugin_func *f,
     int32_t rc = vk_sync(d);
     if (rc) return rc;
   }
+  uint64_t ubo_off = 0;
+  if (k->scalars_ubo) {
+    int32_t rc = ubo_slice(d, k->push_bytes, &ubo_off);
+    if (rc) return rc;
+  }
   int32_t rc = begin(d);
   if (rc) return rc;
   VkDescriptorSet set = VK_NULL_HANDLE; /* none with push descriptors */
@@ -384,11 +443,11 @@ int32_t vk_launch(tvm_plugin_device *d, tvm_plugin_func *f,
             "vkAllocateDescriptorSets");
     d->sets_used++;
   }
-  VkDescriptorBufferInfo infos[256];
-  VkWriteDescriptorSet writes[256];
-  uint8_t push[VK_PUSH_MAX];
+  VkDescriptorBufferInfo infos[VK_MAX_PARAMS + 1];
+  VkWriteDescriptorSet writes[VK_MAX_PARAMS + 1];
+  uint8_t push[VK_UBO_MAX]; /* the scalar block */
   uint32_t nb = 0, np = 0;
-  memset(push, 0, sizeof push);
+  memset(push, 0, k->push_bytes);
   for (uint32_t p = 0; p < nargs; p++) {
     if (k->kinds[p] == VK_PARAM_BUFFER) {
       if (args[p].type != TVM_ARG_PTR || !args[p].v.ptr)
@@ -424,16 +483,27 @@ int32_t vk_launch(tvm_plugin_device *d, tvm_plugin_func *f,
       }
     }
   }
+  uint32_t nw = nb;
+  if (k->scalars_ubo) {
+    memcpy((uint8_t *)d->ubo->map + ubo_off, push, k->push_bytes);
+    infos[nw] = (VkDescriptorBufferInfo){d->ubo->buf, ubo_off, k->push_bytes};
+    writes[nw] = (VkWriteDescriptorSet){
+        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = set,
+        .dstBinding = nb, .descriptorCount = 1,
+        .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+        .pBufferInfo = &infos[nw]};
+    nw++;
+  }
   d->f.vkCmdBindPipeline(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, f->pipe);
   if (f->push) {
     d->f.vkCmdPushDescriptorSetKHR(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
-                                   f->layout, 0, nb, writes);
+                                   f->layout, 0, nw, writes);
   } else {
-    d->f.vkUpdateDescriptorSets(d->dev, nb, writes, 0, NULL);
+    d->f.vkUpdateDescriptorSets(d->dev, nw, writes, 0, NULL);
     d->f.vkCmdBindDescriptorSets(d->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                                  f->layout, 0, 1, &set, 0, NULL);
   }
-  if (k->push_bytes)
+  if (k->push_bytes && !k->scalars_ubo)
     d->f.vkCmdPushConstants(d->cmd, f->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                             k->push_bytes, push);
   d->f.vkCmdDispatch(d->cmd, grid[0], grid[1], grid[2]);

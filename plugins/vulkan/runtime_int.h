@@ -55,6 +55,7 @@ typedef struct vkfns {
 #undef DECL
 
 #define SETS_PER_POOL 1024
+#define UBO_RING_BYTES (64u << 10)
 #define QUERIES 64
 
 struct tvm_plugin_device {
@@ -81,7 +82,16 @@ struct tvm_plugin_device {
   uint32_t feats;     /* SPV_F_* the device has and were enabled */
   uint32_t max_push;  /* push descriptors per set; 0 = descriptor sets */
   uint32_t subgroup_size;
+  /* Scalar blocks of kernels whose scalars passed push constants: a
+   * host-visible uniform buffer (made on first use) filled launch by
+   * launch from ubo_used; the launches recorded so far read it, so it
+   * starts over only after vk_sync has waited for them. */
+  struct vkbuf *ubo;
+  uint64_t ubo_used;
 };
+
+/* Releases the scalar uniform-buffer ring (runtime.c). */
+void vk_ubo_ring_free(tvm_plugin_device *d);
 
 /* A device buffer (what kernels get as TVM_ARG_PTR). */
 typedef struct vkbuf {

@@ -2,17 +2,21 @@
  * plugins/vulkan/vulkan_int.h - what the vulkan plugin's files share: the
  * target, the blob format, the code generator and the runtime.
  *
- * Blob (TVM_BLOB_SPIRV, little-endian 32-bit words): "TVK1" magic word,
+ * Blob (TVM_BLOB_SPIRV, little-endian 32-bit words): "TVK3" magic word,
  * the kernel count, then per kernel: name length and name bytes (padded
  * to a word), parameter count, per parameter its kind (VK_PARAM_*) and
- * bits, push-constant bytes, the three local sizes, the number of
+ * bits, the bytes of its scalar block, where that block lives (0: push
+ * constants, 1: a uniform buffer), the three local sizes, the number of
  * variants (1, or 2 when the first uses subgroup operations and the
  * second is the same kernel without them), and per variant what it needs
  * of the device (a mask of spirv.h's SPV_F_*), its SPIR-V word count and
  * the words.  Each kernel is its own SPIR-V module with one GLCompute
  * entry point "main": buffers are storage buffers in descriptor set 0,
  * binding = their order among the buffer parameters; scalars are members
- * of one push-constant block in parameter order, 8 bytes each.
+ * of one block in parameter order, 8 bytes each: a push-constant block
+ * when it fits the 128 bytes every device has (16 scalars), else a
+ * uniform buffer at the binding after the last storage buffer, filled
+ * per launch from a host-visible ring (runtime.c).
  */
 #ifndef VULKAN_INT_H
 #define VULKAN_INT_H
@@ -21,8 +25,12 @@
 
 #include "tvm/plugin.h"
 
-#define VK_BLOB_MAGIC 0x324b5654u /* "TVK2" */
+#define VK_BLOB_MAGIC 0x334b5654u /* "TVK3" */
 #define VK_PUSH_MAX 128           /* push-constant bytes Vulkan guarantees */
+#define VK_MAX_PARAMS 256         /* parameters of one kernel */
+/* scalar bytes of a uniform-buffer block: every scalar of a kernel with
+ * VK_MAX_PARAMS parameters (Vulkan guarantees 16 KiB of uniform range) */
+#define VK_UBO_MAX (8 * VK_MAX_PARAMS)
 
 enum { VK_PARAM_BUFFER = 0, VK_PARAM_INT = 1, VK_PARAM_FLOAT = 2 };
 
@@ -61,7 +69,8 @@ typedef struct vk_kernel_desc {
   char *name;
   uint32_t nparams;
   uint32_t *kinds, *bits;
-  uint32_t push_bytes;
+  uint32_t push_bytes;  /* bytes of the scalar block */
+  uint32_t scalars_ubo; /* the block is a uniform buffer, not push constants */
   uint32_t local[3];
   uint32_t nvariants; /* 1, or 2: with subgroup operations, then without */
   vk_variant variants[2];

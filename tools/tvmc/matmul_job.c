@@ -115,9 +115,9 @@ tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
   m.ctx = job->ctx;
   st = tvm_lower(s, (tvm_tensor *[]){te.A, te.B, te.C}, 3, "matmul", &lo, &m);
   if (st != TVM_OK) goto out;
-  st = tvm_build(t, &m, NULL, &job->mod);
-  if (st != TVM_OK) goto out;
-  st = tvm_runtime_get_func(job->mod, "matmul", &job->func);
+  /* on a device target, the host function runs as a host program that
+   * launches the device kernels, as in a compiled graph */
+  st = tvm_callable_build(t, &m, "matmul", NULL, &job->func);
   if (st != TVM_OK) goto out;
 
   job->hA = malloc((size_t)(M * K) * sizeof(float));
@@ -129,7 +129,7 @@ tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
   }
   fill(job->hA, M * K, 1);
   fill(job->hB, K * N, 2);
-  d = tvm_runtime_module_device(job->mod);
+  d = tvm_callable_device(job->func);
   if ((st = upload(d, job->hA, M * K, &job->dA)) != TVM_OK) goto out;
   if ((st = upload(d, job->hB, K * N, &job->dB)) != TVM_OK) goto out;
   st = tvm_device_alloc(d, 0, (uint64_t)(M * N) * 4, 64, &job->dC);
@@ -161,7 +161,7 @@ tvm_status tvmc_matmul_time(tvmc_matmul_job *job, int number, int repeat,
   ms = calloc((size_t)repeat, sizeof *ms);
   if (!ms) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
   make_args(job, a);
-  st = tvm_runtime_time(job->func, a, 3, number, repeat, ms);
+  st = tvm_callable_time(job->func, a, 3, number, repeat, ms);
   if (st == TVM_OK) {
     qsort(ms, (size_t)repeat, sizeof *ms, cmp_double);
     *median_ms = ms[repeat / 2];
@@ -173,13 +173,13 @@ tvm_status tvmc_matmul_time(tvmc_matmul_job *job, int number, int repeat,
 tvm_status tvmc_matmul_check(tvmc_matmul_job *job, int samples,
                              double *max_rel) {
   tvm_plugin_arg a[3];
-  tvm_device *d = tvm_runtime_module_device(job->mod);
+  tvm_device *d = tvm_callable_device(job->func);
   int64_t M = job->M, N = job->N, K = job->K;
   uint32_t s = 12345;
   tvm_status st;
 
   make_args(job, a);
-  if ((st = tvm_runtime_call(job->func, a, 3)) != TVM_OK) return st;
+  if ((st = tvm_callable_call(job->func, a, 3)) != TVM_OK) return st;
   st = tvm_device_copy(d, job->hC, 0, job->dC, 0, (uint64_t)(M * N) * 4,
                        TVM_COPY_DEVICE_TO_HOST);
   if (st != TVM_OK) return st;
@@ -203,13 +203,13 @@ tvm_status tvmc_matmul_check(tvmc_matmul_job *job, int samples,
 }
 
 void tvmc_matmul_free(tvmc_matmul_job *job) {
-  tvm_device *d = job->mod ? tvm_runtime_module_device(job->mod) : NULL;
+  tvm_device *d = job->func ? tvm_callable_device(job->func) : NULL;
   if (d) {
     if (job->dA) tvm_device_free(d, 0, job->dA);
     if (job->dB) tvm_device_free(d, 0, job->dB);
     if (job->dC) tvm_device_free(d, 0, job->dC);
   }
-  if (job->mod) tvm_runtime_module_free(job->mod);
+  tvm_callable_free(job->func);
   free(job->hA);
   free(job->hB);
   free(job->hC);

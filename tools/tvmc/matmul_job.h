@@ -12,8 +12,7 @@ typedef struct tvmc_matmul_job {
   const tvm_target *target;
   tvm_ctx *ctx;
   tvm_config *cfg;
-  tvm_runtime_module *mod;
-  tvm_runtime_func *func;
+  tvm_callable *func; /* the kernel, or the host program launching it */
   void *dA, *dB, *dC;  /* device buffers */
   float *hA, *hB, *hC; /* host copies */
   const char *strategy; /* template used (core.generic_* when none) */

@@ -324,10 +324,15 @@ TVM_API tvm_status tvm_device_launch(tvm_device *d, tvm_runtime_func *f,
                                      uint32_t nargs, const uint32_t grid[3],
                                      const uint32_t block[3]);
 
-/* Times f: `repeat` measurements, each the mean over `number` calls (one
- * warm-up call first), written to ms[0..repeat) in milliseconds.  Uses the
- * device timer when the plugin has one, else the host's monotonic clock
- * around launch+sync. */
+/* Times what fn(ud) enqueues on d without waiting (launches): one
+ * warm-up call and a sync first, then `repeat` measurements, each the
+ * mean over `number` calls, written to ms[0..repeat) in milliseconds.
+ * Uses the device timer when the plugin has one, else the host's
+ * monotonic clock around the calls and the sync. */
+TVM_API tvm_status tvm_device_time(tvm_device *d, tvm_status (*fn)(void *ud),
+                                   void *ud, int number, int repeat,
+                                   double *ms);
+/* Times f's launches with its codegen extents (tvm_device_time). */
 TVM_API tvm_status tvm_runtime_time(tvm_runtime_func *f,
                                     const tvm_plugin_arg *args,
                                     uint32_t nargs, int number, int repeat,

@@ -107,6 +107,29 @@ TVM_API tvm_status tvm_target_alter_layout(const tvm_target *t,
 TVM_API tvm_status tvm_build(const tvm_target *t, const tvm_module *m,
                              tvm_device *d, tvm_runtime_module **out);
 
+/* A lowered module as one callable function `name`, for running a single
+ * kernel outside a graph (the tuner's measurements, `tvmc matmul`): on a
+ * CPU target, the module's function itself (tvm_build); on a device
+ * target, its host function run as a host program (tvm/host_program.h)
+ * over the device functions the plugin compiled, as the graph executor
+ * runs it.  On d, or on a device opened for it and closed with it. */
+typedef struct tvm_callable tvm_callable;
+TVM_API tvm_status tvm_callable_build(const tvm_target *t, const tvm_module *m,
+                                      const char *name, tvm_device *d,
+                                      tvm_callable **out);
+TVM_API tvm_device *tvm_callable_device(const tvm_callable *c);
+/* Runs it once over args and waits.  On a device target every argument
+ * is a device buffer (TVM_ARG_PTR), as many as the host function takes. */
+TVM_API tvm_status tvm_callable_call(tvm_callable *c,
+                                     const tvm_plugin_arg *args,
+                                     uint32_t nargs);
+/* Times it (tvm_device_time: warm-up, `repeat` means over `number`). */
+TVM_API tvm_status tvm_callable_time(tvm_callable *c,
+                                     const tvm_plugin_arg *args,
+                                     uint32_t nargs, int number, int repeat,
+                                     double *ms);
+TVM_API void tvm_callable_free(tvm_callable *c);
+
 /* One target YAML found in the search path, for listings. */
 typedef struct tvm_target_file {
   char *path;

@@ -89,17 +89,17 @@ static int compile_validate_grep(const tvm_module *m, tvm_plugin_blob *blob,
     return -1;
   }
   /* walk the documented container: magic, count, per kernel its name,
-   * parameters, push bytes, local size, then its variants (features,
-   * words) */
+   * parameters, scalar bytes, where the scalars live, local size, then
+   * its variants (features, words) */
   const uint32_t *w = (const uint32_t *)(const void *)blob->data;
   size_t at = 2;
   int found = 0;
-  assert_int_equal(w[0], 0x324b5654u);
+  assert_int_equal(w[0], 0x334b5654u);
   for (uint32_t k = 0; k < w[1]; k++) {
     uint32_t len = w[at++];
     at += (len + 3) / 4;
     uint32_t np = w[at++];
-    at += 2 * np + 1 + 3;
+    at += 2 * np + 2 + 3;
     uint32_t nvar = w[at++];
     assert_true(nvar == 1 || nvar == 2);
     for (uint32_t v = 0; v < nvar; v++) {
@@ -718,7 +718,7 @@ static void test_subgroup_reduce(void **state) {
   size_t at = 2;
   for (uint32_t k = 0; k < w[1]; k++) {
     at += 1 + (w[at] + 3) / 4;
-    at += 2 * w[at] + 1 + 1 + 3;
+    at += 2 * w[at] + 1 + 2 + 3; /* params, scalar block, local size */
     uint32_t nvar = w[at++];
     two += nvar == 2;
     for (uint32_t v = 0; v < nvar; v++) at += 2 + w[at + 1];
@@ -813,6 +813,157 @@ static void test_max_threads(void **state) {
   tvm_target_free(t64);
 }
 
+/* ---- scalars past push constants: a uniform buffer -------------------------- */
+enum { US = 20, UN = 64, ULAUNCH = 1000 };
+
+/* A device kernel written as loop IR (scalar parameters do not come from
+ * tensor expressions with static shapes): B[i] = A[i] * s0 + sum over
+ * k = 1..US-1 of k * s_k, s_k float32 for even k, int32 for odd k:
+ * 20 scalars, 160 bytes, more than push constants are guaranteed to hold. */
+static tvm_func *scalars_kernel(tvm_ctx *c) {
+  tvm_expr *shape[1] = {tvm_int(c, UN)};
+  tvm_buffer *ba = tvm_buffer_new(c, "A", TVM_F32, shape, 1, "global");
+  tvm_buffer *bb = tvm_buffer_new(c, "B", TVM_F32, shape, 1, "global");
+  tvm_expr *params[2 + US];
+  tvm_buffer *bufs[2 + US] = {ba, bb};
+  params[0] = ba->data;
+  params[1] = bb->data;
+  tvm_expr *i = tvm_var(c, "i", TVM_I32);
+  tvm_expr *v = NULL;
+  for (int k = 0; k < US; k++) {
+    char name[8];
+    snprintf(name, sizeof name, "s%d", k);
+    params[2 + k] = tvm_var(c, name, k % 2 ? TVM_I32 : TVM_F32);
+    tvm_expr *sk = k % 2 ? tvm_cast(c, TVM_F32, params[2 + k]) : params[2 + k];
+    v = k == 0 ? tvm_mul(c, tvm_load(c, TVM_F32, ba->data, i, NULL), sk)
+               : tvm_add(c, v, tvm_mul(c, tvm_f32(c, k), sk));
+  }
+  tvm_stmt *body = tvm_for(c, i, tvm_int(c, 0), tvm_int(c, UN),
+                           TVM_FOR_THREAD, "threadIdx.x",
+                           tvm_store(c, bb->data, i, v, NULL));
+  tvm_func *f = tvm_func_new(c, "scalars", params, bufs, 2 + US, body);
+  assert_non_null(f);
+  f->kind = TVM_FUNC_DEVICE;
+  f->nthread_axes = 1;
+  static const char *tags[1] = {"threadIdx.x"};
+  f->thread_tags = tags;
+  f->thread_extents = tvm_ctx_alloc(c, sizeof(tvm_expr *));
+  f->thread_extents[0] = tvm_int(c, UN);
+  return f;
+}
+
+/* The scalars of launch j (s0 = 1 when acc: the launches accumulate). */
+static void scalars_of(int j, int acc, tvm_plugin_arg *args) {
+  for (int k = 0; k < US; k++) {
+    tvm_plugin_arg *a = &args[2 + k];
+    memset(a, 0, sizeof *a);
+    if (k % 2) {
+      a->type = TVM_ARG_INT;
+      a->v.i = k + j % 3 - 1;
+    } else {
+      a->type = TVM_ARG_FLOAT;
+      a->v.f = k == 0 ? (acc ? 1.0 : 1.5 + j) : 0.5 * ((k + j) % 4);
+    }
+  }
+}
+
+/* What launch j adds to A[i] * s0. */
+static float scalars_sum(const tvm_plugin_arg *args) {
+  float s = 0;
+  for (int k = 1; k < US; k++)
+    s += (float)k * (k % 2 ? (float)args[2 + k].v.i : (float)args[2 + k].v.f);
+  return s;
+}
+
+/* Two launches with different scalars recorded before one sync each see
+ * their own (each launch has its own slice of the uniform buffer), and
+ * ULAUNCH in-place launches, more than the ring holds before it starts
+ * over, accumulate exactly; with push descriptors and with descriptor
+ * sets. */
+static void test_scalars_uniform_buffer(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_module m = {c, NULL, 0};
+  assert_int_equal(tvm_module_add(&m, scalars_kernel(c)), TVM_OK);
+  tvm_plugin_blob blob;
+  int found = compile_validate_grep(&m, &blob, "OpVariable.*Uniform$");
+  if (found >= 0) assert_int_equal(found, 1);
+  if (!have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  static float a[UN], b[2][UN], acc[UN];
+  for (int i = 0; i < UN; i++) a[i] = (float)(i % 7) - 3;
+  for (int run = 0; run < 2; run++) {
+    if (run) setenv("TVM_VULKAN_HIDE", "VK_KHR_push_descriptor", 1);
+    tvm_device *d = NULL;
+    tvm_runtime_module *rm = NULL;
+    tvm_runtime_func *rf = NULL;
+    if (tvm_device_open(target, &d) != TVM_OK ||
+        tvm_runtime_module_load(d, &blob, &rm) != TVM_OK ||
+        tvm_runtime_get_func(rm, "scalars", &rf) != TVM_OK)
+      fail_msg("%s", tvm_diag_message());
+    const tvm_plugin_kernel *k = tvm_runtime_func_kernel(rf);
+    void *da, *db[2];
+    assert_int_equal(tvm_device_alloc(d, 0, sizeof a, 64, &da), TVM_OK);
+    for (int o = 0; o < 2; o++)
+      assert_int_equal(tvm_device_alloc(d, 0, sizeof a, 64, &db[o]), TVM_OK);
+    assert_int_equal(tvm_device_copy(d, da, 0, a, 0, sizeof a,
+                                     TVM_COPY_HOST_TO_DEVICE),
+                     TVM_OK);
+    /* two launches, one sync */
+    tvm_plugin_arg args[2][2 + US];
+    for (int o = 0; o < 2; o++) {
+      memset(args[o], 0, sizeof args[o]);
+      args[o][0].type = args[o][1].type = TVM_ARG_PTR;
+      args[o][0].v.ptr = da;
+      args[o][1].v.ptr = db[o];
+      scalars_of(o + 1, 0, args[o]);
+      if (tvm_device_launch(d, rf, args[o], 2 + US, k->grid, k->block))
+        fail_msg("launch: %s", tvm_diag_message());
+    }
+    assert_int_equal(tvm_device_sync(d), TVM_OK);
+    for (int o = 0; o < 2; o++) {
+      assert_int_equal(tvm_device_copy(d, b[o], 0, db[o], 0, sizeof a,
+                                       TVM_COPY_DEVICE_TO_HOST),
+                       TVM_OK);
+      float s0 = (float)args[o][2].v.f, add = scalars_sum(args[o]);
+      for (int i = 0; i < UN; i++)
+        if (b[o][i] != a[i] * s0 + add)
+          fail_msg("run %d launch %d: B[%d] = %g, want %g", run, o, i,
+                   b[o][i], a[i] * s0 + add);
+    }
+    /* in place, ULAUNCH times: B += sum_j */
+    tvm_plugin_arg in_place[2 + US];
+    memset(in_place, 0, sizeof in_place);
+    in_place[0].type = in_place[1].type = TVM_ARG_PTR;
+    in_place[0].v.ptr = in_place[1].v.ptr = da;
+    double want_add = 0;
+    for (int j = 0; j < ULAUNCH; j++) {
+      scalars_of(j, 1, in_place);
+      want_add += scalars_sum(in_place);
+      if (tvm_device_launch(d, rf, in_place, 2 + US, k->grid, k->block))
+        fail_msg("launch %d: %s", j, tvm_diag_message());
+    }
+    assert_int_equal(tvm_device_sync(d), TVM_OK);
+    assert_int_equal(tvm_device_copy(d, acc, 0, da, 0, sizeof a,
+                                     TVM_COPY_DEVICE_TO_HOST),
+                     TVM_OK);
+    for (int i = 0; i < UN; i++)
+      if (acc[i] != (float)(a[i] + want_add))
+        fail_msg("run %d: after %d launches A[%d] = %g, want %g", run,
+                 ULAUNCH, i, acc[i], a[i] + want_add);
+    tvm_device_free(d, 0, da);
+    for (int o = 0; o < 2; o++) tvm_device_free(d, 0, db[o]);
+    tvm_runtime_module_free(rm);
+    tvm_device_close(d);
+    unsetenv("TVM_VULKAN_HIDE");
+  }
+  tvm_plugin_blob_free(&blob);
+  tvm_ctx_destroy(c);
+}
+
 /* Without a device, the plugin says why and how to fix it. */
 static void test_probe_message(void **state) {
   (void)state;
@@ -837,6 +988,7 @@ int main(void) {
       cmocka_unit_test(test_binding_paths),
       cmocka_unit_test(test_subgroup_reduce),
       cmocka_unit_test(test_max_threads),
+      cmocka_unit_test(test_scalars_uniform_buffer),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -24,8 +24,9 @@ tvm_status tvm_build(const tvm_target *t, const tvm_module *m, tvm_device *d,
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
                         "tvm_build: the module holds device kernels and host "
                         "functions launching them (target '%s' is a device "
-                        "target): build the device functions alone and run "
-                        "each host function as a host program "
+                        "target): run a host function with "
+                        "tvm_callable_build, or build the device functions "
+                        "alone and run each host function as a host program "
                         "(tvm_host_program_build, tvm_host_exec_create), or "
                         "compile a graph with tvm_compile",
                         t->name);

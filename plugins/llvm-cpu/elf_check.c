@@ -22,19 +22,11 @@
 #include "elf_check.h"
 #include "tvm/base.h"
 
-/* Largest section a kernel object may declare (zero-filled .bss
- * included): far above any real kernel, and small enough that the whole
- * loaded image stays within the +-2 GiB reach of 32-bit PC-relative
- * relocations (elf_load.c caps the sum as well). */
-#define MAX_SECTION_BYTES ((uint64_t)1 << 28)
-
-/* Does [off, off + len) lie inside a file of n bytes? */
-static int in_file(uint64_t off, uint64_t len, uint64_t n) {
-  return off <= n && len <= n - off;
-}
-
-/* Is v a power of two (0 and 1 count: no alignment)? */
-static int pow2_or_0(uint64_t v) { return (v & (v - 1)) == 0; }
+/* (limits and the bounds helpers live in elf_check.h, shared with the
+ * shared-object checks of elf_check_shared.c) */
+#define MAX_SECTION_BYTES LC_ELF_MAX_BYTES
+#define in_file lc_elf_in_file
+#define pow2_or_0 lc_elf_pow2_or_0
 
 /* Bytes patched by an x86-64 relocation of type t, or 0 when elf_load.c
  * does not apply t (llvm-cpu's PIC, small-code-model output never has
@@ -334,25 +326,6 @@ static int32_t check_relocatable(const uint8_t *d, uint64_t n,
   return TVM_OK;
 }
 
-/* Checks a shared object's program headers (dlopen maps them). */
-static int32_t check_shared(uint64_t n, const uint8_t *d,
-                            const Elf64_Ehdr *eh) {
-  if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 ||
-      !in_file(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), n))
-    return BAD("the program headers lie outside the shared object");
-  for (unsigned i = 0; i < eh->e_phnum; i++) {
-    Elf64_Phdr ph;
-    memcpy(&ph, d + eh->e_phoff + (uint64_t)i * sizeof ph, sizeof ph);
-    if (ph.p_type == PT_LOAD && (!in_file(ph.p_offset, ph.p_filesz, n) ||
-                                 ph.p_memsz < ph.p_filesz ||
-                                 ph.p_memsz > MAX_SECTION_BYTES))
-      return BAD("segment %u lies outside the shared object", i);
-    if (ph.p_type == PT_TLS)
-      return BAD("segment %u is thread-local, which kernels never are", i);
-  }
-  return TVM_OK;
-}
-
 /* Validates the ELF blob (object or shared object, per `shared`). */
 int32_t lc_check_elf(const uint8_t *d, uint64_t n, int shared) {
   Elf64_Ehdr eh;
@@ -380,7 +353,7 @@ int32_t lc_check_elf(const uint8_t *d, uint64_t n, int shared) {
     return BAD("ELF header size %u", eh.e_ehsize);
   if (shared) {
     if (eh.e_type != ET_DYN) return BAD("type %u, not a shared object", eh.e_type);
-    return check_shared(n, d, &eh);
+    return lc_check_shared(d, n, &eh);
   }
   if (eh.e_type != ET_REL)
     return BAD("type %u, not a relocatable object", eh.e_type);

@@ -89,7 +89,14 @@ static int32_t read_file(const char *path, uint8_t **out, uint64_t *size) {
   return TVM_OK;
 }
 
-/* Links obj into a shared object: cc -shared -o out.so in.o -lm. */
+/* Links obj into a shared object: cc -shared -nostdlib -o out.so in.o
+ * -lgcc.  -nostdlib leaves out the C runtime's start files, whose
+ * _init/_fini and init/fini arrays would run code when the object is
+ * loaded, and the DT_NEEDED libraries with their symbol versions: what
+ * the kernels call (libm, memcpy, the host's externs) binds to the
+ * process at dlopen, as it does for the object loader, and static libgcc
+ * supplies the compiler support routines.  elf_check_shared.c refuses
+ * anything else, so this is exactly what it accepts. */
 int32_t lc_link_shared(const uint8_t *obj, uint64_t size, uint8_t **out,
                        uint64_t *out_size) {
   char *in = NULL, *so = NULL, *log = NULL;
@@ -107,7 +114,7 @@ int32_t lc_link_shared(const uint8_t *obj, uint64_t size, uint8_t **out,
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_TRUNC, 0600);
   posix_spawn_file_actions_adddup2(&fa, 2, 1);
-  char *argv[] = {"cc", "-shared", "-o", so, in, "-lm", NULL};
+  char *argv[] = {"cc", "-shared", "-nostdlib", "-o", so, in, "-lgcc", NULL};
   pid_t pid;
   int rc = posix_spawnp(&pid, "cc", &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
@@ -126,7 +133,7 @@ int32_t lc_link_shared(const uint8_t *obj, uint64_t size, uint8_t **out,
     uint64_t n = 0;
     if (read_file(log, &msg, &n) != TVM_OK) msg = NULL;
     st = lc_report(TVM_ERR_IO,
-                   "llvm-cpu: 'cc -shared -o %s %s' failed (status %d): %.600s",
+                   "llvm-cpu: 'cc -shared -nostdlib -o %s %s -lgcc' failed (status %d): %.600s",
                    so, in, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
                    msg ? (char *)msg : "");
     free(msg);

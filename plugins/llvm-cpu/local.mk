@@ -20,6 +20,7 @@ LLVM_CPU_SOURCES = \
 	plugins/llvm-cpu/elf_load.c \
 	plugins/llvm-cpu/elf_load.h \
 	plugins/llvm-cpu/elf_check.c \
+	plugins/llvm-cpu/elf_check_shared.c \
 	plugins/llvm-cpu/elf_check.h \
 	plugins/llvm-cpu/runtime.c \
 	plugins/llvm-cpu/strategy_matmul.c \
@@ -57,11 +58,30 @@ tests_plugins_llvm_cpu_test_elf_load_SOURCES = \
 	tests/plugins/llvm_cpu/harness.c \
 	tests/plugins/llvm_cpu/test_elf_load.c \
 	plugins/llvm-cpu/elf_load.c \
-	plugins/llvm-cpu/elf_check.c
+	plugins/llvm-cpu/elf_check.c \
+	plugins/llvm-cpu/elf_check_shared.c
 tests_plugins_llvm_cpu_test_elf_load_CFLAGS = $(TVM_TEST_CF) \
 	-I$(srcdir)/plugins/llvm-cpu
 tests_plugins_llvm_cpu_test_elf_load_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
 EXTRA_tests_plugins_llvm_cpu_test_elf_load_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+
+# The checks a shared-object kernel passes before dlopen
+# (elf_check_shared.c, linked in directly): a real one loads and runs,
+# hand-edited copies are refused by name, random mutations never harm.
+check_PROGRAMS += tests/plugins/llvm_cpu/test_elf_shared
+TESTS += tests/plugins/llvm_cpu/test_elf_shared
+tests_plugins_llvm_cpu_test_elf_shared_SOURCES = \
+	tests/plugins/llvm_cpu/harness.h \
+	tests/plugins/llvm_cpu/harness.c \
+	tests/plugins/llvm_cpu/test_elf_shared.c \
+	plugins/llvm-cpu/elf_load.c \
+	plugins/llvm-cpu/elf_check.c \
+	plugins/llvm-cpu/elf_check_shared.c
+tests_plugins_llvm_cpu_test_elf_shared_CFLAGS = $(TVM_TEST_CF) \
+	-I$(srcdir)/plugins/llvm-cpu
+tests_plugins_llvm_cpu_test_elf_shared_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
+EXTRA_tests_plugins_llvm_cpu_test_elf_shared_DEPENDENCIES = \
 	plugins/llvm-cpu/tvm-llvm-cpu.la
 
 # End to end: TE + schedules lowered with tvm_lower, run on llvm-cpu.

@@ -3,7 +3,8 @@
  * plugin's own loader (elf_load.c: validated, relocated, W^X, external
  * symbols from an allow-list; LLVM is not involved, so no damaged object
  * can reach an LLVM fatal error), shared objects through dlopen of a
- * temporary file after lc_check_elf.  Either way the module globals
+ * temporary file once lc_check_elf (elf_check_shared.c) has validated
+ * everything dlopen acts on and found nothing that runs at load.  Either way the module globals
  * __tvm_parallel_for, __tvm_parallel_ctx (the device, whose pool the loops
  * use), __tvm_num_threads and __tvm_assert_fail are filled in.
  */
@@ -42,8 +43,12 @@ static int32_t load_object(tvm_plugin_module *m, const tvm_plugin_blob *blob) {
   return lc_image_load(blob->data, blob->size, &m->image);
 }
 
-/* Writes the shared object to a temporary file and dlopens it. */
+/* Writes the shared object to a temporary file and dlopens it.  It
+ * needs no library (link.c links it with -nostdlib): its libm calls bind
+ * to libm, promoted to the global scope first, and its other externs to
+ * the host program, all on the allow-list lc_check_elf enforced. */
 static int32_t load_shared(tvm_plugin_module *m, const tvm_plugin_blob *blob) {
+  lc_math_library_global();
   char *path = NULL;
   int32_t st = lc_write_temp(blob->data, blob->size, ".so", &path);
   if (st != TVM_OK) return st;

@@ -30,8 +30,9 @@ for f in "$src"/tests/fuzz/fuzz_*.c; do
   name=$(basename "$f" .c)
   extra=
   # the package target also loads kernel objects with llvm-cpu's loader
+  # and runs its shared-object checks
   [ "$name" = fuzz_package ] &&
-    extra="$src/plugins/llvm-cpu/elf_check.c $src/plugins/llvm-cpu/elf_load.c"
+    extra="$src/plugins/llvm-cpu/elf_check.c $src/plugins/llvm-cpu/elf_check_shared.c $src/plugins/llvm-cpu/elf_load.c"
   objs=
   for s in "$f" $extra; do
     o=$(basename "$s" .c).o

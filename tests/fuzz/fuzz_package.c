@@ -4,8 +4,11 @@
  * the llvm-cpu plugin's kernel-object loader (lc_image_load: validation,
  * layout, symbol resolution, relocation, page protection; elf_load.c and
  * elf_check.c compiled into this program) on the loaded device module,
- * and the shared-object checks on shared-object blobs.  Nothing loaded is
- * ever called.  A fuzzer cannot
+ * and the shared-object checks (elf_check_shared.c: program headers,
+ * dynamic section, hash tables, dynamic symbols and relocations) on
+ * shared-object blobs; the raw input goes through both the object loader
+ * and the shared-object checks too (seeds kernel-*.elf and kernel-*.so).
+ * Nothing loaded is ever called, nothing is dlopened.  A fuzzer cannot
  * recompute checksums by chance, so the harness fixes up the package's
  * checksums first (fuzz_pkg_fix) when the input is long enough to have a
  * header: the decoders behind them get fuzzed, not just the FNV check.
@@ -94,7 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                  b->format == TVM_BLOB_SHARED_OBJECT);
     tvm_plan_free(p);
   }
-  /* the kernel-object loader on the raw bytes as well */
+  /* the kernel-object loader and the shared-object checks on the raw
+   * bytes as well */
   load(data, size, 0);
+  load(data, size, 1);
   return 0;
 }

@@ -30,7 +30,7 @@ EXTRA_tests_fuzz_test_plugin_faults_DEPENDENCIES = \
 endif
 endif
 EXTRA_DIST += tests/fuzz/test_regressions.sh tests/fuzz/test_signing.sh \
-	tests/fuzz/faulty.yaml \
+	tests/fuzz/faulty.yaml tests/fuzz/llvm-cpu-shared.yaml \
 	tests/fuzz/crashes \
 	tests/fuzz/small-relu-add.onnx tests/fuzz/small-relu-add.tvmpkg
 

@@ -11,7 +11,8 @@
 #             which llvm-cpu no longer uses; overlapping sections,
 #             writable code, and a module global or kernel symbol moved
 #             off writable data or code, which segfaulted its own loader
-#             at first: all refused now)
+#             at first: all refused now), and a shared-object kernel
+#             given an init array (so-*: refused before dlopen)
 # plus the memory limit (TVM_MAX_TENSOR_BYTES) naming the node and figure.
 set -u
 s=${TVM_SRCDIR:?run through make check}
@@ -82,5 +83,16 @@ expect_refusal elf-writable-code "section 2 '.text' is both writable and executa
 # the intact package still runs
 "$tvmc" run "$s/tests/fuzz/small-relu-add.tvmpkg" --repeat 1 >/dev/null ||
   die "the intact package does not run"
+# a shared-object kernel given an init array (checksums refixed) is
+# refused before dlopen, naming the file and the tag; the intact one runs
+so_target="$s/tests/fuzz/llvm-cpu-shared.yaml"
+expect_refusal so-init-array \
+  "so-init-array.tvmpkg: executor for target 'llvm-cpu-shared'" \
+  "$tvmc" run "$c/package/so-init-array.tvmpkg" --target "$so_target" --repeat 1
+expect_refusal so-init-array-tag "dynamic tag DT_INIT_ARRAY with 8 bytes" \
+  "$tvmc" run "$c/package/so-init-array.tvmpkg" --target "$so_target" --repeat 1
+"$tvmc" run "$s/tests/fuzz/corpus/package/small-relu-add-shared.tvmpkg" \
+  --target "$so_target" --repeat 1 >/dev/null ||
+  die "the intact shared-object package does not run"
 
 exit $fail

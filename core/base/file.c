@@ -1,11 +1,15 @@
 /*
  * core/base/file.c - reading a whole file into memory, the one way every
  * loader of the project (models, packages, .npy tensors, target YAML)
- * does it.
+ * does it, and writing one so that a failure never leaves a half-written
+ * file where a good one was.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tvm/base.h"
 
@@ -63,4 +67,82 @@ tvm_status tvm_read_file(const char *path, const char *what,
   *data = buf;
   *size = len;
   return TVM_OK;
+}
+
+/* Writes the n parts to fd; 0 when all were written. */
+static int write_parts(int fd, const void *const *parts, const size_t *lens,
+                       int n) {
+  for (int i = 0; i < n; i++) {
+    const char *p = parts[i];
+    size_t left = lens[i];
+    while (left) {
+      ssize_t w = write(fd, p, left);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return -1;
+      p += w;
+      left -= (size_t)w;
+    }
+  }
+  return 0;
+}
+
+/* See tvm/base.h. */
+tvm_status tvm_write_file(const char *path, const char *what,
+                          const void *const *parts, const size_t *lens,
+                          int nparts, int mode) {
+  if (!path)
+    return tvm_diag_set(TVM_ERR_INVALID, "%s: no path given", what);
+  struct stat sb;
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    /* /dev/null, /dev/stdout, a FIFO: written in place, never replaced */
+    if (S_ISDIR(sb.st_mode))
+      return tvm_diag_set(TVM_ERR_IO, "cannot write %s %s: it is a directory",
+                          what, path);
+    int fd = open(path, O_WRONLY);
+    if (fd < 0)
+      return tvm_diag_set(TVM_ERR_IO, "cannot open %s %s: %s", what, path,
+                          strerror(errno));
+    int bad = write_parts(fd, parts, lens, nparts);
+    int e = errno;
+    if (close(fd) != 0 && !bad) {
+      bad = 1;
+      e = errno;
+    }
+    return bad ? tvm_diag_set(TVM_ERR_IO, "cannot write %s %s: %s", what,
+                              path, strerror(e))
+               : TVM_OK;
+  }
+  size_t tl = strlen(path) + 32;
+  char *tmp = tvm_malloc(tl);
+  if (!tmp)
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory writing %s %s", what,
+                        path);
+  snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
+  if (fd < 0) {
+    tvm_status st = tvm_diag_set(TVM_ERR_IO, "cannot create %s: %s", tmp,
+                                 strerror(errno));
+    tvm_free(tmp);
+    return st;
+  }
+  int bad = write_parts(fd, parts, lens, nparts);
+  int e = errno;
+  if (close(fd) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  if (!bad && rename(tmp, path) != 0) {
+    bad = 1;
+    e = errno;
+  }
+  tvm_status st = TVM_OK;
+  if (bad) {
+    st = tvm_diag_set(TVM_ERR_IO, "cannot write %s %s: %s", what, path,
+                      strerror(e));
+    remove(tmp);
+  }
+  tvm_free(tmp);
+  return st;
 }

@@ -401,33 +401,15 @@ tvm_status tvm_package_save(const tvm_plan *p, const char *path) {
   h = tvm_hash_bytes(head.d + PKG_HEADER, head.len - PKG_HEADER, h);
   poke_u64(head.d + 24, h);
 
-  size_t tl = strlen(path) + 32;
-  char *tmp = tvm_malloc(tl);
-  if (tmp == NULL) {
-    st = tvm_diag_set(TVM_ERR_NOMEM, "out of memory writing %s", what);
-    goto done;
+  const void *parts[1 + 6];
+  size_t lens[1 + 6];
+  parts[0] = head.d;
+  lens[0] = head.len;
+  for (int i = 0; i < NSEC; i++) {
+    parts[1 + i] = secs[i]->d; /* an empty section has no buffer */
+    lens[1 + i] = secs[i]->len;
   }
-  snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (f == NULL) {
-    st = tvm_diag_set(TVM_ERR_IO, "cannot create %s: %s", tmp,
-                      strerror(errno));
-    tvm_free(tmp);
-    goto done;
-  }
-  int ok = fwrite(head.d, 1, head.len, f) == head.len;
-  for (int i = 0; i < NSEC && ok; i++)
-    ok = secs[i]->len == 0 || /* an empty section has no buffer */
-         fwrite(secs[i]->d, 1, secs[i]->len, f) == secs[i]->len;
-  if (fclose(f) != 0) ok = 0;
-  if (!ok || rename(tmp, path) != 0) {
-    st = tvm_diag_set(TVM_ERR_IO, "cannot write %s: %s", path,
-                      strerror(errno));
-    remove(tmp);
-  } else {
-    st = TVM_OK;
-  }
-  tvm_free(tmp);
+  st = tvm_write_file(path, "package", parts, lens, 1 + NSEC, 0666);
 done:
   tvm_free(meta.d);
   tvm_free(params.d);

@@ -112,36 +112,12 @@ static void hash_sections(crypto_sign_state *st, const unsigned char *d,
   }
 }
 
-/* Writes buf to path through a temporary file renamed over it; mode is
- * the new file's permission bits. */
+/* Writes buf as the file path (tvm_write_file); mode is a new file's
+ * permission bits. */
 static tvm_status write_atomic(const char *path, const void *buf, size_t n,
                                int mode) {
-  size_t tl = strlen(path) + 32;
-  char *tmp = tvm_malloc(tl);
-  if (!tmp) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
-  snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
-  tvm_status st = TVM_OK;
-  if (fd < 0) {
-    st = tvm_diag_set(TVM_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
-    tvm_free(tmp);
-    return st;
-  }
-  const char *p = buf;
-  size_t left = n;
-  while (left) {
-    ssize_t w = write(fd, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    p += w;
-    left -= (size_t)w;
-  }
-  if (close(fd) != 0 || left || rename(tmp, path) != 0) {
-    st = tvm_diag_set(TVM_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    remove(tmp);
-  }
-  tvm_free(tmp);
-  return st;
+  const void *parts[1] = {buf};
+  return tvm_write_file(path, "file", parts, &n, 1, mode);
 }
 #endif
 

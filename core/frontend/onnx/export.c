@@ -245,32 +245,6 @@ static tvm_status make_node(exporter *x, const tvm_gnode *n,
   return TVM_OK;
 }
 
-/* Writes len bytes to path through a temporary file renamed over it. */
-static tvm_status write_atomic(const char *path, const uint8_t *buf,
-                               size_t len) {
-  tvm_strbuf tmp;
-  tvm_strbuf_init(&tmp);
-  tvm_strbuf_printf(&tmp, "%s.tmp", path);
-  if (tmp.oom) {
-    tvm_strbuf_free(&tmp);
-    return tvm_diag_set(TVM_ERR_NOMEM, "%s: out of memory", path);
-  }
-  tvm_status st = TVM_OK;
-  FILE *f = fopen(tmp.data, "wb");
-  if (!f) {
-    st = tvm_diag_set(TVM_ERR_IO, "%s: cannot create: %m", tmp.data);
-  } else {
-    int bad = fwrite(buf, 1, len, f) != len;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp.data, path) != 0) {
-      st = tvm_diag_set(TVM_ERR_IO, "%s: cannot write: %m", path);
-      remove(tmp.data);
-    }
-  }
-  tvm_strbuf_free(&tmp);
-  return st;
-}
-
 /* Writes g as an ONNX model at path, declaring opset `opset` of the
  * default domain (0 = 17). */
 tvm_status tvm_onnx_save(const tvm_graph *g, const char *path, int opset) {
@@ -356,7 +330,10 @@ tvm_status tvm_onnx_save(const tvm_graph *g, const char *path, int opset) {
     goto out;
   }
   protobuf_c_message_pack(&model.base, buf);
-  st = write_atomic(path, buf, len);
+  {
+    const void *parts[1] = {buf};
+    st = tvm_write_file(path, "ONNX model", parts, &len, 1, 0666);
+  }
 out:
   tvm_free(buf);
   tvm_ptrvec_free(&x.inits);

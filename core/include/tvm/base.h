@@ -184,6 +184,16 @@ TVM_API void tvm_strmap_free(tvm_strmap *m);
 TVM_API tvm_status tvm_read_file(const char *path, const char *what,
                                  size_t max_bytes, void **data, size_t *size);
 
+/* Writes the nparts buffers, one after the other, as the file path (mode:
+ * permission bits of a new file, e.g. 0644).  A regular file (or a new
+ * one) is written through a temporary file renamed over path, so a
+ * failed write leaves what was there; an existing file that is not
+ * regular (/dev/null, /dev/stdout, a FIFO) is written in place, never
+ * replaced.  Fails with TVM_ERR_IO naming `what` and the path. */
+TVM_API tvm_status tvm_write_file(const char *path, const char *what,
+                                  const void *const *parts,
+                                  const size_t *lens, int nparts, int mode);
+
 /* Levenshtein distance, for "did you mean" suggestions. */
 TVM_API size_t tvm_edit_distance(const char *a, const char *b);
 

@@ -2,8 +2,9 @@
 # tests/e2e/tvmc/test_tvmc_package.sh - `tvmc compile` and `tvmc run` end
 # to end on llvm-cpu: compile zoo:mlp into a package, run it with --json
 # (median_ms, outputs, profile), write outputs as .npy and feed one back
-# as an input, and check that damaged packages, foreign targets and bad
-# inputs fail with a clean message and a non-zero exit.
+# as an input, check that damaged packages, foreign targets and bad
+# inputs fail with a clean message and a non-zero exit, and that an
+# output which is not a regular file is written, not replaced.
 set -u
 b=${TVM_BUILDDIR:?run through make check}
 tvmc="$b/tvmc"
@@ -67,5 +68,20 @@ has "$out" "not a tvmc package"
 # built for another target
 out=$("$tvmc" run x.tvmpkg --target llvm-cpu-1thread 2>&1) && die "foreign target accepted"
 has "$out" "recompile with tvmc compile --target llvm-cpu-1thread"
+# an output that is not a regular file (here a FIFO; /dev/null alike) is
+# written in place, never replaced by a renamed temporary file
+mkfifo pipe.tvmpkg || die "mkfifo"
+cat pipe.tvmpkg > piped.tvmpkg &
+reader=$!
+out=$("$tvmc" compile zoo:mlp --target llvm-cpu -o pipe.tvmpkg 2>&1) ||
+  die "compile into a FIFO: $out"
+if [ -p pipe.tvmpkg ]; then
+  wait $reader
+else # the reader would wait forever for a writer
+  kill $reader 2>/dev/null
+  die "the FIFO was replaced by a regular file"
+fi
+cmp -s piped.tvmpkg x.tvmpkg || die "the FIFO did not carry the package"
+ls pipe.tvmpkg.tmp* >/dev/null 2>&1 && die "a temporary file was left"
 
 exit $fail

@@ -80,8 +80,10 @@ int codegen_has_vector(const tvm_c_dialect *d, tvm_dtype t) {
   return 0;
 }
 
-/* Names C reserves or the dialects define (a variable must not shadow a
- * function the kernel calls). */
+/* Names C reserves, C++ reserves (CUDA C is C++: its alternative tokens
+ * "and", "or", "not", "xor" ... are operators there, and ONNX tensors
+ * are named after them) or the dialects define (a variable must not
+ * shadow a function the kernel calls). */
 static int reserved(const char *s) {
   static const char *const words[] = {
       "int", "float", "double", "half", "char", "short", "long", "unsigned",
@@ -92,6 +94,17 @@ static int reserved(const char *s) {
       "threadIdx", "blockDim", "gridDim", "kernel", "global", "local",
       "private", "constant", "true", "false", "auto", "register", "extern",
       "sizeof", "struct", "union", "enum", "goto", "volatile", "typedef",
+      /* C++ */
+      "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or",
+      "or_eq", "xor", "xor_eq", "class", "new", "delete", "this",
+      "template", "typename", "namespace", "operator", "public",
+      "protected", "virtual", "friend", "using", "try", "catch", "throw",
+      "explicit", "mutable", "asm", "wchar_t", "char8_t", "char16_t",
+      "char32_t", "nullptr", "static_cast", "dynamic_cast",
+      "reinterpret_cast", "const_cast", "typeid", "decltype", "constexpr",
+      "consteval", "constinit", "noexcept", "static_assert", "thread_local",
+      "alignas", "alignof", "export", "concept", "requires", "co_await",
+      "co_return", "co_yield",
       NULL};
   for (int i = 0; words[i]; i++)
     if (!strcmp(s, words[i])) return 1;

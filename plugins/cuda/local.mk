@@ -28,6 +28,9 @@ tests_plugins_cuda_test_cuda_CFLAGS = $(TVM_TEST_CF) \
 tests_plugins_cuda_test_cuda_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_cuda_test_cuda_DEPENDENCIES = plugins/cuda/tvm-cuda.la
 endif
+# every ONNX node test and zoo model built (not run) for sm_80 and sm_90
+TESTS += tests/plugins/cuda/test_cuda_models.sh
+EXTRA_DIST += tests/plugins/cuda/test_cuda_models.sh
 endif
 
 # Operators of the op library with a naive thread schedule, compiled with

@@ -1,0 +1,53 @@
+#!/bin/sh
+# tests/plugins/cuda/test_cuda_models.sh - every ONNX node test and every
+# zoo model, built for cuda-sm80 and cuda-sm90 (built, not run: CI has
+# no GPU).  Building means the whole compile: the graph passes, the
+# schedules, the CUDA C of every kernel, NVRTC compiling it to a cubin
+# for that architecture, and the limits checked before and after (threads
+# and shared memory per block; registers per block from ptxas -v).  CUDA
+# C that NVRTC rejects, or a kernel over a limit, fails this test; a graph
+# the plugin declines counts as unsupported, with its reason.  A floor on
+# the built count keeps a run that declines everything from passing.
+#
+# Skips (77) without run_node_tests (it needs llvm-cpu) or tvmc, the cuda
+# plugin, the test data, or NVRTC (run_node_tests exits 77 when the code
+# generator is unavailable).  Under the sanitizers (TVM_SANITIZED) NVRTC
+# is not instrumented and the compiler is slow: a subset of the node tests
+# and two small models; the plain build runs them all.
+set -u
+b=${TVM_BUILDDIR:?run through make check}
+prog="$b/tests/e2e/onnx/run_node_tests"
+[ -x "$prog" ] || { echo "SKIP: run_node_tests not built (needs llvm-cpu)"; exit 77; }
+[ -f "$b/plugins/cuda/.libs/tvm-cuda.so" ] ||
+  { echo "SKIP: the cuda plugin is not built"; exit 77; }
+TVM_ONNX_MODE=build
+export TVM_ONNX_MODE
+if [ -n "${TVM_SANITIZED:-}" ]; then
+  set -- test_add test_relu test_softmax_axis_1 test_reduce_sum_default \
+         test_matmul_2d test_conv_with_strides_padding test_and2d test_not_2d
+  floor=8
+  models="mlp squeezenet"
+else
+  set --
+  floor=780
+  models=$("$b/tvmc" compile --list-zoo) ||
+    { echo "tvmc compile --list-zoo failed"; exit 1; }
+fi
+for arch in 80 90; do
+  out=$(TVM_ONNX_TARGET=cuda-sm$arch "$prog" "$@")
+  rc=$?
+  printf '%s\n' "$out"
+  [ $rc -eq 77 ] && exit 77
+  [ $rc -eq 0 ] || { echo "onnx node tests built for cuda-sm$arch: failures (exit $rc)"; exit 1; }
+  built=$(printf '%s\n' "$out" |
+          sed -n 's/^onnx node tests.*: \([0-9]*\) passed.*/\1/p')
+  [ -n "$built" ] || { echo "no summary line"; exit 1; }
+  [ "$built" -ge $floor ] ||
+    { echo "only $built node tests built for cuda-sm$arch (expected >= $floor)"; exit 1; }
+  for m in $models; do
+    log=$("$b/tvmc" compile "zoo:$m" --target "cuda-sm$arch" -o /dev/null 2>&1) ||
+      { printf '%s\n' "$log"; echo "FAIL: zoo:$m for cuda-sm$arch"; exit 1; }
+    echo "built zoo:$m for cuda-sm$arch: $(printf '%s\n' "$log" | grep '^kernels' | sed 's/^kernels *//')"
+  done
+done
+exit 0

@@ -22,6 +22,8 @@ prog="$b/tests/e2e/onnx/run_node_tests"
   { echo "SKIP: the cuda plugin is not built"; exit 77; }
 TVM_ONNX_MODE=build
 export TVM_ONNX_MODE
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
 if [ -n "${TVM_SANITIZED:-}" ]; then
   set -- test_add test_relu test_softmax_axis_1 test_reduce_sum_default \
          test_matmul_2d test_conv_with_strides_padding test_and2d test_not_2d
@@ -45,7 +47,7 @@ for arch in 80 90; do
   [ "$built" -ge $floor ] ||
     { echo "only $built node tests built for cuda-sm$arch (expected >= $floor)"; exit 1; }
   for m in $models; do
-    log=$("$b/tvmc" compile "zoo:$m" --target "cuda-sm$arch" -o /dev/null 2>&1) ||
+    log=$("$b/tvmc" compile "zoo:$m" --target "cuda-sm$arch" -o "$tmp/m.tvmpkg" 2>&1) ||
       { printf '%s\n' "$log"; echo "FAIL: zoo:$m for cuda-sm$arch"; exit 1; }
     echo "built zoo:$m for cuda-sm$arch: $(printf '%s\n' "$log" | grep '^kernels' | sed 's/^kernels *//')"
   done

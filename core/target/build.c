@@ -110,10 +110,17 @@ tvm_device *tvm_callable_device(const tvm_callable *c) {
   return tvm_runtime_module_device(c->mod);
 }
 
-/* Prepares c's host program over the buffers of args. */
+/* Buffers a host program over device kernels takes, at most. */
+#define MAX_CALLABLE_ARGS 256
+
+/* Prepares c's host program over the buffers of args (params: room for
+ * MAX_CALLABLE_ARGS pointers). */
 static tvm_status exec_of(tvm_callable *c, const tvm_plugin_arg *args,
                           uint32_t nargs, void **params,
                           tvm_host_exec **x) {
+  if (nargs > MAX_CALLABLE_ARGS)
+    return tvm_diag_set(TVM_ERR_INVALID, "more than %d arguments",
+                        MAX_CALLABLE_ARGS);
   if (nargs != c->prog->nparams)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s takes %u buffers, %u arguments given",
@@ -134,10 +141,8 @@ static tvm_status exec_run(void *ud) { return tvm_host_exec_run(ud); }
 tvm_status tvm_callable_call(tvm_callable *c, const tvm_plugin_arg *args,
                              uint32_t nargs) {
   if (c->f) return tvm_runtime_call(c->f, args, nargs);
-  void *params[256];
+  void *params[MAX_CALLABLE_ARGS];
   tvm_host_exec *x = NULL;
-  if (nargs > 256)
-    return tvm_diag_set(TVM_ERR_INVALID, "more than 256 arguments");
   tvm_status st = exec_of(c, args, nargs, params, &x);
   if (!st) st = tvm_host_exec_run(x);
   if (!st) st = tvm_device_sync(tvm_callable_device(c));
@@ -149,10 +154,8 @@ tvm_status tvm_callable_time(tvm_callable *c, const tvm_plugin_arg *args,
                              uint32_t nargs, int number, int repeat,
                              double *ms) {
   if (c->f) return tvm_runtime_time(c->f, args, nargs, number, repeat, ms);
-  void *params[256];
+  void *params[MAX_CALLABLE_ARGS];
   tvm_host_exec *x = NULL;
-  if (nargs > 256)
-    return tvm_diag_set(TVM_ERR_INVALID, "more than 256 arguments");
   tvm_status st = exec_of(c, args, nargs, params, &x);
   if (!st)
     st = tvm_device_time(tvm_callable_device(c), exec_run, x, number, repeat,

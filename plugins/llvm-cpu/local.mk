@@ -57,6 +57,8 @@ tests_plugins_llvm_cpu_test_elf_load_SOURCES = \
 	tests/plugins/llvm_cpu/harness.h \
 	tests/plugins/llvm_cpu/harness.c \
 	tests/plugins/llvm_cpu/test_elf_load.c \
+	tests/plugins/llvm_cpu/elf_report.h \
+	tests/plugins/llvm_cpu/elf_report.c \
 	plugins/llvm-cpu/elf_load.c \
 	plugins/llvm-cpu/elf_check.c \
 	plugins/llvm-cpu/elf_check_shared.c
@@ -75,6 +77,8 @@ tests_plugins_llvm_cpu_test_elf_shared_SOURCES = \
 	tests/plugins/llvm_cpu/harness.h \
 	tests/plugins/llvm_cpu/harness.c \
 	tests/plugins/llvm_cpu/test_elf_shared.c \
+	tests/plugins/llvm_cpu/elf_report.h \
+	tests/plugins/llvm_cpu/elf_report.c \
 	plugins/llvm-cpu/elf_load.c \
 	plugins/llvm-cpu/elf_check.c \
 	plugins/llvm-cpu/elf_check_shared.c

@@ -32,26 +32,15 @@
 
 #include "elf_check.h"
 #include "elf_load.h"
+#include "elf_report.h"
 #include "harness.h"
 #include "tvm/te.h"
-
-/* ---- lc_report for the directly linked loader --------------------------- */
-
-static char g_msg[1024];
-
-int32_t lc_report(int32_t st, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(g_msg, sizeof g_msg, fmt, ap);
-  va_end(ap);
-  return st;
-}
 
 /* Loads d[0..n) and expects a refusal whose message holds every string of
  * the NULL-terminated list. */
 static void expect_refused(const uint8_t *d, size_t n, const char *what, ...) {
   lc_image *im = NULL;
-  g_msg[0] = 0;
+  lc_test_msg[0] = 0;
   int32_t st = lc_image_load(d, n, &im);
   if (st == 0) {
     lc_image_free(im);
@@ -60,10 +49,9 @@ static void expect_refused(const uint8_t *d, size_t n, const char *what, ...) {
   assert_null(im);
   va_list ap;
   va_start(ap, what);
-  for (const char *s; (s = va_arg(ap, const char *)) != NULL;)
-    if (!strstr(g_msg, s)) fail_msg("%s: message lacks '%s': %s", what, s, g_msg);
+  lc_test_expect_msg(what, ap);
   va_end(ap);
-  printf("  %-22s %s\n", what, g_msg);
+  printf("  %-22s %s\n", what, lc_test_msg);
 }
 
 /* ---- a hand-made object with every relocation type ---------------------- */
@@ -235,7 +223,7 @@ static void test_every_relocation(void **state) {
   obj o;
   make_obj(&o, "expf");
   lc_image *im = NULL;
-  if (lc_image_load(o.b, o.n, &im) != 0) fail_msg("%s", g_msg);
+  if (lc_image_load(o.b, o.n, &im) != 0) fail_msg("%s", lc_test_msg);
   uint8_t *text = (uint8_t *)lc_image_symbol(im, "f42") - 32;
   uint8_t *ro = lc_image_symbol(im, "ro"), *data = lc_image_symbol(im, "data");
   uint8_t *bss = lc_image_symbol(im, "bss");
@@ -369,7 +357,7 @@ static void test_damaged_objects(void **state) {
   sym(&o, Y_DATA)->st_value = 4;
   sym(&o, Y_DATA)->st_size = 8;
   lc_image *im = NULL;
-  if (lc_image_load(o.b, o.n, &im) != 0) fail_msg("%s", g_msg);
+  if (lc_image_load(o.b, o.n, &im) != 0) fail_msg("%s", lc_test_msg);
   assert_null(lc_image_data(im, "data", 8));
   assert_non_null(lc_image_data(im, "data", 4));
   lc_image_free(im);
@@ -517,14 +505,14 @@ static void test_loader_matches_ld_so(void **state) {
   /* the same object through the loader linked into this program */
   lc_image *im = NULL;
   if (lc_image_load(ho.blob.data, ho.blob.size, &im) != 0)
-    fail_msg("%s", g_msg);
+    fail_msg("%s", lc_test_msg);
   assert_non_null(lc_image_symbol(im, "mix"));
   assert_non_null(lc_image_symbol(im, "__tvm_parallel_for"));
   lc_image_free(im);
   /* and from an unaligned copy */
   uint8_t *odd = malloc(ho.blob.size + 1);
   memcpy(odd + 1, ho.blob.data, ho.blob.size);
-  if (lc_image_load(odd + 1, ho.blob.size, &im) != 0) fail_msg("%s", g_msg);
+  if (lc_image_load(odd + 1, ho.blob.size, &im) != 0) fail_msg("%s", lc_test_msg);
   lc_image_free(im);
   free(odd);
   tvm_plugin_target *to = ho.t, *ts = hs.t;
@@ -569,7 +557,7 @@ static void test_damaged_kernel(void **state) {
   expect_refused(d, n, "real: section offset", "lies outside", NULL);
   sh[1].sh_offset = off;
   lc_image *im = NULL;
-  if (lc_image_load(d, n, &im) != 0) fail_msg("restored: %s", g_msg);
+  if (lc_image_load(d, n, &im) != 0) fail_msg("restored: %s", lc_test_msg);
   lc_image_free(im);
   unsigned seed = 12345, loaded = 0, refused = 0;
   for (int k = 0; k < 3000; k++) {
@@ -579,13 +567,13 @@ static void test_damaged_kernel(void **state) {
     seed = seed * 1103515245u + 12345u;
     d[at] ^= (uint8_t)(1 + (seed >> 8) % 255);
     im = NULL;
-    g_msg[0] = 0;
+    lc_test_msg[0] = 0;
     if (lc_image_load(d, n, &im) == 0) {
       loaded++;
       lc_image_free(im);
     } else {
       refused++;
-      assert_non_null(strstr(g_msg, "llvm-cpu:"));
+      assert_non_null(strstr(lc_test_msg, "llvm-cpu:"));
     }
     d[at] = was;
   }

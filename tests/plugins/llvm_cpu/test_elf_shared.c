@@ -34,33 +34,21 @@
 
 #include "elf_check.h"
 #include "elf_load.h"
+#include "elf_report.h"
 #include "harness.h"
 #include "tvm/te.h"
-
-/* ---- lc_report for the directly linked checks --------------------------- */
-
-static char g_msg[1024];
-
-int32_t lc_report(int32_t st, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(g_msg, sizeof g_msg, fmt, ap);
-  va_end(ap);
-  return st;
-}
 
 /* Checks d[0..n) as a shared object and expects a refusal whose message
  * holds every string of the NULL-terminated list. */
 static void expect_refused(const uint8_t *d, size_t n, const char *what, ...) {
-  g_msg[0] = 0;
+  lc_test_msg[0] = 0;
   if (lc_check_elf(d, n, 1) == 0) fail_msg("%s: accepted, want a refusal", what);
   va_list ap;
   va_start(ap, what);
-  for (const char *s; (s = va_arg(ap, const char *)) != NULL;)
-    if (!strstr(g_msg, s)) fail_msg("%s: message lacks '%s': %s", what, s, g_msg);
+  lc_test_expect_msg(what, ap);
   va_end(ap);
-  assert_non_null(strstr(g_msg, "output: object")); /* the fix */
-  printf("  %-16s %s\n", what, g_msg);
+  assert_non_null(strstr(lc_test_msg, "output: object")); /* the fix */
+  printf("  %-16s %s\n", what, lc_test_msg);
 }
 
 /* ---- a real shared kernel ----------------------------------------------- */
@@ -220,8 +208,8 @@ static void test_real_shared_kernel(void **state) {
   h_mod hs;
   build_and_run("output=shared", &hs);
   assert_int_equal(hs.blob.format, TVM_BLOB_SHARED_OBJECT);
-  g_msg[0] = 0;
-  if (lc_check_elf(hs.blob.data, hs.blob.size, 1) != 0) fail_msg("%s", g_msg);
+  lc_test_msg[0] = 0;
+  if (lc_check_elf(hs.blob.data, hs.blob.size, 1) != 0) fail_msg("%s", lc_test_msg);
   /* what the link produces: nothing that runs at load, no libraries */
   sofile f;
   so_open(&f, hs.blob.data, hs.blob.size);
@@ -280,8 +268,8 @@ static void test_other_links(void **state) {
   free(d);
   d = link_with(&ho.blob, "-nostdlib -Wl,--hash-style=both", &n);
   assert_non_null(d);
-  g_msg[0] = 0;
-  if (lc_check_elf(d, n, 1) != 0) fail_msg("both hash styles: %s", g_msg);
+  lc_test_msg[0] = 0;
+  if (lc_check_elf(d, n, 1) != 0) fail_msg("both hash styles: %s", lc_test_msg);
   sofile f;
   so_open(&f, d, n);
   uint32_t *h = (uint32_t *)(f.d + va_off(&f, dyn_of(&f, DT_HASH)->d_un.d_ptr));
@@ -346,7 +334,7 @@ static void test_edited_copies_refused(void **state) {
   expect_refused(f.d, f.n, "undefined system", "dynamic symbol",
                  "'system' is undefined", "TVM_LLVM_CPU_EXTERNS", NULL);
   setenv("TVM_LLVM_CPU_EXTERNS", "system", 1);
-  if (lc_check_elf(f.d, f.n, 1) != 0) fail_msg("listed system: %s", g_msg);
+  if (lc_check_elf(f.d, f.n, 1) != 0) fail_msg("listed system: %s", lc_test_msg);
   unsetenv("TVM_LLVM_CPU_EXTERNS");
   so_reset(&f, orig);
 
@@ -410,7 +398,7 @@ static void test_edited_copies_refused(void **state) {
                  "segments", NULL);
   so_reset(&f, orig);
 
-  if (lc_check_elf(f.d, f.n, 1) != 0) fail_msg("restored: %s", g_msg);
+  if (lc_check_elf(f.d, f.n, 1) != 0) fail_msg("restored: %s", lc_test_msg);
   free(f.d);
   free_mod(&hs);
 }
@@ -432,12 +420,12 @@ static void test_mutations(void **state) {
     uint8_t was = d[at];
     seed = seed * 1103515245u + 12345u;
     d[at] ^= (uint8_t)(1 + (seed >> 8) % 255);
-    g_msg[0] = 0;
+    lc_test_msg[0] = 0;
     if (lc_check_elf(d, n, 1) == 0) {
       ok++;
     } else {
       refused++;
-      assert_non_null(strstr(g_msg, "llvm-cpu:"));
+      assert_non_null(strstr(lc_test_msg, "llvm-cpu:"));
     }
     d[at] = was;
   }

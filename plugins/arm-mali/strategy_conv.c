@@ -45,40 +45,20 @@ static tvm_gpu_limits limits_of(const tvm_plugin_target *t) {
   return l;
 }
 
-int32_t mali_schedule_conv2d(tvm_plugin_target *t, tvm_schedule *s,
-                             tvm_tensor **outs, uint32_t nouts,
-                             tvm_config *cfg) {
-  tvm_gpu_limits l = limits_of(t);
-  return tvm_gpu_schedule_conv2d_nchwc(s, outs, (int)nouts, &l, cfg);
-}
+/* A strategy entry running one of the core's templates with the target's
+ * limits. */
+#define MALI_TEMPLATE(name, tmpl)                                          \
+  int32_t name(tvm_plugin_target *t, tvm_schedule *s, tvm_tensor **outs,  \
+               uint32_t nouts, tvm_config *cfg) {                         \
+    tvm_gpu_limits l = limits_of(t);                                      \
+    return tmpl(s, outs, (int)nouts, &l, cfg);                            \
+  }
 
-int32_t mali_schedule_winograd(tvm_plugin_target *t, tvm_schedule *s,
-                               tvm_tensor **outs, uint32_t nouts,
-                               tvm_config *cfg) {
-  tvm_gpu_limits l = limits_of(t);
-  return tvm_gpu_schedule_conv2d_winograd(s, outs, (int)nouts, &l, cfg);
-}
-
-int32_t mali_schedule_pool(tvm_plugin_target *t, tvm_schedule *s,
-                           tvm_tensor **outs, uint32_t nouts,
-                           tvm_config *cfg) {
-  tvm_gpu_limits l = limits_of(t);
-  return tvm_gpu_schedule_pool_nchwc(s, outs, (int)nouts, &l, cfg);
-}
-
-int32_t mali_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
-                            tvm_tensor **outs, uint32_t nouts,
-                            tvm_config *cfg) {
-  tvm_gpu_limits l = limits_of(t);
-  return tvm_gpu_schedule_dense(s, outs, (int)nouts, &l, cfg);
-}
-
-int32_t mali_schedule_injective(tvm_plugin_target *t, tvm_schedule *s,
-                                tvm_tensor **outs, uint32_t nouts,
-                                tvm_config *cfg) {
-  tvm_gpu_limits l = limits_of(t);
-  return tvm_gpu_schedule_injective(s, outs, (int)nouts, &l, cfg);
-}
+MALI_TEMPLATE(mali_schedule_conv2d, tvm_gpu_schedule_conv2d_nchwc)
+MALI_TEMPLATE(mali_schedule_winograd, tvm_gpu_schedule_conv2d_winograd)
+MALI_TEMPLATE(mali_schedule_pool, tvm_gpu_schedule_pool_nchwc)
+MALI_TEMPLATE(mali_schedule_dense, tvm_gpu_schedule_dense)
+MALI_TEMPLATE(mali_schedule_injective, tvm_gpu_schedule_injective)
 
 /* The input-channel block for C channels and vw lanes. */
 static int64_t input_block(int64_t C, int64_t vw) {

@@ -23,12 +23,22 @@ dist_targets_DATA += targets/vulkan.yaml
 EXTRA_DIST += plugins/vulkan/README.md
 
 if HAVE_CMOCKA
-check_PROGRAMS += tests/plugins/vulkan/test_vulkan
-TESTS += tests/plugins/vulkan/test_vulkan
-tests_plugins_vulkan_test_vulkan_SOURCES = tests/plugins/vulkan/test_vulkan.c
+check_PROGRAMS += tests/plugins/vulkan/test_vulkan \
+	tests/plugins/vulkan/test_vulkan_threads
+TESTS += tests/plugins/vulkan/test_vulkan \
+	tests/plugins/vulkan/test_vulkan_threads
+tests_plugins_vulkan_test_vulkan_SOURCES = tests/plugins/vulkan/test_vulkan.c \
+	tests/plugins/vulkan/vk_test.h tests/plugins/vulkan/vk_test.c
 tests_plugins_vulkan_test_vulkan_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_vulkan_test_vulkan_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_vulkan_test_vulkan_DEPENDENCIES = \
+	plugins/vulkan/tvm-vulkan.la
+tests_plugins_vulkan_test_vulkan_threads_SOURCES = \
+	tests/plugins/vulkan/test_vulkan_threads.c \
+	tests/plugins/vulkan/vk_test.h tests/plugins/vulkan/vk_test.c
+tests_plugins_vulkan_test_vulkan_threads_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_vulkan_test_vulkan_threads_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_vulkan_test_vulkan_threads_DEPENDENCIES = \
 	plugins/vulkan/tvm-vulkan.la
 endif
 # the ONNX node tests and every zoo model compiled for vulkan (skip

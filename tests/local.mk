@@ -4,3 +4,4 @@
 # included from Makefile.am.  Shell-script tests end in .sh and run with
 # $(SHELL) (TEST_EXTENSIONS in Makefile.am); all tests get the environment
 # of AM_TESTS_ENVIRONMENT (build-tree plugin and target paths only).
+EXTRA_DIST += tests/e2e/onnx/node_tests_floor.sh

@@ -24,9 +24,7 @@ lvp=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 [ -z "${VK_DRIVER_FILES:-}" ] && [ -r "$lvp" ] && VK_DRIVER_FILES=$lvp &&
   export VK_DRIVER_FILES
 MESA_SHADER_CACHE_DISABLE=true
-TVM_ONNX_TARGET=vulkan
-TVM_ONNX_MODE=compiled
-export MESA_SHADER_CACHE_DISABLE TVM_ONNX_TARGET TVM_ONNX_MODE
+export MESA_SHADER_CACHE_DISABLE
 if [ -n "${TVM_SANITIZED:-}" ]; then
   set -- test_add test_relu test_softmax_axis_1 test_reduce_sum_default \
          test_matmul_2d test_conv_with_strides_padding test_cast_FLOAT_TO_
@@ -35,14 +33,5 @@ else
   set --
   floor=600
 fi
-out=$("$prog" "$@")
-rc=$?
-printf '%s\n' "$out"
-[ $rc -eq 77 ] && exit 77
-[ $rc -eq 0 ] || { echo "onnx node tests on vulkan: failures (exit $rc)"; exit 1; }
-passed=$(printf '%s\n' "$out" |
-         sed -n 's/^onnx node tests.*: \([0-9]*\) passed.*/\1/p')
-[ -n "$passed" ] || { echo "no summary line"; exit 1; }
-[ "$passed" -ge $floor ] ||
-  { echo "only $passed node tests passed on vulkan (expected >= $floor)"; exit 1; }
-exit 0
+. "${TVM_SRCDIR:?}/tests/e2e/onnx/node_tests_floor.sh"
+node_tests_floor vulkan compiled $floor "$@"

@@ -44,14 +44,6 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* Number of plan steps whose label contains s. */
-static int steps_with(const tvm_plan *p, const char *s) {
-  int n = 0;
-  for (uint32_t i = 0; i < p->nsteps; i++)
-    n += strstr(p->steps[i].label, s) != NULL;
-  return n;
-}
-
 /* Conv attributes: square kernel k, stride, symmetric pad. */
 static tvm_gvalue *conv(tvm_graph *g, tvm_gvalue *x, int64_t C, int64_t M,
                         int64_t k, int64_t stride, int64_t pad, int bias,
@@ -76,21 +68,7 @@ static tvm_plan *compile_check(tvm_graph *g, uint64_t seed) {
   eval_graph(g, &in, &want);
   OKR(tvm_compile(g, T, &o, &p));
   if (have_device) { /* the runtime's executor: it runs host programs */
-    tvm_executor *e = NULL;
-    OKR(tvm_executor_create(p, T, &e));
-    for (int i = 0; i < in.n; i++) OKR(tvm_executor_set_input(e, (uint32_t)i, &in.t[i]));
-    OKR(tvm_executor_run(e));
-    got.n = want.n;
-    for (int i = 0; i < want.n; i++) {
-      got.t[i] = want.t[i];
-      got.t[i].shape = tvm_calloc(8, sizeof(int64_t));
-      memcpy(got.t[i].shape, want.t[i].shape, sizeof(int64_t) * (size_t)want.t[i].ndim);
-      int64_t ne = 1;
-      for (int d = 0; d < want.t[i].ndim; d++) ne *= want.t[i].shape[d];
-      got.t[i].data = tvm_calloc((size_t)ne + 1, sizeof(float));
-      OKR(tvm_executor_get_output(e, (uint32_t)i, &got.t[i]));
-    }
-    tvm_executor_free(e);
+    run_plan_executor(p, T, &in, &got);
     expect_close(&got, &want, RTOL);
     tensors_free(&got);
   }

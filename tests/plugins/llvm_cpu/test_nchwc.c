@@ -38,13 +38,6 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* Number of plan steps whose label contains s. */
-static int steps_with(const tvm_plan *p, const char *s) {
-  int n = 0;
-  for (uint32_t i = 0; i < p->nsteps; i++) n += strstr(p->steps[i].label, s) != NULL;
-  return n;
-}
-
 static int count_op(const tvm_graph *g, const char *op) {
   int k = 0;
   for (size_t i = 0; i < g->nodes.len; i++)

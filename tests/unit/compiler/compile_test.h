@@ -4,7 +4,8 @@
  * gives every plan value a buffer (activations share their storage slot's
  * buffer), uploads parameters and inputs, launches the steps in order
  * through the runtime and reads the outputs back.  Independent of the
- * package/executor layer so the plan itself is what is tested.
+ * package/executor layer so the plan itself is what is tested; plans
+ * with host programs run through the executor (run_plan_executor).
  */
 #ifndef TVM_TESTS_COMPILE_TEST_H
 #define TVM_TESTS_COMPILE_TEST_H
@@ -89,6 +90,41 @@ static inline void run_plan(const tvm_plan *p, const tvm_target *t,
   tvm_free(slot);
   if (m) tvm_runtime_module_free(m);
   tvm_device_close(d);
+}
+
+/* Runs plan p on t through the runtime's executor instead (the path of
+ * plans with host programs over device kernels, which run_plan's one
+ * kernel per step cannot run); inputs and outputs as run_plan. */
+static inline void run_plan_executor(const tvm_plan *p, const tvm_target *t,
+                                     const tensors *in, tensors *out) {
+  tvm_executor *e = NULL;
+  OKR(tvm_executor_create(p, t, &e));
+  for (int i = 0; i < in->n; i++)
+    OKR(tvm_executor_set_input(e, (uint32_t)i, &in->t[i]));
+  OKR(tvm_executor_run(e));
+  out->n = (int)p->noutputs;
+  assert_true(out->n <= 8);
+  for (uint32_t i = 0; i < p->noutputs; i++) {
+    const tvm_plan_value *v = &p->values[p->outputs[i]];
+    DLTensor *o = &out->t[i];
+    memset(o, 0, sizeof *o);
+    o->device.device_type = kDLCPU;
+    o->dtype = v->dtype;
+    o->ndim = v->ndim;
+    o->shape = tvm_calloc(8, sizeof(int64_t));
+    memcpy(o->shape, v->shape, sizeof(int64_t) * (size_t)v->ndim);
+    o->data = tvm_calloc(v->nbytes + 1, 1);
+    OKR(tvm_executor_get_output(e, i, o));
+  }
+  tvm_executor_free(e);
+}
+
+/* Number of plan steps whose label contains s. */
+static inline int steps_with(const tvm_plan *p, const char *s) {
+  int n = 0;
+  for (uint32_t i = 0; i < p->nsteps; i++)
+    n += strstr(p->steps[i].label, s) != NULL;
+  return n;
 }
 
 #endif /* TVM_TESTS_COMPILE_TEST_H */

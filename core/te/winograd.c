@@ -137,6 +137,17 @@ static tvm_tensor *mat_compute(tvm_ctx *c, const char *name, const wg_mat *m,
   return t;
 }
 
+/* A zeroed wg_ud in c's arena, or NULL with the diagnostic set. */
+static wg_ud *wg_ud_new(tvm_ctx *c) {
+  wg_ud *u = tvm_ctx_alloc(c, sizeof *u);
+  if (!u) {
+    tvm_diag_set(TVM_ERR_NOMEM, "winograd: out of memory");
+    return NULL;
+  }
+  memset(u, 0, sizeof *u);
+  return u;
+}
+
 /* See tvm/te.h. */
 tvm_tensor *tvm_op_winograd_kernel(tvm_ctx *c, tvm_tensor *W) {
   if (!W || W->ndim != 4 || W->shape_c[2] != 3 || W->shape_c[3] != 3) {
@@ -144,12 +155,8 @@ tvm_tensor *tvm_op_winograd_kernel(tvm_ctx *c, tvm_tensor *W) {
                  "winograd F(2x2, 3x3): expected W [K, C, 3, 3]");
     return NULL;
   }
-  wg_ud *u = tvm_ctx_alloc(c, sizeof *u);
-  if (!u) {
-    tvm_diag_set(TVM_ERR_NOMEM, "winograd: out of memory");
-    return NULL;
-  }
-  memset(u, 0, sizeof *u);
+  wg_ud *u = wg_ud_new(c);
+  if (!u) return NULL;
   u->W = W;
   u->G = mat_compute(c, "wino_G", &wg_G, "winograd_G");
   if (!u->G) return NULL;
@@ -171,12 +178,8 @@ tvm_tensor *tvm_op_winograd_conv2d(tvm_ctx *c, tvm_tensor *X, tvm_tensor *U,
                  "[4, 4, K, C] with non-negative padding");
     return NULL;
   }
-  wg_ud *u = tvm_ctx_alloc(c, sizeof *u);
-  if (!u) {
-    tvm_diag_set(TVM_ERR_NOMEM, "winograd: out of memory");
-    return NULL;
-  }
-  memset(u, 0, sizeof *u);
+  wg_ud *u = wg_ud_new(c);
+  if (!u) return NULL;
   u->X = X;
   u->U = U;
   u->N = X->shape_c[0];

@@ -23,9 +23,11 @@
  *    array, of a constant extent;
  *  - barriers: OpControlBarrier(Workgroup, Workgroup, AcquireRelease |
  *    WorkgroupMemory).
- * Integer division follows the IR: DIV/MOD truncate (OpSDiv/OpSRem),
- * FLOORDIV rounds down and FLOORMOD takes the divisor's sign (SDiv and
- * SRem corrected by the remainder's sign; OpFMod for floats).  Math goes through
+ * Integer division follows the IR: DIV/MOD truncate (OpSDiv; the
+ * remainder from OpUMod of the magnitudes, since Vulkan leaves OpSRem and
+ * OpSMod undefined for negative operands), FLOORDIV rounds down and
+ * FLOORMOD takes the divisor's sign (corrected by the remainder's sign;
+ * OpFMod for floats).  Math goes through
  * GLSL.std.450; erf through the Abramowitz-Stegun 7.1.26 polynomial
  * (|error| < 1.5e-7).  Types: bool, 32-bit integers and float32 always;
  * 8-, 16- and 64-bit integers, float16 and float64 when the target's

@@ -288,11 +288,30 @@ static uint32_t call(cg *g, const tvm_expr *e, uint32_t ty) {
   }
 }
 
+/* Signed truncating remainder (the dividend's sign) without OpSRem: the
+ * Vulkan environment leaves OpSRem and OpSMod undefined when an operand
+ * is negative (NVIDIA's driver does return other values than lavapipe for
+ * 64-bit operands), so it is UMod of the magnitudes, negated when the
+ * dividend is negative. */
+static uint32_t srem_int(cg *g, uint32_t ty, tvm_dtype t, uint32_t a,
+                         uint32_t b) {
+  uint32_t bt = spv_t_bool(&g->m), zero = cg_const(g, t, 0, 0);
+  uint32_t an = cg_op2(g, SpvOpSLessThan, bt, a, zero);
+  uint32_t bn = cg_op2(g, SpvOpSLessThan, bt, b, zero);
+  uint32_t uty = spv_t_int(&g->m, t.bits, 0);
+  uint32_t ua = cg_op3(g, SpvOpSelect, ty, an, cg_op1(g, SpvOpSNegate, ty, a), a);
+  uint32_t ub = cg_op3(g, SpvOpSelect, ty, bn, cg_op1(g, SpvOpSNegate, ty, b), b);
+  uint32_t ur = cg_op2(g, SpvOpUMod, uty, cg_op1(g, SpvOpBitcast, uty, ua),
+                       cg_op1(g, SpvOpBitcast, uty, ub));
+  uint32_t r = cg_op1(g, SpvOpBitcast, ty, ur);
+  return cg_op3(g, SpvOpSelect, ty, an, cg_op1(g, SpvOpSNegate, ty, r), r);
+}
+
 /* Integer floor division: SDiv minus one when the remainder is non-zero
  * and its sign differs from the divisor's. */
 static uint32_t floordiv_int(cg *g, uint32_t ty, tvm_dtype t, uint32_t a,
                              uint32_t b) {
-  uint32_t q = cg_op2(g, SpvOpSDiv, ty, a, b), r = cg_op2(g, SpvOpSRem, ty, a, b);
+  uint32_t q = cg_op2(g, SpvOpSDiv, ty, a, b), r = srem_int(g, ty, t, a, b);
   uint32_t bt = spv_t_bool(&g->m), zero = cg_const(g, t, 0, 0);
   uint32_t nz = cg_op2(g, SpvOpINotEqual, bt, r, zero);
   uint32_t rn = cg_op2(g, SpvOpSLessThan, bt, r, zero);
@@ -303,12 +322,12 @@ static uint32_t floordiv_int(cg *g, uint32_t ty, tvm_dtype t, uint32_t a,
              cg_op2(g, SpvOpISub, ty, q, cg_const(g, t, 1, 1)), q);
 }
 
-/* Integer floor modulo: SRem plus the divisor when the remainder is
- * non-zero and its sign differs from the divisor's.  (OpSMod means the
- * same, but lavapipe computes it wrongly for 64-bit operands.) */
+/* Integer floor modulo: the truncating remainder plus the divisor when
+ * it is non-zero and its sign differs from the divisor's (OpSMod would
+ * mean the same, but is undefined for negative operands in Vulkan). */
 static uint32_t floormod_int(cg *g, uint32_t ty, tvm_dtype t, uint32_t a,
                              uint32_t b) {
-  uint32_t r = cg_op2(g, SpvOpSRem, ty, a, b);
+  uint32_t r = srem_int(g, ty, t, a, b);
   uint32_t bt = spv_t_bool(&g->m), zero = cg_const(g, t, 0, 0);
   uint32_t nz = cg_op2(g, SpvOpINotEqual, bt, r, zero);
   uint32_t rn = cg_op2(g, SpvOpSLessThan, bt, r, zero);
@@ -364,7 +383,8 @@ uint32_t cg_expr(cg *g, const tvm_expr *e) {
     case TVM_DIV:
       return cg_op2(g, f ? SpvOpFDiv : s ? SpvOpSDiv : SpvOpUDiv, ty, a, b);
     case TVM_MOD:
-      return cg_op2(g, f ? SpvOpFRem : s ? SpvOpSRem : SpvOpUMod, ty, a, b);
+      if (s && !f) return srem_int(g, ty, t, a, b);
+      return cg_op2(g, f ? SpvOpFRem : SpvOpUMod, ty, a, b);
     case TVM_FLOORDIV:
       if (f) return cg_glsl1(g, ty, GLSLstd450Floor,
                           cg_op2(g, SpvOpFDiv, ty, a, b));

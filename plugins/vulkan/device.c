@@ -22,6 +22,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +45,26 @@ const char *vk_result(VkResult r) {
 
 /* ---- loading ------------------------------------------------------------- */
 
-/* Opens the loader and creates an instance and a device handle set. */
-static int32_t open_instance(tvm_plugin_device *d) {
-  d->lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+/* The process's one loader handle and instance.  Every device of the
+ * process shares them and none destroys them: destroying the last
+ * instance makes the loader unload the driver, and NVIDIA's driver,
+ * loaded and unloaded again with every device of a process (a test
+ * program opens hundreds), stops creating instances after about a dozen
+ * rounds ("incompatible driver").  So the loader is opened with
+ * RTLD_NODELETE and the instance lives until the process exits, as in
+ * any Vulkan application; a failed creation is retried by the next
+ * device (a driver may have been installed meanwhile). */
+static struct {
+  pthread_mutex_t mu;
+  void *lib;
+  VkInstance inst;
+} shared = {PTHREAD_MUTEX_INITIALIZER, NULL, VK_NULL_HANDLE};
+
+/* Creates the shared instance into d (under shared.mu). */
+static int32_t create_instance(tvm_plugin_device *d) {
+  if (!shared.lib)
+    shared.lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  d->lib = shared.lib;
   if (!d->lib)
     return vk_fail(TVM_ERR_UNAVAILABLE,
                    "vulkan: the Vulkan loader libvulkan.so.1 is not "
@@ -60,6 +78,10 @@ static int32_t open_instance(tvm_plugin_device *d) {
 #define LOADG(fn) d->f.fn = (PFN_##fn)d->f.vkGetInstanceProcAddr(NULL, #fn);
   VK_GLOBAL_FNS(LOADG)
 #undef LOADG
+  if (shared.inst) {
+    d->inst = shared.inst;
+    return 0;
+  }
   if (!d->f.vkCreateInstance)
     return vk_fail(TVM_ERR_UNAVAILABLE, "vulkan: the loader offers no "
                                         "vkCreateInstance");
@@ -75,6 +97,16 @@ static int32_t open_instance(tvm_plugin_device *d) {
   VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
                               .pApplicationInfo = &app};
   VKCHECK(d->f.vkCreateInstance(&ici, NULL, &d->inst), "vkCreateInstance");
+  shared.inst = d->inst;
+  return 0;
+}
+
+/* Takes the shared instance and the target's physical device into d. */
+static int32_t open_instance(tvm_plugin_device *d) {
+  pthread_mutex_lock(&shared.mu);
+  int32_t rc = create_instance(d);
+  pthread_mutex_unlock(&shared.mu);
+  if (rc) return rc;
 #define LOADI(fn) d->f.fn = (PFN_##fn)d->f.vkGetInstanceProcAddr(d->inst, #fn);
   VK_INSTANCE_FNS(LOADI)
 #undef LOADI
@@ -109,9 +141,7 @@ static void close_device(tvm_plugin_device *d) {
     if (d->cpool) d->f.vkDestroyCommandPool(d->dev, d->cpool, NULL);
     d->f.vkDestroyDevice(d->dev, NULL);
   }
-  if (d->inst) d->f.vkDestroyInstance(d->inst, NULL);
-  if (d->lib) dlclose(d->lib);
-  free(d);
+  free(d); /* the instance and the loader stay: see `shared` */
 }
 
 int32_t vk_probe(tvm_plugin_target *t) {

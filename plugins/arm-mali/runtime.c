@@ -30,6 +30,7 @@ struct tvm_plugin_device {
   cl_context ctx;
   cl_command_queue q;
   int has_fp16, has_fp64;
+  int exact_div; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: build with it */
   size_t max_wg;
   cl_uint base_align; /* bytes every buffer is aligned to */
   bin_entry *cache;
@@ -161,6 +162,10 @@ int32_t mali_device_open(tvm_plugin_target *t, tvm_plugin_device **out) {
     d->cl.clGetDeviceInfo(d->dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits,
                           &bits, NULL);
     d->base_align = bits / 8;
+    cl_device_fp_config fp = 0;
+    d->cl.clGetDeviceInfo(d->dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp,
+                          NULL);
+    d->exact_div = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
     *out = d;
     return TVM_OK;
   }
@@ -321,7 +326,15 @@ int32_t mali_module_load(tvm_plugin_device *d, const tvm_plugin_blob *blob,
     return REPORT(TVM_ERR_INVALID, "arm-mali: creating the program failed "
                   "(error %d)", (int)err);
   }
-  err = d->cl.clBuildProgram(m->prog, 1, &d->dev, "-cl-std=CL1.2", NULL, NULL);
+  /* OpenCL lets float division and sqrt be 2.5 ulp off by default (and
+   * NVIDIA's are): where the device can round them correctly, as every
+   * other target and the references do, it is asked to, or a quotient
+   * that should round to x.5 lands on the other side (DynamicQuantize-
+   * Linear's scale did). */
+  const char *opts = d->exact_div
+                         ? "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt"
+                         : "-cl-std=CL1.2";
+  err = d->cl.clBuildProgram(m->prog, 1, &d->dev, opts, NULL, NULL);
   if (err != CL_SUCCESS) {
     int32_t st = REPORT(TVM_ERR_INVALID,
                         "arm-mali: building the OpenCL program failed (error "

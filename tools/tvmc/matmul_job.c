@@ -41,9 +41,11 @@ static tvm_status upload(tvm_device *d, const float *h, int64_t n,
 }
 
 /* The width nr of B's column panels: the target's choice for a MatMul
- * node A[M, K] x B[K, N] (alter_layout; weight layout "NK<nr>n"), else,
- * when the target says nothing (no alter_layout, or an empty answer), the
- * core's default: the largest of 16, 8, 4, 2, 1 that divides N. */
+ * node A[M, K] x B[K, N] (alter_layout; weight layout "NK<nr>n"); when a
+ * target with threads says nothing (no alter_layout, or an empty answer),
+ * 0: no packing, the product a MatMul node gives it, scheduled by its
+ * MatMul strategy; any other target gets the core's default, the largest
+ * of 16, 8, 4, 2, 1 that divides N. */
 static tvm_status packing_width(const tvm_target *t, int64_t M, int64_t N,
                                 int64_t K, int *nr) {
   tvm_graph *g = NULL;
@@ -68,6 +70,11 @@ static tvm_status packing_width(const tvm_target *t, int64_t M, int64_t N,
                         t->name, L.weight);
     else
       *nr = w;
+  } else if (st == TVM_OK) {
+    tvm_lower_options lo;
+    tvm_lower_options_init(&lo);
+    tvm_target_lower_options(t, &lo);
+    if (lo.has_threads) *nr = 0;
   }
   tvm_graph_free(g);
   return st;
@@ -97,12 +104,13 @@ tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
   st = tvmc_matmul_declare(job->ctx, job->cfg, M, N, K, nr, &te);
   if (st != TVM_OK) return st;
   /* the strategy rule of every compilation (tvm/strategy.h): "matmul"
-   * strategies by name, then contraction-pattern ones and the default,
+   * strategies (the packed job) or "MatMul" ones (unpacked) by name, then contraction-pattern ones and the default,
    * then the core's generic schedule; a failure is an error */
   st = tvm_strategy_env_create(t, job->ctx, &env);
   if (st == TVM_OK)
-    st = tvm_strategy_schedule(env, "matmul", TVM_PAT_OUT_ELEMWISE_FUSABLE,
-                               NULL, &te.C, 1, job->cfg, &s, &job->strategy);
+    st = tvm_strategy_schedule(env, nr ? "matmul" : "MatMul",
+                               TVM_PAT_OUT_ELEMWISE_FUSABLE, NULL, &te.C, 1,
+                               job->cfg, &s, &job->strategy);
   tvm_strategy_env_free(env);
   if (st != TVM_OK) goto out;
   tvm_lower_options_init(&lo);

@@ -8,7 +8,9 @@
  * matmul_job.c) and whose other choices are half and twice that width
  * where they divide N.  When nr does not divide N, B is padded with zero
  * columns up to a multiple of nr (the last panel).  The schedule template
- * reads nr back from the packed tensor's shape.
+ * reads nr back from the packed tensor's shape.  A target that asks for
+ * no layout (a GPU: its template tiles B through shared memory) gets the
+ * unpacked product, as a MatMul graph node would give it.
  */
 #include "matmul_te.h"
 
@@ -47,8 +49,21 @@ static tvm_expr *matmul_body(tvm_ctx *c, tvm_expr **i, void *ud) {
                  &k, 1);
 }
 
+/* C[i, j] = sum_k A[i, k] * B[k, j] (no packing) */
+static tvm_expr *plain_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvmc_matmul_te *t = ud;
+  tvm_iter_var *k = tvm_reduce_axis(c, "k", 0, t->A->shape_c[1]);
+  if (!k) return NULL;
+  return tvm_sum(c,
+                 tvm_mul(c, TVM_AT(c, t->A, i[0], k->var),
+                         TVM_AT(c, t->B, k->var, i[1])),
+                 &k, 1);
+}
+
 /* Declares A, B, the packed B and C in c; the packing width comes from the
- * "pack_n" knob of cfg around the target's width nr (see the top). */
+ * "pack_n" knob of cfg around the target's width nr (see the top).  nr 0:
+ * no packing, C straight from A and B (Bp NULL), the computation a MatMul
+ * graph node declares. */
 tvm_status tvmc_matmul_declare(tvm_ctx *c, tvm_config *cfg, int64_t M,
                                int64_t N, int64_t K, int nr,
                                tvmc_matmul_te *out) {
@@ -57,8 +72,18 @@ tvm_status tvmc_matmul_declare(tvm_ctx *c, tvm_config *cfg, int64_t M,
   pack_args pa;
   mm_args ma;
 
-  if (M <= 0 || N <= 0 || K <= 0 || nr <= 0)
+  if (M <= 0 || N <= 0 || K <= 0 || nr < 0)
     return tvm_diag_set(TVM_ERR_INVALID, "matmul: sizes must be positive");
+  if (nr == 0) {
+    out->A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){M, K}, 2);
+    out->B = tvm_placeholder(c, "B", TVM_F32, (int64_t[]){K, N}, 2);
+    out->Bp = NULL;
+    if (!out->A || !out->B) return tvm_ctx_status(c);
+    out->C = tvm_compute(c, "C", (int64_t[]){M, N}, 2, plain_body, out);
+    if (!out->C) return tvm_diag_status() ? tvm_diag_status() : TVM_ERR_NOMEM;
+    tvm_tensor_set_tag(out->C, "matmul");
+    return TVM_OK;
+  }
   if (nr % 2 == 0 && N % (nr / 2) == 0) choices[n++] = nr / 2;
   dflt = n;
   choices[n++] = nr;

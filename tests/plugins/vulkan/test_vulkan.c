@@ -244,7 +244,10 @@ static void test_int64(void **state) {
   tvm_module m = {c, NULL, 0};
   vk_lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, "i64", &m);
   tvm_plugin_blob blob;
-  vk_compile_and_validate(&m, &blob);
+  /* no OpSRem/OpSMod: the Vulkan environment leaves them undefined for
+   * negative operands (NVIDIA's driver returned other values than
+   * lavapipe), so remainders must come another way */
+  assert_true(vk_compile_validate_grep(&m, &blob, "OpSRem\\|OpSMod") <= 0);
   if (!vk_have_device) {
     tvm_plugin_blob_free(&blob);
     tvm_schedule_free(s);

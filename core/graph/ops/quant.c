@@ -244,13 +244,22 @@ static tvm_expr *dql_red_body(tvm_ctx *c, tvm_expr **i, void *ud) {
                  : tvm_rmin(c, v, r, u->x->ndim);
 }
 
+/* The one element of the [1]-shaped min or max.  They are 1-element
+ * tensors rather than 0-d ones so that a thread target computes each as a
+ * kernel of its own (a cross-thread reduction over x) that scale, zero
+ * point and y all read, instead of having no axis to launch over. */
+static tvm_expr *dql_at0(tvm_ctx *c, tvm_tensor *t) {
+  tvm_expr *zero = tvm_int(c, 0);
+  return tvm_tread(c, t, &zero, 1);
+}
+
 /* (max(0, max x) - min(0, min x)) / 255 */
 static tvm_expr *dql_scale_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   dql_ud *u = ud;
   (void)i;
   tvm_expr *z = tvm_f32(c, 0);
-  tvm_expr *hi = tvm_max(c, z, tvm_tread(c, u->mx, NULL, 0));
-  tvm_expr *lo = tvm_min(c, z, tvm_tread(c, u->mn, NULL, 0));
+  tvm_expr *hi = tvm_max(c, z, dql_at0(c, u->mx));
+  tvm_expr *lo = tvm_min(c, z, dql_at0(c, u->mn));
   return tvm_div(c, tvm_sub(c, hi, lo), tvm_f32(c, 255));
 }
 
@@ -258,7 +267,7 @@ static tvm_expr *dql_scale_body(tvm_ctx *c, tvm_expr **i, void *ud) {
 static tvm_expr *dql_zp_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   dql_ud *u = ud;
   (void)i;
-  tvm_expr *lo = tvm_min(c, tvm_f32(c, 0), tvm_tread(c, u->mn, NULL, 0));
+  tvm_expr *lo = tvm_min(c, tvm_f32(c, 0), dql_at0(c, u->mn));
   return q_quant(c, tvm_sub(c, tvm_f32(c, 0), lo),
                  tvm_tread(c, u->scale, NULL, 0), tvm_f32(c, 0), TVM_F32,
                  TVM_U8);
@@ -276,11 +285,13 @@ static tvm_status dql_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
                               tvm_tensor **out) {
   dql_ud u = {in[0], NULL, NULL, NULL, NULL, 0};
   tvm_status st;
-  u.mn = tvm_compute(c, op_te_name(c, n, "min"), NULL, 0, dql_red_body, &u);
+  u.mn = tvm_compute(c, op_te_name(c, n, "min"), (int64_t[]){1}, 1,
+                     dql_red_body, &u);
   if ((st = op_te_status(c, n, u.mn)))
     return st;
   u.rmax = 1;
-  u.mx = tvm_compute(c, op_te_name(c, n, "max"), NULL, 0, dql_red_body, &u);
+  u.mx = tvm_compute(c, op_te_name(c, n, "max"), (int64_t[]){1}, 1,
+                     dql_red_body, &u);
   if ((st = op_te_status(c, n, u.mx)))
     return st;
   u.scale = op_te_compute_out(c, n, 1, "elemwise", dql_scale_body, &u);

@@ -104,8 +104,9 @@ tvm_status tvmc_matmul_build(const tvm_target *t, int64_t M, int64_t N,
   st = tvmc_matmul_declare(job->ctx, job->cfg, M, N, K, nr, &te);
   if (st != TVM_OK) return st;
   /* the strategy rule of every compilation (tvm/strategy.h): "matmul"
-   * strategies (the packed job) or "MatMul" ones (unpacked) by name, then contraction-pattern ones and the default,
-   * then the core's generic schedule; a failure is an error */
+   * strategies (the packed job) or "MatMul" ones (unpacked) by name, then
+   * contraction-pattern ones and the default, then the core's generic
+   * schedule; a failure is an error */
   st = tvm_strategy_env_create(t, job->ctx, &env);
   if (st == TVM_OK)
     st = tvm_strategy_schedule(env, nr ? "matmul" : "MatMul",

@@ -2,18 +2,22 @@
  * bench/kernels.c - single kernels against the vendor libraries, in one
  * interleaved run: the ResNet-18 convolutions (with their fused bias and
  * ReLU) and MobileNetV2's depthwise and pointwise layers against oneDNN,
- * and SGEMM (1024^3 and awkward shapes: M in {1, 16, 64}, N and K not
- * multiples of 16) against OpenBLAS and oneDNN.
+ * SGEMM (1024^3 and awkward shapes: M in {1, 16, 64}, N and K not
+ * multiples of 16) against OpenBLAS and oneDNN, and batched products of
+ * two activations (the attention products of BERT and ViT encoders:
+ * Q x K^T and softmax(.) x V per head) against a loop of cblas_sgemm /
+ * dnnl_sgemm calls over the batch.
  *
  *   build/bench/kernels [threads=1] [rounds=5] [runs_per_round=8]
- *                       [conv|dw|gemm ...]
+ *                       [conv|dw|gemm|bmm ...]
  *
  * tvm-c: each layer is a one-operator graph (Conv + bias + Relu, or
  * MatMul with a constant right-hand side) compiled for llvm-cpu with the
  * given thread count; its time is the executor's per-step profile of the
  * kernels that compute it (the layout transforms into and out of
  * NCHW16c, which a whole network pays once, are left out, as oneDNN's
- * reorders are).  oneDNN: the same convolution with layouts of its own
+ * reorders are; the batched products count every step, since both of
+ * their operands change with every run).  oneDNN: the same convolution with layouts of its own
  * choosing (format "any"), bias and a ReLU post-op, no reorders timed;
  * dnnl_sgemm.  OpenBLAS: cblas_sgemm, OPENBLAS_CORETYPE from the detected
  * ISA (bench/machine.c).  Each round times every side in turn after a
@@ -98,6 +102,17 @@ typedef struct gemm_shape {
 static const gemm_shape gemms[] = {
     {1024, 1024, 1024}, {1, 1000, 512}, {1, 1001, 999}, {16, 1000, 1000},
     {16, 250, 333},     {64, 1001, 999}, {64, 500, 257},
+};
+
+/* Batched products C[b] = A[b] x B[b] of two activations. */
+typedef struct bmm_shape {
+  const char *name;
+  int b, m, n, k;
+} bmm_shape;
+static const bmm_shape bmms[] = {
+    {"bert_small QK^T", 4, 128, 128, 64},  {"bert_small AV", 4, 128, 64, 128},
+    {"bert_base QK^T", 12, 128, 128, 64},  {"bert_base AV", 12, 128, 64, 128},
+    {"vit_tiny QK^T", 3, 197, 197, 64},    {"vit_tiny AV", 3, 197, 64, 197},
 };
 
 static int out_size(const layer *l) {
@@ -193,6 +208,20 @@ static int ours_gemm(ours *o, const gemm_shape *m, const tvm_target *t) {
   tvm_gvalue *y = TVM_OP(g, "MatMul", TVM_IN(a, b), TVM_NOATTRS);
   if (!y || tvm_graph_mark_output(g, y) != TVM_OK) return 1;
   return ours_prepare(o, t);
+}
+
+/* A batched MatMul of two graph inputs; every step is counted. */
+static int ours_bmm(ours *o, const bmm_shape *m, const tvm_target *t) {
+  if (tvm_graph_create(&o->g) != TVM_OK) return 1;
+  tvm_graph *g = o->g;
+  int64_t as[3] = {m->b, m->m, m->k}, bs[3] = {m->b, m->k, m->n};
+  tvm_gvalue *a = tvm_graph_input(g, "a", TVM_F32, as, 3);
+  tvm_gvalue *b = tvm_graph_input(g, "b", TVM_F32, bs, 3);
+  tvm_gvalue *y = TVM_OP(g, "MatMul", TVM_IN(a, b), TVM_NOATTRS);
+  if (!y || tvm_graph_mark_output(g, y) != TVM_OK) return 1;
+  if (ours_prepare(o, t)) return 1;
+  for (uint32_t s = 0; s < o->p->nsteps; s++) o->counted[s] = 1;
+  return 0;
 }
 
 /* ---- oneDNN ---------------------------------------------------------------- */
@@ -403,19 +432,77 @@ out:
   return rc;
 }
 
+static int bench_bmm(const opts *op, const bmm_shape *m) {
+  ours o = {0};
+  int rc = 0, R = op->rounds;
+  double *a = calloc((size_t)R, sizeof *a), *b = calloc((size_t)R, sizeof *b);
+  double *c = calloc((size_t)R, sizeof *c);
+  size_t na = (size_t)m->m * m->k, nb = (size_t)m->k * m->n,
+         nc = (size_t)m->m * m->n;
+  float *A = malloc(sizeof(float) * na * m->b);
+  float *B = malloc(sizeof(float) * nb * m->b);
+  float *C = malloc(sizeof(float) * nc * m->b);
+  for (size_t i = 0; i < na * m->b; i++) A[i] = (float)(i % 7) * 0.1f;
+  for (size_t i = 0; i < nb * m->b; i++) B[i] = (float)(i % 5) * 0.1f;
+  if (ours_bmm(&o, m, op->t)) {
+    printf("%-16s tvm-c failed: %s\n", m->name, tvm_diag_message());
+    rc = 1;
+    goto out;
+  }
+  for (int r = 0; r < R; r++) {
+    pause_ms(200);
+    if (ours_time(&o, op->runs, &a[r])) {
+      rc = 1;
+      goto out;
+    }
+    pause_ms(200);
+    double t0 = now_ms();
+    for (int i = 0; i < op->runs; i++)
+      for (int h = 0; h < m->b; h++)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m->m, m->n,
+                    m->k, 1.0f, A + h * na, m->k, B + h * nb, m->n, 0.0f,
+                    C + h * nc, m->n);
+    b[r] = (now_ms() - t0) / op->runs;
+    pause_ms(200);
+    t0 = now_ms();
+    for (int i = 0; i < op->runs; i++)
+      for (int h = 0; h < m->b; h++)
+        dnnl_sgemm('N', 'N', m->m, m->n, m->k, 1.0f, A + h * na, m->k,
+                   B + h * nb, m->n, 0.0f, C + h * nc, m->n);
+    c[r] = (now_ms() - t0) / op->runs;
+  }
+  double f = 2.0 * m->b * m->m * m->n * m->k;
+  double ma = median(a, R), mb = median(b, R), mc = median(c, R);
+  double best = mb < mc ? mb : mc;
+  printf("%-16s %3d %4d %4d %4d %9.4f %8.1f %9.4f %8.1f %9.4f %8.1f %7.2fx\n",
+         m->name, m->b, m->m, m->n, m->k, ma, f / ma / 1e6, mb, f / mb / 1e6,
+         mc, f / mc / 1e6, best / ma);
+out:
+  ours_free(&o);
+  free(a);
+  free(b);
+  free(c);
+  free(A);
+  free(B);
+  free(C);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 1;
   int rounds = argc > 2 ? atoi(argv[2]) : 5;
   int runs = argc > 3 ? atoi(argv[3]) : 8;
   int want_conv = argc <= 4, want_dw = argc <= 4, want_gemm = argc <= 4;
+  int want_bmm = argc <= 4;
   for (int i = 4; i < argc; i++) {
     want_conv |= !strcmp(argv[i], "conv");
     want_dw |= !strcmp(argv[i], "dw");
     want_gemm |= !strcmp(argv[i], "gemm");
+    want_bmm |= !strcmp(argv[i], "bmm");
   }
   if (threads < 1 || threads > 2 || rounds < 1 || runs < 1) {
     fprintf(stderr, "usage: %s [threads=1|2] [rounds>0] [runs>0] "
-                    "[conv|dw|gemm ...]\n", argv[0]);
+                    "[conv|dw|gemm|bmm ...]\n", argv[0]);
     return 2;
   }
   if (!getenv("OPENBLAS_CORETYPE")) {
@@ -486,6 +573,15 @@ int main(int argc, char **argv) {
            "vs best");
     for (size_t i = 0; i < sizeof gemms / sizeof *gemms; i++)
       rc |= bench_gemm(&op, &gemms[i]);
+  }
+  if (want_bmm) {
+    printf("\nBatched C[b] = A[b] x B[b], both operands inputs, vs a loop of "
+           "sgemm calls (goal: >= 0.90x the better peer)\n");
+    printf("%-16s %3s %4s %4s %4s %9s %8s %9s %8s %9s %8s %8s\n", "product",
+           "b", "M", "N", "K", "tvm-c ms", "GFLOP/s", "OpenBLAS", "GFLOP/s",
+           "oneDNN", "GFLOP/s", "vs best");
+    for (size_t i = 0; i < sizeof bmms / sizeof *bmms; i++)
+      rc |= bench_bmm(&op, &bmms[i]);
   }
   dnnl_stream_destroy(d.stream);
   dnnl_engine_destroy(d.eng);

@@ -217,6 +217,9 @@ void lc_isa_of(const tvm_plugin_target *t, lc_isa *o);
 int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                                  tvm_tensor **outs, uint32_t nouts,
                                  tvm_config *cfg);
+int32_t llvm_cpu_schedule_batch_matmul(tvm_plugin_target *t, tvm_schedule *s,
+                                       tvm_tensor **outs, uint32_t nouts,
+                                       tvm_config *cfg);
 int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
                                        tvm_tensor **outs, uint32_t nouts,
                                        tvm_config *cfg);

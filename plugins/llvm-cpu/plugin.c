@@ -42,6 +42,8 @@ static const tvm_plugin_strategy strategies[] = {
     STRATEGY("matmul", "llvm-cpu.matmul_packed", llvm_cpu_schedule_matmul),
     STRATEGY("MatMul_packed", "llvm-cpu.matmul_packed",
              llvm_cpu_schedule_matmul),
+    STRATEGY("MatMul", "llvm-cpu.batch_matmul",
+             llvm_cpu_schedule_batch_matmul),
     STRATEGY("Conv_NCHWc", "llvm-cpu.conv2d_NCHWc",
              llvm_cpu_schedule_conv2d_nchwc),
     STRATEGY("Gemm", "llvm-cpu.dense", llvm_cpu_schedule_dense),

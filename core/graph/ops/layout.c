@@ -227,6 +227,21 @@ static tvm_status lt_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
 }
 
 /* Copies every element to its place in the destination layout. */
+/* Copies one element of eb bytes (constant sizes for the compiler). */
+static inline void lt_copy(char *d, const char *s, int eb) {
+  switch (eb) {
+  case 1: memcpy(d, s, 1); break;
+  case 2: memcpy(d, s, 2); break;
+  case 4: memcpy(d, s, 4); break;
+  case 8: memcpy(d, s, 8); break;
+  default: memcpy(d, s, (size_t)eb);
+  }
+}
+
+/* Walks the output in order with an odometer (no division per dimension
+ * per element: this runs at compile time on every weight that
+ * fold_constants transforms, 11 M elements for ResNet-18); per source
+ * dimension the positions it is read from are looked up once. */
 static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
                                DLTensor *const *out) {
   lt_info li;
@@ -239,26 +254,43 @@ static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
   const char *src = (const char *)x->data + x->byte_offset;
   char *dst = (char *)out[0]->data + out[0]->byte_offset;
   int64_t len = op_dl_numel(out[0]);
+  int nd = out[0]->ndim, ns = li.src.n;
+  /* source dimension k: logical index L = oi[prim] then, for each dst
+   * block of the axis, L * block + oi[q]; the source index is L, L % b
+   * (the src block of the axis) or L / b (its primal, blocked) */
+  int prim[TVM_MAX_DIMS], nq[TVM_MAX_DIMS], q[TVM_MAX_DIMS][TVM_MAX_DIMS];
+  int64_t qb[TVM_MAX_DIMS][TVM_MAX_DIMS], b[TVM_MAX_DIMS];
+  int kind[TVM_MAX_DIMS]; /* 0: L, 1: L % b, 2: L / b */
+  for (int k = 0; k < ns; k++) {
+    char A = li.src.axis[k];
+    prim[k] = op_layout_primal(&li.dst, A);
+    nq[k] = 0;
+    for (int d = 0; d < li.dst.n; d++)
+      if (li.dst.axis[d] == A && li.dst.block[d]) {
+        q[k][nq[k]] = d;
+        qb[k][nq[k]++] = li.dst.block[d];
+      }
+    b[k] = op_layout_block(&li.src, A);
+    kind[k] = b[k] == 1 ? 0 : li.src.block[k] ? 1 : 2;
+  }
+  int64_t oi[TVM_MAX_DIMS] = {0};
   for (int64_t e = 0; e < len; e++) {
-    int64_t oi[TVM_MAX_DIMS], flat = 0;
+    int64_t flat = 0;
     int outside = 0;
-    op_dl_unravel(e, out[0]->shape, out[0]->ndim, oi);
-    for (int k = 0; k < li.src.n; k++) {
-      char A = li.src.axis[k];
-      int p = op_layout_primal(&li.dst, A);
-      int64_t L = oi[p];
-      for (int q = 0; q < li.dst.n; q++)
-        if (li.dst.axis[q] == A && li.dst.block[q])
-          L = L * li.dst.block[q] + oi[q];
-      int64_t b = op_layout_block(&li.src, A);
-      int64_t v = b == 1 ? L : li.src.block[k] ? L % b : L / b;
+    for (int k = 0; k < ns; k++) {
+      int64_t L = oi[prim[k]];
+      for (int r = 0; r < nq[k]; r++)
+        L = L * qb[k][r] + oi[q[k][r]];
+      int64_t v = kind[k] == 0 ? L : kind[k] == 1 ? L % b[k] : L / b[k];
       outside |= v >= x->shape[k];
       flat = flat * x->shape[k] + v;
     }
     if (outside)
       memset(dst + e * eb, 0, (size_t)eb);
     else
-      memcpy(dst + e * eb, src + flat * eb, (size_t)eb);
+      lt_copy(dst + e * eb, src + flat * eb, eb);
+    for (int d = nd - 1; d >= 0 && ++oi[d] == out[0]->shape[d]; d--)
+      oi[d] = 0;
   }
   return TVM_OK;
 }

@@ -301,11 +301,13 @@ static tvm_status schedule_batched(tvm_schedule *s, tvm_tensor *out,
  * for products of any rank (batch dimensions fused outside mr x nr tiles,
  * tiles parallel, the register block at each tile, epilogues inlined,
  * the product itself through a "local" block when it is the output);
- * only nr differs: a knob "tile_n" of one or two vectors that divide N,
- * by default the wider.  Declined (the generic schedule takes them):
- * vector operands (1-D A or B), and N not a multiple of the vector width
- * (a guarded last tile keeps LLVM from vectorizing the block: 3.7 GFLOP/s
- * for ViT's 197 columns, below the generic schedule's 4.9). */
+ * only nr differs: a knob "tile_n" over the powers of two from 4 to two
+ * vectors that divide N, by default the widest (a narrower one is a
+ * partial vector: 40 columns on AVX-512 take 8).  Declined (the generic
+ * schedule takes them): vector operands (1-D A or B), and N not a
+ * multiple of 4 (a guarded last tile keeps LLVM from vectorizing the
+ * block: 3.7 GFLOP/s for ViT's 197 columns, below the generic schedule's
+ * 4.9). */
 int32_t llvm_cpu_schedule_batch_matmul(tvm_plugin_target *t, tvm_schedule *s,
                                        tvm_tensor **outs, uint32_t nouts,
                                        tvm_config *cfg) {
@@ -329,15 +331,15 @@ int32_t llvm_cpu_schedule_batch_matmul(tvm_plugin_target *t, tvm_schedule *s,
       ((tvm_tensor *)ins.data[0])->ndim >= 2 &&
       ((tvm_tensor *)ins.data[1])->ndim >= 2 && mm->nreduce == 1) {
     int64_t N = mm->output->shape_c[mm->output->ndim - 1];
-    int64_t w[2];
+    int64_t w[8];
     int nw = 0;
-    for (int64_t v = isa.lanes; v <= 2 * isa.lanes; v *= 2)
+    for (int64_t v = 4; v <= 2 * isa.lanes && nw < 8; v *= 2)
       if (N % v == 0) w[nw++] = v;
     if (nw == 0) {
       st = tvm_diag_set(TVM_ERR_UNSUPPORTED,
                         "llvm-cpu batch matmul template: %lld columns are "
-                        "not a multiple of the vector width %d",
-                        (long long)N, isa.lanes);
+                        "not a multiple of 4",
+                        (long long)N);
     } else {
       int64_t nr = tvm_cfg_choice(cfg, "tile_n", w, nw, nw - 1), mr, ku;
       register_knobs(cfg, &isa, nr, &mr, &ku);

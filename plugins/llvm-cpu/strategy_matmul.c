@@ -51,73 +51,74 @@ static tvm_tensor *find_compute_input(const tvm_operation *op) {
   return found;
 }
 
-/* Orders, unrolls and vectorizes the register block st (axes row, col,
- * reduce k), k split by ku. */
-static tvm_status register_block(tvm_stage *st, int64_t ku) {
+/* Orders, unrolls and vectorizes the register block st (nd axes:
+ * batch..., row, col, and the reduce axis k), k split by ku: k outermost,
+ * rows unrolled, columns vectorized; the batch axes (extent 1 at the
+ * tile) stay outside. */
+static tvm_status register_block(tvm_stage *st, int nd, int64_t ku) {
   tvm_iter_var *ko, *ki;
-  tvm_iter_var *xc = tvm_stage_axis(st, 0);
-  tvm_iter_var *yc = tvm_stage_axis(st, 1);
+  tvm_iter_var *xc = tvm_stage_axis(st, nd - 2);
+  tvm_iter_var *yc = tvm_stage_axis(st, nd - 1);
   tvm_iter_var *k = tvm_stage_reduce_axis(st, 0);
-  tvm_status st2 = tvm_split(st, k, ku, &ko, &ki);
-  if (st2 == TVM_OK) st2 = tvm_reorder(st, (tvm_iter_var *[]){ko, ki, xc, yc}, 4);
-  if (st2 == TVM_OK) st2 = tvm_unroll(st, ki);
-  if (st2 == TVM_OK) st2 = tvm_unroll(st, xc);
-  if (st2 == TVM_OK) st2 = tvm_vectorize(st, yc);
-  return st2;
+  tvm_status rc = tvm_split(st, k, ku, &ko, &ki);
+  if (!rc) rc = tvm_reorder(st, (tvm_iter_var *[]){ko, ki, xc, yc}, 4);
+  if (!rc) rc = tvm_unroll(st, ki);
+  if (!rc) rc = tvm_unroll(st, xc);
+  if (!rc) rc = tvm_vectorize(st, yc);
+  return rc;
 }
 
-/* MatMul_packed of the graph: out (any rank) reads the 2-D product mm,
- * through inlined epilogue computes. */
-static tvm_status schedule_graph_packed(tvm_schedule *s, tvm_tensor *out,
-                                        tvm_operation *mm, tvm_ptrvec *ops,
-                                        int64_t mr, int64_t nr, int64_t ku) {
-  tvm_iter_var *row, *io, *jo, *ii, *ji, *fused;
-  tvm_status st = TVM_OK;
-  for (size_t i = 0; i < ops->len && !st; i++) {
+/* Tiles stage so (nd axes: batch..., row, col) into mr x nr blocks within
+ * one batch entry, batch and block loops fused and parallel, the block's
+ * columns vectorized; *at is the fused loop. */
+static tvm_status tile_batched(tvm_stage *so, int nd, int64_t mr, int64_t nr,
+                               tvm_iter_var **at) {
+  tvm_iter_var *lead[TVM_MAX_DIMS] = {0}, *batch = NULL, *io, *jo, *ii, *ji;
+  tvm_status rc = TVM_OK;
+  for (int d = 0; d < nd; d++) lead[d] = tvm_stage_axis(so, d);
+  if (nd > 2) batch = lead[0];
+  for (int d = 1; d < nd - 2 && !rc; d++)
+    rc = tvm_fuse(so, batch, lead[d], &batch);
+  if (!rc) rc = tvm_tile(so, lead[nd - 2], lead[nd - 1], mr, nr, &io, &jo, &ii, &ji);
+  if (!rc && batch) rc = tvm_fuse(so, batch, io, &io);
+  if (!rc) rc = tvm_fuse(so, io, jo, at);
+  if (!rc) rc = tvm_parallel(so, *at);
+  if (!rc) rc = tvm_vectorize(so, ji);
+  return rc;
+}
+
+/* The graph's products: out (any rank) is mm, or reads it through
+ * inlined epilogue computes; mm has out's rank (MatMul) or is 2-D over
+ * flattened rows (MatMul_packed).  out is tiled by tile_batched, the
+ * product (through a "local" block when it is the output) computed at
+ * each tile as the register block; mr is capped at the product's rows. */
+static tvm_status schedule_product(tvm_schedule *s, tvm_tensor *out,
+                                   tvm_operation *mm, tvm_ptrvec *ops,
+                                   int64_t mr, int64_t nr, int64_t ku) {
+  tvm_iter_var *at = NULL;
+  tvm_status rc = TVM_OK;
+  int mnd = mm->output->ndim;
+  for (size_t i = 0; i < ops->len && !rc; i++) {
     tvm_operation *op = ops->data[i];
     if (op != out->op && op != mm)
-      st = tvm_compute_inline(tvm_stage_of(s, op->output));
+      rc = tvm_compute_inline(tvm_stage_of(s, op->output));
   }
-  if (st) return st;
-  int64_t rows = mm->output->shape_c[0];
+  if (rc) return rc;
+  int64_t rows = mm->output->shape_c[mnd - 2];
   if (mr > rows) mr = rows;
+  tvm_stage *so = tvm_stage_of(s, out), *sm;
   if (out->op == mm) {
     tvm_tensor *CC;
-    tvm_stage *sc = tvm_stage_of(s, out);
-    if ((st = tvm_cache_write(s, out, "local", &CC))) return st;
-    st = tvm_tile(sc, tvm_stage_axis(sc, 0), tvm_stage_axis(sc, 1), mr, nr,
-                  &io, &jo, &ii, &ji);
-    if (!st) st = tvm_fuse(sc, io, jo, &fused);
-    if (!st) st = tvm_parallel(sc, fused);
-    if (!st) st = tvm_vectorize(sc, ji);
-    if (!st) st = tvm_compute_at(tvm_stage_of(s, CC), sc, fused);
-    if (!st) st = register_block(tvm_stage_of(s, CC), ku);
-    return st;
+    if ((rc = tvm_cache_write(s, out, "local", &CC))) return rc;
+    so = tvm_stage_of(s, out);
+    sm = tvm_stage_of(s, CC);
+  } else {
+    sm = tvm_stage_of(s, mm->output);
   }
-  tvm_stage *so = tvm_stage_of(s, out), *sm = tvm_stage_of(s, mm->output);
-  /* tvm_stage_axis names root axes: take them all before fusing.  The
-   * batch dimensions (all but the last two) are fused into one outer
-   * axis and the tiles cut (rows, columns) within one batch: fusing the
-   * rows with the batch would make a partial row tile straddle two
-   * batches, and bound inference would then ask for the whole product */
-  int nd = out->ndim;
-  tvm_iter_var *col = tvm_stage_axis(so, nd - 1);
-  tvm_iter_var *lead[TVM_MAX_DIMS] = {0}, *batch = NULL;
-  for (int d = 0; d < nd - 1; d++)
-    lead[d] = tvm_stage_axis(so, d);
-  row = lead[nd - 2];
-  if (nd > 2) batch = lead[0];
-  for (int d = 1; d < nd - 2 && !st; d++)
-    st = tvm_fuse(so, batch, lead[d], &batch);
-  if (!st)
-    st = tvm_tile(so, row, col, mr, nr, &io, &jo, &ii, &ji);
-  if (!st && batch) st = tvm_fuse(so, batch, io, &io);
-  if (!st) st = tvm_fuse(so, io, jo, &fused);
-  if (!st) st = tvm_parallel(so, fused);
-  if (!st) st = tvm_vectorize(so, ji);
-  if (!st) st = tvm_compute_at(sm, so, fused);
-  if (!st) st = register_block(sm, ku);
-  return st;
+  if (!rc) rc = tile_batched(so, out->ndim, mr, nr, &at);
+  if (!rc) rc = tvm_compute_at(sm, so, at);
+  if (!rc) rc = register_block(sm, mnd, ku);
+  return rc;
 }
 
 /* The knobs tile_m (*mr) and unroll_k (*ku) for panels nr columns wide
@@ -142,7 +143,7 @@ static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
 int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                                  tvm_tensor **outs, uint32_t nouts,
                                  tvm_config *cfg) {
-  tvm_iter_var *io, *jo, *ii, *ji, *ko, *ki, *fused;
+  tvm_iter_var *io, *jo, *ii, *ji, *fused;
   tvm_tensor *C, *CC, *Bp;
   tvm_stage *sc, *scc, *sbp;
   int64_t mr, ku, nr;
@@ -175,7 +176,7 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
     }
     nr = Bp->shape_c[2];
     register_knobs(cfg, &isa, nr, &mr, &ku);
-    st = schedule_graph_packed(s, outs[0], mm, &ops, mr, nr, ku);
+    st = schedule_product(s, outs[0], mm, &ops, mr, nr, ku);
     tvm_ptrvec_free(&ops);
     return st;
   }
@@ -205,19 +206,9 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   if (st == TVM_OK) st = tvm_vectorize(sc, ji);
   if (st != TVM_OK) return st;
 
-  /* The register block: k outermost, rows unrolled, columns vectorized. */
+  /* The register block at each block of C. */
   if ((st = tvm_compute_at(scc, sc, jo)) != TVM_OK) return st;
-  {
-    tvm_iter_var *xc = tvm_stage_axis(scc, 0);
-    tvm_iter_var *yc = tvm_stage_axis(scc, 1);
-    tvm_iter_var *k = tvm_stage_reduce_axis(scc, 0);
-    if ((st = tvm_split(scc, k, ku, &ko, &ki)) != TVM_OK) return st;
-    st = tvm_reorder(scc, (tvm_iter_var *[]){ko, ki, xc, yc}, 4);
-    if (st == TVM_OK) st = tvm_unroll(scc, ki);
-    if (st == TVM_OK) st = tvm_unroll(scc, xc);
-    if (st == TVM_OK) st = tvm_vectorize(scc, yc);
-    if (st != TVM_OK) return st;
-  }
+  if ((st = register_block(scc, 2, ku)) != TVM_OK) return st;
 
   /* Packing: panels in parallel, columns of a panel vectorized. */
   st = tvm_fuse(sbp, tvm_stage_axis(sbp, 0), tvm_stage_axis(sbp, 1), &fused);
@@ -228,79 +219,15 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
 
 /* ---- MatMul of two activations (no packing) ------------------------------ */
 
-/* register_block for a product of nd axes (batch..., row, col): the batch
- * axes (extent 1 at the tile) stay outermost. */
-static tvm_status register_block_nd(tvm_stage *st, int nd, int64_t ku) {
-  tvm_iter_var *ko, *ki;
-  tvm_iter_var *xc = tvm_stage_axis(st, nd - 2);
-  tvm_iter_var *yc = tvm_stage_axis(st, nd - 1);
-  tvm_iter_var *k = tvm_stage_reduce_axis(st, 0);
-  tvm_status rc = tvm_split(st, k, ku, &ko, &ki);
-  if (!rc) rc = tvm_reorder(st, (tvm_iter_var *[]){ko, ki, xc, yc}, 4);
-  if (!rc) rc = tvm_unroll(st, ki);
-  if (!rc) rc = tvm_unroll(st, xc);
-  if (!rc) rc = tvm_vectorize(st, yc);
-  return rc;
-}
-
-/* Tiles stage so (nd axes: batch..., row, col) into mr x nr blocks within
- * one batch entry, batch and block loops fused and parallel, the block's
- * columns vectorized; *at is the fused loop. */
-static tvm_status tile_batched(tvm_stage *so, int nd, int64_t mr, int64_t nr,
-                               tvm_iter_var **at) {
-  tvm_iter_var *lead[TVM_MAX_DIMS] = {0}, *batch = NULL, *io, *jo, *ii, *ji;
-  tvm_status rc = TVM_OK;
-  for (int d = 0; d < nd; d++) lead[d] = tvm_stage_axis(so, d);
-  if (nd > 2) batch = lead[0];
-  for (int d = 1; d < nd - 2 && !rc; d++)
-    rc = tvm_fuse(so, batch, lead[d], &batch);
-  if (!rc) rc = tvm_tile(so, lead[nd - 2], lead[nd - 1], mr, nr, &io, &jo, &ii, &ji);
-  if (!rc && batch) rc = tvm_fuse(so, batch, io, &io);
-  if (!rc) rc = tvm_fuse(so, io, jo, at);
-  if (!rc) rc = tvm_parallel(so, *at);
-  if (!rc) rc = tvm_vectorize(so, ji);
-  return rc;
-}
-
-/* out (any rank) is mm or reads it through inlined epilogue computes. */
-static tvm_status schedule_batched(tvm_schedule *s, tvm_tensor *out,
-                                   tvm_operation *mm, tvm_ptrvec *ops,
-                                   int64_t mr, int64_t nr, int64_t ku) {
-  tvm_iter_var *at = NULL;
-  tvm_status rc = TVM_OK;
-  int nd = out->ndim;
-  for (size_t i = 0; i < ops->len && !rc; i++) {
-    tvm_operation *op = ops->data[i];
-    if (op != out->op && op != mm)
-      rc = tvm_compute_inline(tvm_stage_of(s, op->output));
-  }
-  if (rc) return rc;
-  int64_t rows = mm->output->shape_c[nd - 2];
-  if (mr > rows) mr = rows;
-  tvm_stage *so = tvm_stage_of(s, out), *sm;
-  if (out->op == mm) {
-    tvm_tensor *CC;
-    if ((rc = tvm_cache_write(s, out, "local", &CC))) return rc;
-    so = tvm_stage_of(s, out);
-    sm = tvm_stage_of(s, CC);
-  } else {
-    sm = tvm_stage_of(s, mm->output);
-  }
-  if (!rc) rc = tile_batched(so, nd, mr, nr, &at);
-  if (!rc) rc = tvm_compute_at(sm, so, at);
-  if (!rc) rc = register_block_nd(sm, nd, ku);
-  return rc;
-}
-
 /* The graph's MatMul whose right operand is not a constant (alter_layout
  * packs the constant ones into MatMul_packed): attention's Q x K^T and
  * softmax(.) x V, batched over heads.  Its product, tagged "matmul" or
  * "batch_matmul", reads B[..., k, j] as it is: a row of B is contiguous
  * in j, which is all the register block needs (nr/lanes vector loads of
  * B and mr broadcasts of A per k step).  The schedule is MatMul_packed's
- * for products of any rank (batch dimensions fused outside mr x nr tiles,
- * tiles parallel, the register block at each tile, epilogues inlined,
- * the product itself through a "local" block when it is the output);
+ * (schedule_product: batch dimensions fused outside mr x nr tiles, tiles
+ * parallel, the register block at each tile, epilogues inlined, the
+ * product itself through a "local" block when it is the output);
  * only nr differs: a knob "tile_n" over the powers of two from 4 to two
  * vectors that divide N, by default the widest (a narrower one is a
  * partial vector: 40 columns on AVX-512 take 8).  Declined (the generic
@@ -343,7 +270,7 @@ int32_t llvm_cpu_schedule_batch_matmul(tvm_plugin_target *t, tvm_schedule *s,
     } else {
       int64_t nr = tvm_cfg_choice(cfg, "tile_n", w, nw, nw - 1), mr, ku;
       register_knobs(cfg, &isa, nr, &mr, &ku);
-      st = schedule_batched(s, outs[0], mm, &ops, mr, nr, ku);
+      st = schedule_product(s, outs[0], mm, &ops, mr, nr, ku);
     }
   } else {
     st = tvm_diag_set(TVM_ERR_UNSUPPORTED,

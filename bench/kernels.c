@@ -380,6 +380,30 @@ out:
   return rc;
 }
 
+/* One sample of each peer: the mean ms over `runs` runs of `batch`
+ * row-major products C[h] = A[h] x B[h] (M x K by K x N, back to back in
+ * A, B, C), through cblas_sgemm (*blas) and dnnl_sgemm (*dnn), each after
+ * a 200 ms pause. */
+static void peers_sgemm(int runs, int batch, int M, int N, int K,
+                        const float *A, const float *B, float *C,
+                        double *blas, double *dnn) {
+  size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+  pause_ms(200);
+  double t0 = now_ms();
+  for (int i = 0; i < runs; i++)
+    for (int h = 0; h < batch; h++)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
+                  A + h * na, K, B + h * nb, N, 0.0f, C + h * nc, N);
+  *blas = (now_ms() - t0) / runs;
+  pause_ms(200);
+  t0 = now_ms();
+  for (int i = 0; i < runs; i++)
+    for (int h = 0; h < batch; h++)
+      dnnl_sgemm('N', 'N', M, N, K, 1.0f, A + h * na, K, B + h * nb, N, 0.0f,
+                 C + h * nc, N);
+  *dnn = (now_ms() - t0) / runs;
+}
+
 static int bench_gemm(const opts *op, const gemm_shape *m) {
   ours o = {0};
   int rc = 0, R = op->rounds;
@@ -402,18 +426,7 @@ static int bench_gemm(const opts *op, const gemm_shape *m) {
       rc = 1;
       goto out;
     }
-    pause_ms(200);
-    double t0 = now_ms();
-    for (int i = 0; i < op->runs; i++)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m->m, m->n,
-                  m->k, 1.0f, A, m->k, B, m->n, 0.0f, C, m->n);
-    b[r] = (now_ms() - t0) / op->runs;
-    pause_ms(200);
-    t0 = now_ms();
-    for (int i = 0; i < op->runs; i++)
-      dnnl_sgemm('N', 'N', m->m, m->n, m->k, 1.0f, A, m->k, B, m->n, 0.0f, C,
-                 m->n);
-    c[r] = (now_ms() - t0) / op->runs;
+    peers_sgemm(op->runs, 1, m->m, m->n, m->k, A, B, C, &b[r], &c[r]);
   }
   double f = 2.0 * m->m * m->n * m->k;
   double ma = median(a, R), mb = median(b, R), mc = median(c, R);
@@ -455,21 +468,7 @@ static int bench_bmm(const opts *op, const bmm_shape *m) {
       rc = 1;
       goto out;
     }
-    pause_ms(200);
-    double t0 = now_ms();
-    for (int i = 0; i < op->runs; i++)
-      for (int h = 0; h < m->b; h++)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m->m, m->n,
-                    m->k, 1.0f, A + h * na, m->k, B + h * nb, m->n, 0.0f,
-                    C + h * nc, m->n);
-    b[r] = (now_ms() - t0) / op->runs;
-    pause_ms(200);
-    t0 = now_ms();
-    for (int i = 0; i < op->runs; i++)
-      for (int h = 0; h < m->b; h++)
-        dnnl_sgemm('N', 'N', m->m, m->n, m->k, 1.0f, A + h * na, m->k,
-                   B + h * nb, m->n, 0.0f, C + h * nc, m->n);
-    c[r] = (now_ms() - t0) / op->runs;
+    peers_sgemm(op->runs, m->b, m->m, m->n, m->k, A, B, C, &b[r], &c[r]);
   }
   double f = 2.0 * m->b * m->m * m->n * m->k;
   double ma = median(a, R), mb = median(b, R), mc = median(c, R);

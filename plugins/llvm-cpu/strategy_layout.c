@@ -29,8 +29,11 @@ static int64_t channel_block(int64_t c, int64_t lanes) {
 }
 
 /* A matrix product B' (K x N, float32) packed as NK<nr>n: nr = two
- * vectors of float lanes when they divide N, else one, the last panel
- * zero-padded by the core when even that does not divide N.  Gemm's fully connected layers
+ * vectors of float lanes (one when N fits in one), the last panel
+ * zero-padded by the core when nr does not divide N (MatMul_packed
+ * computes whole panels, so a ragged N costs only the padding columns:
+ * two vectors per k step keep the register block FMA-bound, where one
+ * vector and mr broadcasts are bound by loads).  Gemm's fully connected layers
  * with fewer than 4 rows (transB = 1) keep the dense template, a
  * matrix-vector product that reads B's rows as they are. */
 static int32_t matmul_layout(tvm_plugin_target *t, const tvm_gnode *n,
@@ -47,7 +50,7 @@ static int32_t matmul_layout(tvm_plugin_target *t, const tvm_gnode *n,
   if (gemm && tb && as[0] < 4) return 0;
   int64_t lanes = t->vector_bits >= 128 ? t->vector_bits / 32 : 4;
   int64_t N = tb ? bs[0] : bs[1];
-  int64_t nr = N % (2 * lanes) == 0 ? 2 * lanes : lanes;
+  int64_t nr = N > lanes ? 2 * lanes : lanes;
   snprintf(out->weight, sizeof out->weight, "NK%dn", (int)nr);
   return 0;
 }

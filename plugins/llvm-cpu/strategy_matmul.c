@@ -27,10 +27,14 @@
  *
  * Knobs (tvm/config.h): tile_m (rows of the register block) and
  * unroll_k (inner k steps unrolled).  tile_m's default is the largest
- * value up to 8 whose mr x nr/lanes accumulators, nr/lanes B vectors and
- * one broadcast fit the ISA's vector registers (8 with AVX-512's 32, 6
- * with AVX2's 16); larger blocks are rejected as spilling.  The packing width nr is a knob of
- * the compute ("pack_n") and read back here under the same name.
+ * value up to 12 whose mr x nr/lanes accumulators, nr/lanes B vectors and
+ * one broadcast fit the ISA's vector registers (12 with AVX-512's 32 and
+ * two-vector panels, 6 with AVX2's 16) and whose row blocks pad the rows
+ * by less than an eighth (a ragged last block computes padding rows:
+ * 16 rows in blocks of 12 waste a third); larger blocks are rejected as
+ * spilling.  The packing width nr is not a knob here: MatMul_packed's nr
+ * is the layout alter_layout chose (strategy_layout.c), the batch
+ * template's is its own knob tile_n.
  */
 #include <string.h>
 
@@ -49,6 +53,21 @@ static tvm_tensor *find_compute_input(const tvm_operation *op) {
   }
   tvm_ptrvec_free(&ins);
   return found;
+}
+
+/* The rows of op's product (its second-to-last output dimension). */
+static int64_t product_rows(const tvm_operation *op) {
+  return op->output->ndim >= 2 ? op->output->shape_c[op->output->ndim - 2]
+                               : 0;
+}
+
+/* The extent of op's (first) reduce axis, or 0 when it is not constant. */
+static int64_t reduce_extent(const tvm_operation *op) {
+  int64_t k = 0;
+  if (op->nreduce < 1 || !op->reduce_axis[0]->dom.extent ||
+      !tvm_is_const_int(op->reduce_axis[0]->dom.extent, &k))
+    return 0;
+  return k;
 }
 
 /* Orders, unrolls and vectorizes the register block st (nd axes:
@@ -70,9 +89,13 @@ static tvm_status register_block(tvm_stage *st, int nd, int64_t ku) {
 
 /* Tiles stage so (nd axes: batch..., row, col) into mr x nr blocks within
  * one batch entry, batch and block loops fused and parallel, the block's
- * columns vectorized; *at is the fused loop. */
+ * columns vectorized; *at is the fused loop.  The blocks of a batch entry
+ * run row block by row block (panels inner: a block's rows of A stay in
+ * cache while every panel of B streams past) or, with panels_outer,
+ * panel by panel (a panel of B stays in cache while the rows stream
+ * past). */
 static tvm_status tile_batched(tvm_stage *so, int nd, int64_t mr, int64_t nr,
-                               tvm_iter_var **at) {
+                               int panels_outer, tvm_iter_var **at) {
   tvm_iter_var *lead[TVM_MAX_DIMS] = {0}, *batch = NULL, *io, *jo, *ii, *ji;
   tvm_status rc = TVM_OK;
   for (int d = 0; d < nd; d++) lead[d] = tvm_stage_axis(so, d);
@@ -80,6 +103,12 @@ static tvm_status tile_batched(tvm_stage *so, int nd, int64_t mr, int64_t nr,
   for (int d = 1; d < nd - 2 && !rc; d++)
     rc = tvm_fuse(so, batch, lead[d], &batch);
   if (!rc) rc = tvm_tile(so, lead[nd - 2], lead[nd - 1], mr, nr, &io, &jo, &ii, &ji);
+  if (!rc && panels_outer) {
+    rc = tvm_reorder(so, (tvm_iter_var *[]){jo, io}, 2);
+    tvm_iter_var *t = io;
+    io = jo;
+    jo = t;
+  }
   if (!rc && batch) rc = tvm_fuse(so, batch, io, &io);
   if (!rc) rc = tvm_fuse(so, io, jo, at);
   if (!rc) rc = tvm_parallel(so, *at);
@@ -91,13 +120,23 @@ static tvm_status tile_batched(tvm_stage *so, int nd, int64_t mr, int64_t nr,
  * inlined epilogue computes; mm has out's rank (MatMul) or is 2-D over
  * flattened rows (MatMul_packed).  out is tiled by tile_batched, the
  * product (through a "local" block when it is the output) computed at
- * each tile as the register block; mr is capped at the product's rows. */
+ * each tile as the register block; mr is capped at the product's rows.
+ * The knob tile_order picks the order of the blocks (tile_batched):
+ * by default panel by panel when the right operand of one product (K x
+ * its columns) outgrows half the L2 cache, so that every row block
+ * would fetch it again from further out, row block by row block
+ * otherwise. */
 static tvm_status schedule_product(tvm_schedule *s, tvm_tensor *out,
                                    tvm_operation *mm, tvm_ptrvec *ops,
+                                   tvm_config *cfg, const lc_isa *isa,
                                    int64_t mr, int64_t nr, int64_t ku) {
+  static const char *const orders[] = {"rows", "panels"};
   tvm_iter_var *at = NULL;
   tvm_status rc = TVM_OK;
   int mnd = mm->output->ndim;
+  int64_t cols = mm->output->shape_c[mnd - 1], K = reduce_extent(mm);
+  int big_b = K > 0 && cols > 0 && K * cols * 4 > isa->l2_bytes / 2;
+  int panels_outer = tvm_cfg_category(cfg, "tile_order", orders, 2, big_b);
   for (size_t i = 0; i < ops->len && !rc; i++) {
     tvm_operation *op = ops->data[i];
     if (op != out->op && op != mm)
@@ -115,28 +154,40 @@ static tvm_status schedule_product(tvm_schedule *s, tvm_tensor *out,
   } else {
     sm = tvm_stage_of(s, mm->output);
   }
-  if (!rc) rc = tile_batched(so, out->ndim, mr, nr, &at);
+  if (!rc) rc = tile_batched(so, out->ndim, mr, nr, panels_outer, &at);
   if (!rc) rc = tvm_compute_at(sm, so, at);
   if (!rc) rc = register_block(sm, mnd, ku);
   return rc;
 }
 
 /* The knobs tile_m (*mr) and unroll_k (*ku) for panels nr columns wide
- * (see the top of the file). */
+ * over `rows` rows (0: unknown) and a reduction of K steps (see the top
+ * of the file).  unroll_k's
+ * default is the largest choice up to 4 that divides K: a split that does
+ * not divide K guards every unrolled step but the first with a test of k
+ * (a branch per FMA group in the hot loop; K = 333 takes 1). */
 static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
-                           int64_t *mr, int64_t *ku) {
+                           int64_t rows, int64_t K, int64_t *mr,
+                           int64_t *ku) {
   static const int64_t tile_m_choices[] = {2, 4, 6, 8, 12, 16};
   static const int64_t unroll_k_choices[] = {1, 2, 4, 8};
   int64_t nv = (nr + isa->lanes - 1) / isa->lanes; /* vectors per row */
   int dm = 0;
-  for (int i = 0; i < 6; i++)
-    if (tile_m_choices[i] <= 8 && tile_m_choices[i] * nv + nv + 1 <= isa->vregs)
+  for (int i = 0; i < 6; i++) {
+    int64_t m = tile_m_choices[i];
+    int64_t padded = rows > 0 ? (rows + m - 1) / m * m : m;
+    if (m <= 12 && m * nv + nv + 1 <= isa->vregs &&
+        (i == 0 || (padded - rows) * 8 < rows))
       dm = i;
+  }
   *mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, dm);
   if (*mr * nv + nv + 1 > isa->vregs)
     tvm_cfg_reject(cfg, "tile_m %lld x %lld vectors exceed %d registers",
                    (long long)*mr, (long long)nv, isa->vregs);
-  *ku = tvm_cfg_choice(cfg, "unroll_k", unroll_k_choices, 4, 2);
+  int dk = 0;
+  for (int i = 0; i < 3; i++)
+    if (K > 0 && K % unroll_k_choices[i] == 0) dk = i;
+  *ku = tvm_cfg_choice(cfg, "unroll_k", unroll_k_choices, 4, dk);
 }
 
 /* Schedules outs[0] = C as described at the top of the file. */
@@ -175,8 +226,9 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                           "packed Bp[n/nr, k, nr]", outs[0]->name);
     }
     nr = Bp->shape_c[2];
-    register_knobs(cfg, &isa, nr, &mr, &ku);
-    st = schedule_product(s, outs[0], mm, &ops, mr, nr, ku);
+    register_knobs(cfg, &isa, nr, product_rows(mm), reduce_extent(mm), &mr,
+                   &ku);
+    st = schedule_product(s, outs[0], mm, &ops, cfg, &isa, mr, nr, ku);
     tvm_ptrvec_free(&ops);
     return st;
   }
@@ -192,7 +244,8 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                         "llvm-cpu matmul template: '%s' does not read a "
                         "packed B[n/nr, k, nr] compute", C->name);
   nr = Bp->shape_c[2];
-  register_knobs(cfg, &isa, nr, &mr, &ku);
+  register_knobs(cfg, &isa, nr, product_rows(C->op), reduce_extent(C->op),
+                 &mr, &ku);
 
   if ((st = tvm_cache_write(s, C, "local", &CC)) != TVM_OK) return st;
   sc = tvm_stage_of(s, C);
@@ -269,8 +322,9 @@ int32_t llvm_cpu_schedule_batch_matmul(tvm_plugin_target *t, tvm_schedule *s,
                         (long long)N);
     } else {
       int64_t nr = tvm_cfg_choice(cfg, "tile_n", w, nw, nw - 1), mr, ku;
-      register_knobs(cfg, &isa, nr, &mr, &ku);
-      st = schedule_product(s, outs[0], mm, &ops, mr, nr, ku);
+      register_knobs(cfg, &isa, nr, product_rows(mm), reduce_extent(mm), &mr,
+                   &ku);
+      st = schedule_product(s, outs[0], mm, &ops, cfg, &isa, mr, nr, ku);
     }
   } else {
     st = tvm_diag_set(TVM_ERR_UNSUPPORTED,

@@ -13,11 +13,18 @@
  * (default 1).  alter_layout makes it from MatMul (B constant 2-D) and
  * Gemm (transA = 0, B constant), packing B with a folded LayoutTransform.
  *
- * Compute: the product is one 2-D sum over k, rows flattened,
+ * Compute: the product is one 2-D sum over k, rows flattened, over all
+ * NB * nr columns of the packed panels,
  *   "<name>.matmul"[r, j], tagged "matmul_packed",
  * read back by an output compute "<name>" in A's row shape that also
- * applies alpha, beta and C; when A is 2-D and there is nothing to apply,
- * the product is the output itself.  Schedules find the product by its
+ * applies alpha, beta and C and drops the padding columns; when A is 2-D,
+ * N is a multiple of nr and there is nothing to apply, the product is the
+ * output itself.  The product's columns are padded so that a schedule
+ * tiling them by nr computes whole panels (Bp's padding is zeros, in
+ * bounds): a product of N columns would carry a column guard into the
+ * register block of the last panel, and with it into every block, where
+ * it keeps the columns from being vectorized (2 GFLOP/s instead of tens
+ * for N = 250 or 1001); only the output's stores are guarded instead.  Schedules find the product by its
  * tag (the llvm-cpu matmul template tiles it into register blocks).
  */
 #include <string.h>
@@ -149,8 +156,10 @@ static tvm_status mp_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   u.A = in[0];
   u.B = in[1];
   u.C = n->ninputs > 2 ? in[2] : NULL;
-  int epi = u.a.alpha != 1.0 || (u.C && u.a.beta != 0.0) || u.A->ndim > 2;
-  int64_t shape[2] = {u.a.rows, u.a.N};
+  int64_t np = u.a.NB * u.a.nr;
+  int epi = u.a.alpha != 1.0 || (u.C && u.a.beta != 0.0) || u.A->ndim > 2 ||
+            np != u.a.N;
+  int64_t shape[2] = {u.a.rows, np};
   u.mm = tvm_compute(c, epi ? op_te_name(c, n, "matmul") : op_te_name(c, n, NULL),
                      shape, 2, mp_product, &u);
   if ((st = op_te_status(c, n, u.mm)))

@@ -4,8 +4,21 @@
  * function), optimized by the O3 pipeline and emitted as an ELF object,
  * or linked into a shared object when the target says output: shared.
  *
- * Each call owns a fresh LLVMContext, so codegen is reentrant across
+ * Each call owns fresh LLVMContexts, so codegen is reentrant across
  * targets and threads.
+ *
+ * A module of several functions is compiled in parts, in parallel: its
+ * functions are dealt into up to LC_CODEGEN_PARTS parts of about equal
+ * size (the count of their loop IR statements; largest first, each to
+ * the lightest part), each part built and optimized in its own context on
+ * the host's default thread pool (host->parallel_for), written as
+ * bitcode, and the parts linked into one module in part order, which is
+ * emitted as one object.  The parts depend on the module only, not on the
+ * number of threads, so the object is the same on any machine.  The
+ * first part defines the module globals the loader fills in; the others
+ * declare them.  The pass pipeline (about two thirds of LLVM's time) runs
+ * in parallel; instruction selection and emission of the linked module
+ * do not (one object per blob).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,9 +26,30 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Linker.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "llvm_cpu.h"
+
+/* Reports a failure of cg's build: into cg->msg when the build runs on a
+ * pool thread (the host's diagnostic is per thread; the caller reports
+ * it on its own), else to the host. */
+static void cg_report(lc_cg *cg, int32_t st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void cg_report(lc_cg *cg, int32_t st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (cg->msg) {
+    if (!cg->msg[0]) vsnprintf(cg->msg, LC_CG_MSG, fmt, ap);
+  } else {
+    char m[1200];
+    vsnprintf(m, sizeof m, fmt, ap);
+    lc_report(st, "%s", m);
+  }
+  va_end(ap);
+}
 
 /* Records the first failure of a codegen call with the function's name. */
 void *lc_fail(lc_cg *cg, int32_t st, const char *fmt, ...) {
@@ -26,8 +60,8 @@ void *lc_fail(lc_cg *cg, int32_t st, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   cg->status = st;
-  lc_report(st, "llvm-cpu: codegen of '%s': %s", cg->fname ? cg->fname : "?",
-            msg);
+  cg_report(cg, st, "llvm-cpu: codegen of '%s': %s",
+            cg->fname ? cg->fname : "?", msg);
   return NULL;
 }
 
@@ -176,7 +210,8 @@ static int32_t optimize(lc_cg *cg, LLVMTargetMachineRef tm, int level) {
   LLVMDisposePassBuilderOptions(po);
   if (err) {
     char *m = LLVMGetErrorMessage(err);
-    lc_report(TVM_ERR_INTERNAL, "llvm-cpu: LLVM pass pipeline failed: %s", m);
+    cg_report(cg, TVM_ERR_INTERNAL, "llvm-cpu: LLVM pass pipeline failed: %s",
+              m);
     LLVMDisposeErrorMessage(m);
     return TVM_ERR_INTERNAL;
   }
@@ -184,11 +219,11 @@ static int32_t optimize(lc_cg *cg, LLVMTargetMachineRef tm, int level) {
 }
 
 /* Emits the optimized module as bytes of the requested format. */
-static int32_t emit_blob(lc_cg *cg, LLVMTargetMachineRef tm,
+static int32_t emit_blob(LLVMModuleRef mod, LLVMTargetMachineRef tm,
                          const tvm_plugin_target *t, tvm_plugin_blob *out) {
   char *err = NULL;
   LLVMMemoryBufferRef buf = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(tm, cg->mod, LLVMObjectFile, &err,
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &err,
                                           &buf)) {
     lc_report(TVM_ERR_INTERNAL, "llvm-cpu: object emission failed: %s",
               err ? err : "?");
@@ -218,15 +253,228 @@ static int32_t emit_blob(lc_cg *cg, LLVMTargetMachineRef tm,
 }
 
 /* Dumps the module's IR to $TVM_LLVM_DUMP.<first function><suffix>
- * when that variable is set (a debugging aid). */
-static void maybe_dump(lc_cg *cg, const tvm_module *m, const char *suffix) {
+ * when that variable is set (a debugging aid; with several parts, the
+ * raw IR of each part as .partN.raw.ll). */
+static void maybe_dump(LLVMModuleRef mod, const tvm_module *m,
+                       const char *suffix) {
   const char *path = getenv("TVM_LLVM_DUMP");
   if (!path || !path[0]) return;
   char name[1024];
   snprintf(name, sizeof name, "%s.%s%s", path,
            m->nfuncs ? m->funcs[0]->name : "empty", suffix);
   char *err = NULL;
-  if (LLVMPrintModuleToFile(cg->mod, name, &err)) LLVMDisposeMessage(err);
+  if (LLVMPrintModuleToFile(mod, name, &err)) LLVMDisposeMessage(err);
+}
+
+/* ---- one part: a context, its functions, built and optimized ------------ */
+
+/* Counts statements (the size estimate of a function). */
+static int count_stmt(tvm_visitor *v, const tvm_stmt *st) {
+  (void)st;
+  (*(int64_t *)v->data)++;
+  return 0;
+}
+
+/* A part of the module compiled in one context. */
+typedef struct lc_part {
+  const tvm_plugin_target *t;
+  const tvm_module *m;
+  int *funcs;             /* indices into m->funcs, in module order */
+  int nfuncs;
+  int64_t weight;         /* statements of its functions */
+  int index;              /* 0 defines the module globals */
+  LLVMMemoryBufferRef bc; /* the optimized part as bitcode */
+  int32_t status;
+  char msg[LC_CG_MSG];
+} lc_part;
+
+/* Sets up cg in a fresh context (module "tvm", the target's triple and
+ * data layout, the common types and the module globals: defined when
+ * define_globals, else declared). */
+static void cg_open(lc_cg *cg, const tvm_plugin_target *t,
+                    LLVMTargetMachineRef tm, int define_globals) {
+  memset(cg, 0, sizeof *cg);
+  cg->target = t;
+  cg->ctx = LLVMContextCreate();
+  cg->mod = LLVMModuleCreateWithNameInContext("tvm", cg->ctx);
+  cg->b = LLVMCreateBuilderInContext(cg->ctx);
+  LLVMSetTarget(cg->mod, t->triple);
+  cg->td = LLVMCreateTargetDataLayout(tm);
+  char *dl = LLVMCopyStringRepOfTargetData(cg->td);
+  LLVMSetDataLayout(cg->mod, dl);
+  LLVMDisposeMessage(dl);
+  cg->t_i1 = LLVMInt1TypeInContext(cg->ctx);
+  cg->t_i8 = LLVMInt8TypeInContext(cg->ctx);
+  cg->t_i32 = LLVMInt32TypeInContext(cg->ctx);
+  cg->t_i64 = LLVMInt64TypeInContext(cg->ctx);
+  cg->t_ptr = LLVMPointerTypeInContext(cg->ctx, 0);
+  cg->t_f32 = LLVMFloatTypeInContext(cg->ctx);
+  cg->t_f64 = LLVMDoubleTypeInContext(cg->ctx);
+  cg->t_void = LLVMVoidTypeInContext(cg->ctx);
+  cg->status = TVM_OK;
+  lc_define_globals(cg, define_globals);
+}
+
+/* Frees what cg_open made; the module too unless keep_module. */
+static void cg_close(lc_cg *cg, int keep_module) {
+  tvm_ptrmap_free(&cg->vars);
+  tvm_ptrmap_free(&cg->nonneg);
+  tvm_ptrmap_free(&cg->align);
+  tvm_ptrvec_free(&cg->heap);
+  LLVMDisposeBuilder(cg->b);
+  if (!keep_module) {
+    LLVMDisposeModule(cg->mod);
+    LLVMContextDispose(cg->ctx);
+  }
+  LLVMDisposeTargetData(cg->td);
+}
+
+/* Emits the functions idx[0..n) of m into cg->mod, verifies and
+ * optimizes it; dump_tag names the raw IR dump ("" or ".partN"). */
+static int32_t cg_build(lc_cg *cg, LLVMTargetMachineRef tm,
+                        const tvm_module *m, const int *idx, int n,
+                        const char *dump_tag) {
+  for (int i = 0; i < n && cg->status == TVM_OK; i++)
+    emit_func(cg, m->funcs[idx[i]]);
+  int32_t st = cg->status;
+  if (st == TVM_OK) {
+    char suffix[40];
+    snprintf(suffix, sizeof suffix, "%s.raw.ll", dump_tag);
+    maybe_dump(cg->mod, m, suffix);
+    char *msg = NULL;
+    if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
+      st = TVM_ERR_INTERNAL;
+      cg_report(cg, st,
+                "llvm-cpu: generated LLVM IR is invalid (a bug in the "
+                "plugin): %.700s", msg ? msg : "?");
+    }
+    LLVMDisposeMessage(msg);
+  }
+  if (st == TVM_OK) st = optimize(cg, tm, cg->target->opt_level);
+  return st;
+}
+
+/* Pool task: builds part i and writes it as bitcode. */
+static int32_t part_task(int64_t i, int64_t n, void *data) {
+  (void)n;
+  lc_part *p = &((lc_part *)data)[i];
+  LLVMTargetMachineRef tm = lc_target_machine(p->t);
+  if (!tm) {
+    p->status = TVM_ERR_INVALID;
+    snprintf(p->msg, sizeof p->msg,
+             "llvm-cpu: LLVM rejected the target machine for '%s'",
+             p->t->triple);
+    return 0;
+  }
+  lc_cg cg;
+  char tag[24];
+  cg_open(&cg, p->t, tm, p->index == 0);
+  cg.msg = p->msg;
+  snprintf(tag, sizeof tag, ".part%d", p->index);
+  p->status = cg_build(&cg, tm, p->m, p->funcs, p->nfuncs, tag);
+  if (p->status == TVM_OK &&
+      !(p->bc = LLVMWriteBitcodeToMemoryBuffer(cg.mod))) {
+    p->status = TVM_ERR_NOMEM;
+    snprintf(p->msg, sizeof p->msg, "llvm-cpu: writing bitcode failed");
+  }
+  cg_close(&cg, 0);
+  LLVMDisposeTargetMachine(tm);
+  return 0; /* failures stay in the part: every part runs */
+}
+
+/* Deals m's functions into nparts parts of about equal weight (largest
+ * first, each to the lightest part; ties to the lowest part) and sorts
+ * each part's functions into module order. */
+static int32_t deal_parts(const tvm_module *m, lc_part *parts, int nparts,
+                          int *slots) {
+  int64_t *w = calloc((size_t)m->nfuncs, sizeof *w);
+  int *order = malloc((size_t)m->nfuncs * sizeof *order);
+  int *owner = malloc((size_t)m->nfuncs * sizeof *owner);
+  if (!w || !order || !owner) {
+    free(w);
+    free(order);
+    free(owner);
+    return lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
+  }
+  for (int i = 0; i < m->nfuncs; i++) {
+    tvm_visitor v = {NULL, count_stmt, &w[i]};
+    tvm_visit_stmt(&v, m->funcs[i]->body);
+    order[i] = i;
+  }
+  for (int i = 1; i < m->nfuncs; i++) /* by weight, descending, stable */
+    for (int j = i; j > 0 && w[order[j]] > w[order[j - 1]]; j--) {
+      int x = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = x;
+    }
+  for (int i = 0; i < m->nfuncs; i++) {
+    int best = 0;
+    for (int q = 1; q < nparts; q++)
+      if (parts[q].weight < parts[best].weight) best = q;
+    parts[best].weight += w[order[i]] + 1;
+    owner[order[i]] = best;
+  }
+  int used = 0;
+  for (int q = 0; q < nparts; q++) {
+    parts[q].funcs = slots + used;
+    for (int i = 0; i < m->nfuncs; i++)
+      if (owner[i] == q) parts[q].funcs[parts[q].nfuncs++] = i;
+    used += parts[q].nfuncs;
+  }
+  free(w);
+  free(order);
+  free(owner);
+  return TVM_OK;
+}
+
+/* Builds m in nparts parts on the host's pool and links them, in part
+ * order, into *mod of *ctx (both the caller's to dispose). */
+static int32_t build_parts(const tvm_plugin_target *t, const tvm_module *m,
+                           int nparts, LLVMContextRef *ctx,
+                           LLVMModuleRef *mod) {
+  lc_part *parts = calloc((size_t)nparts, sizeof *parts);
+  int *slots = malloc((size_t)m->nfuncs * sizeof *slots);
+  int32_t st = parts && slots ? TVM_OK
+                              : lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
+  for (int q = 0; st == TVM_OK && q < nparts; q++)
+    parts[q] = (lc_part){.t = t, .m = m, .index = q};
+  if (st == TVM_OK) st = deal_parts(m, parts, nparts, slots);
+  if (st == TVM_OK) {
+    const tvm_host_api *h = lc_host();
+    if (h && h->parallel_for)
+      h->parallel_for(part_task, parts, nparts);
+    else
+      for (int q = 0; q < nparts; q++) part_task(q, nparts, parts);
+    for (int q = 0; q < nparts && st == TVM_OK; q++)
+      if (parts[q].status != TVM_OK)
+        st = lc_report(parts[q].status, "%s",
+                       parts[q].msg[0] ? parts[q].msg
+                                       : "llvm-cpu: codegen of a part failed");
+  }
+  *ctx = NULL;
+  *mod = NULL;
+  if (st == TVM_OK) {
+    *ctx = LLVMContextCreate();
+    for (int q = 0; q < nparts && st == TVM_OK; q++) {
+      LLVMModuleRef pm = NULL;
+      if (LLVMParseBitcodeInContext2(*ctx, parts[q].bc, &pm)) {
+        st = lc_report(TVM_ERR_INTERNAL,
+                       "llvm-cpu: reading back the bitcode of part %d failed",
+                       q);
+      } else if (!*mod) {
+        *mod = pm;
+      } else if (LLVMLinkModules2(*mod, pm)) { /* consumes pm */
+        st = lc_report(TVM_ERR_INTERNAL,
+                       "llvm-cpu: linking part %d into the module failed (a "
+                       "bug in the plugin)", q);
+      }
+    }
+  }
+  for (int q = 0; parts && q < nparts; q++)
+    if (parts[q].bc) LLVMDisposeMemoryBuffer(parts[q].bc);
+  free(parts);
+  free(slots);
+  return st;
 }
 
 /* The codegen slot: module of lowered host functions -> ELF object (or
@@ -237,65 +485,41 @@ int32_t lc_codegen(tvm_plugin_target *t, const tvm_module *m,
     return lc_report(TVM_ERR_INVALID, "llvm-cpu: codegen: NULL argument");
   memset(out, 0, sizeof *out);
   out->struct_size = sizeof *out;
+  for (int i = 0; i < m->nfuncs; i++)
+    for (int j = 0; j < i; j++)
+      if (strcmp(m->funcs[i]->name, m->funcs[j]->name) == 0)
+        return lc_report(TVM_ERR_INVALID,
+                         "llvm-cpu: codegen of '%s': two functions share this "
+                         "name; give each a unique name", m->funcs[i]->name);
   LLVMTargetMachineRef tm = lc_target_machine(t);
   if (!tm) return TVM_ERR_INVALID;
 
-  lc_cg cg;
-  memset(&cg, 0, sizeof cg);
-  cg.target = t;
-  cg.ctx = LLVMContextCreate();
-  cg.mod = LLVMModuleCreateWithNameInContext("tvm", cg.ctx);
-  cg.b = LLVMCreateBuilderInContext(cg.ctx);
-  LLVMSetTarget(cg.mod, t->triple);
-  cg.td = LLVMCreateTargetDataLayout(tm);
-  char *dl = LLVMCopyStringRepOfTargetData(cg.td);
-  LLVMSetDataLayout(cg.mod, dl);
-  LLVMDisposeMessage(dl);
-  cg.t_i1 = LLVMInt1TypeInContext(cg.ctx);
-  cg.t_i8 = LLVMInt8TypeInContext(cg.ctx);
-  cg.t_i32 = LLVMInt32TypeInContext(cg.ctx);
-  cg.t_i64 = LLVMInt64TypeInContext(cg.ctx);
-  cg.t_ptr = LLVMPointerTypeInContext(cg.ctx, 0);
-  cg.t_f32 = LLVMFloatTypeInContext(cg.ctx);
-  cg.t_f64 = LLVMDoubleTypeInContext(cg.ctx);
-  cg.t_void = LLVMVoidTypeInContext(cg.ctx);
-  cg.status = TVM_OK;
-  lc_define_globals(&cg);
-
-  for (int i = 0; i < m->nfuncs && cg.status == TVM_OK; i++) {
-    for (int j = 0; j < i; j++)
-      if (strcmp(m->funcs[i]->name, m->funcs[j]->name) == 0)
-        lc_fail(&cg, TVM_ERR_INVALID,
-                "two functions share this name; give each a unique name");
-    if (cg.status == TVM_OK) emit_func(&cg, m->funcs[i]);
+  int nparts = m->nfuncs < LC_CODEGEN_PARTS ? m->nfuncs : LC_CODEGEN_PARTS;
+  int32_t st;
+  LLVMContextRef ctx = NULL;
+  LLVMModuleRef mod = NULL;
+  if (nparts <= 1) {
+    lc_cg cg;
+    int *all = malloc(((size_t)m->nfuncs + 1) * sizeof *all);
+    for (int i = 0; all && i < m->nfuncs; i++) all[i] = i;
+    cg_open(&cg, t, tm, 1);
+    st = all ? cg_build(&cg, tm, m, all, m->nfuncs, "")
+             : lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
+    free(all);
+    cg_close(&cg, 1);
+    ctx = cg.ctx;
+    mod = cg.mod;
+  } else {
+    st = build_parts(t, m, nparts, &ctx, &mod);
   }
-  int32_t st = cg.status;
   if (st == TVM_OK) {
-    maybe_dump(&cg, m, ".raw.ll");
-    char *msg = NULL;
-    if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg)) {
-      st = lc_report(TVM_ERR_INTERNAL,
-                     "llvm-cpu: generated LLVM IR is invalid (a bug in the "
-                     "plugin): %.700s", msg ? msg : "?");
-    }
-    LLVMDisposeMessage(msg);
-  }
-  if (st == TVM_OK) st = optimize(&cg, tm, t->opt_level);
-  if (st == TVM_OK) {
-    maybe_dump(&cg, m, ".opt.ll");
-    st = emit_blob(&cg, tm, t, out);
+    maybe_dump(mod, m, ".opt.ll");
+    st = emit_blob(mod, tm, t, out);
   }
   if (st == TVM_OK) st = tvm_sdk_blob_kernels_of_module(lc_host(), out, m);
   if (st != TVM_OK) tvm_sdk_blob_clear(lc_host(), out);
-
-  tvm_ptrmap_free(&cg.vars);
-  tvm_ptrmap_free(&cg.nonneg);
-  tvm_ptrmap_free(&cg.align);
-  tvm_ptrvec_free(&cg.heap);
-  LLVMDisposeBuilder(cg.b);
-  LLVMDisposeModule(cg.mod);
-  LLVMDisposeTargetData(cg.td);
-  LLVMContextDispose(cg.ctx);
+  if (mod) LLVMDisposeModule(mod);
+  if (ctx) LLVMContextDispose(ctx);
   LLVMDisposeTargetMachine(tm);
   return st;
 }

@@ -19,15 +19,18 @@
 
 #include "llvm_cpu.h"
 
-/* Defines the four module globals the loader fills in. */
-void lc_define_globals(lc_cg *cg) {
+/* Defines (define != 0) or declares the four module globals the loader
+ * fills in: a module compiled in parts defines them in its first part
+ * only, the others link to them. */
+void lc_define_globals(lc_cg *cg, int define) {
   cg->g_parallel_for = LLVMAddGlobal(cg->mod, cg->t_ptr, LC_SYM_PARALLEL_FOR);
-  LLVMSetInitializer(cg->g_parallel_for, LLVMConstNull(cg->t_ptr));
   cg->g_parallel_ctx = LLVMAddGlobal(cg->mod, cg->t_ptr, LC_SYM_PARALLEL_CTX);
-  LLVMSetInitializer(cg->g_parallel_ctx, LLVMConstNull(cg->t_ptr));
   cg->g_num_threads = LLVMAddGlobal(cg->mod, cg->t_i32, LC_SYM_NUM_THREADS);
-  LLVMSetInitializer(cg->g_num_threads, LLVMConstInt(cg->t_i32, 1, 0));
   cg->g_assert_fail = LLVMAddGlobal(cg->mod, cg->t_ptr, LC_SYM_ASSERT_FAIL);
+  if (!define) return;
+  LLVMSetInitializer(cg->g_parallel_for, LLVMConstNull(cg->t_ptr));
+  LLVMSetInitializer(cg->g_parallel_ctx, LLVMConstNull(cg->t_ptr));
+  LLVMSetInitializer(cg->g_num_threads, LLVMConstInt(cg->t_i32, 1, 0));
   LLVMSetInitializer(cg->g_assert_fail, LLVMConstNull(cg->t_ptr));
 }
 

@@ -87,6 +87,11 @@ int32_t lc_write_temp(const uint8_t *data, uint64_t size, const char *suffix,
                       char **path);
 
 /* ---- codegen state (codegen_*.c) ---------------------------------------- */
+/* Parts a module's codegen is split into (codegen.c), and the size of a
+ * part's failure message. */
+#define LC_CODEGEN_PARTS 8
+#define LC_CG_MSG 1024
+
 typedef struct lc_cg {
   const tvm_plugin_target *target;
   LLVMContextRef ctx;
@@ -103,6 +108,8 @@ typedef struct lc_cg {
   int parallel_depth;       /* inside an outlined parallel body */
   int nouted;               /* counter for outlined function names */
   int32_t status;           /* first failure (TVM_OK while fine) */
+  char *msg;                /* LC_CG_MSG bytes: where failures are
+                               recorded on a pool thread; NULL: reported */
   /* frequently used types */
   LLVMTypeRef t_i1, t_i8, t_i32, t_i64, t_ptr, t_f32, t_f64, t_void;
   /* the module globals */
@@ -164,7 +171,7 @@ LLVMValueRef lc_entry_alloca(lc_cg *cg, LLVMTypeRef ty, unsigned align,
 /* codegen_parallel.c */
 void lc_emit_parallel(lc_cg *cg, const tvm_stmt *s);
 /* Defines the module globals (parallel_for pointer, threads, assert). */
-void lc_define_globals(lc_cg *cg);
+void lc_define_globals(lc_cg *cg, int define);
 
 /* ---- runtime (runtime.c, module.c) ----------------------------------------- */
 struct tvm_plugin_device {

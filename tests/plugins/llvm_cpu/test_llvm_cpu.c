@@ -812,6 +812,51 @@ static void test_two_functions(void **state) {
   done(&hm);
 }
 
+/* A module of more functions than codegen parts (codegen.c compiles
+ * them in parts on the host's pool and links the parts): every function
+ * is callable and right, two builds give the same object bytes, and a
+ * function that fails in a part fails the build with its own message. */
+static void test_parts(void **state) {
+  (void)state;
+  enum { NF = 11 };
+  tvm_func *fs[NF];
+  char names[NF][8];
+  for (int k = 0; k < NF; k++) {
+    tvm_expr *o = HV("o"), *i = VAR("i");
+    tvm_expr *ps[] = {o};
+    snprintf(names[k], sizeof names[k], "k%d", k);
+    /* sizes differ so the parts are dealt by weight */
+    fs[k] = tvm_func_new(C, names[k], ps, NULL, 1,
+                         FOR(i, I(0), I(8 + k), ST(o, i, tvm_add(C, i, I(k)))));
+  }
+  h_mod a, b;
+  build(module_of(fs, NF), NULL, &a);
+  build(module_of(fs, NF), NULL, &b);
+  assert_int_equal(a.blob.nkernels, NF);
+  assert_int_equal(a.blob.size, b.blob.size);
+  assert_memory_equal(a.blob.data, b.blob.data, a.blob.size);
+  for (int k = 0; k < NF; k++) {
+    int32_t out[32] = {0};
+    tvm_plugin_arg x[] = {h_ptr(out)};
+    assert_int_equal(h_call(&a, names[k], x, 1), 0);
+    for (int q = 0; q < 8 + k; q++) assert_int_equal(out[q], q + k);
+    assert_int_equal(out[8 + k], 0);
+  }
+  done(&a);
+  done(&b);
+
+  fs[7]->kind = TVM_FUNC_DEVICE;
+  tvm_plugin_target *t = h_target(NULL);
+  h_mod hm;
+  h_clear_report();
+  assert_int_not_equal(h_build(t, module_of(fs, NF), &hm), 0);
+  if (!strstr(h_last_report(), "codegen of 'k7'") ||
+      !strstr(h_last_report(), "device kernel"))
+    fail_msg("%s", h_last_report());
+  h_free(&hm);
+  h_desc()->vtable->target_destroy(t);
+}
+
 /* Codegen, module load and launch from several threads at once (one
  * target each): a 16x16x16 matmul checked against the C reference. */
 typedef struct cg_job { int32_t st; int ok; } cg_job;
@@ -874,6 +919,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_loop_hints, setup, teardown),
       cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_two_functions, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_reentrant, setup, teardown),
   };
   return cmocka_run_group_tests_name("llvm-cpu", tests, NULL, NULL);

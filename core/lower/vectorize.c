@@ -23,7 +23,12 @@
  * even when no lane is active, whereas the scalar loop evaluated them only
  * for active iterations.  A load there whose index uses a variable of the
  * lane mask may be exactly what the mask guards (a ragged tile reading
- * past the end of a buffer), so such a loop stays serial.
+ * past the end of a buffer), so such a loop stays serial, unless the
+ * mask's first lane is provably active (its condition at the first lane
+ * holds over the ranges of the enclosing loops): then the scalar loop
+ * evaluated the load too, in its first iteration.  A ragged last tile
+ * (columns j + 32 * jo < 197, jo < 7) is such a case: its first column is
+ * always in range.
  *
  * The pass never produces wrong code: when the body holds something it
  * cannot express lane-wise (an inner loop, an allocation, a let or a call
@@ -32,6 +37,8 @@
  * which would make the lanes depend on each other, or a guarded invariant
  * load as above), the loop stays a serial loop with its body unchanged.
  */
+#include <string.h>
+
 #include "tvm/lower.h"
 #include "lower_int.h"
 
@@ -41,6 +48,9 @@ typedef struct vec {
   tvm_expr *var, *min;
   int n;
   tvm_expr *pred; /* lane mask of the enclosing predicated ifs, or NULL */
+  tvm_expr *first; /* the scalar condition of pred at the first lane */
+  const tvm_bounds *loops; /* ranges of the enclosing loops' variables */
+  tvm_ptrmap *full; /* the all-lanes conditions made here (see below) */
   int fail;       /* set when the body cannot be vectorized */
 } vec;
 
@@ -86,7 +96,20 @@ static int guarded_load(const vec *w, const tvm_expr *e) {
   tvm_visitor v = {load_hook, NULL, &g};
   if (!w->pred || !e) return 0;
   tvm_visit_expr(&v, e);
+  if (g.found && w->first && w->loops &&
+      tvm_prove(w->c, w->first, w->loops))
+    return 0; /* the first lane is always active (see the file comment) */
   return g.found;
+}
+
+/* cond with the loop variable at its first lane (min). */
+static tvm_expr *at_first_lane(vec *w, tvm_expr *cond) {
+  tvm_ptrmap map = {0};
+  tvm_expr *r = NULL;
+  if (tvm_ptrmap_put(&map, w->var, w->min) == TVM_OK)
+    r = tvm_substitute(w->c, cond, &map);
+  tvm_ptrmap_free(&map);
+  return r;
 }
 
 /* Marks the loop as not vectorizable; returns NULL for convenience. */
@@ -244,6 +267,65 @@ static void split_conjuncts(vec *w, tvm_expr *cond, tvm_expr **inv,
   *to = *to ? tvm_and(c, *to, cond) : cond;
 }
 
+/* Is e linear in the loop variable (free of it, the variable itself, sums
+ * and differences of linear terms, a linear term times a free factor)? */
+static int linear_in(const vec *w, const tvm_expr *e) {
+  if (!tvm_expr_uses_var(e, w->var)) return 1;
+  switch (e->kind) {
+  case TVM_VAR: return 1;
+  case TVM_ADD: case TVM_SUB:
+    return linear_in(w, e->u.bin.a) && linear_in(w, e->u.bin.b);
+  case TVM_MUL:
+    return (linear_in(w, e->u.bin.a) &&
+            !tvm_expr_uses_var(e->u.bin.b, w->var)) ||
+           (linear_in(w, e->u.bin.b) &&
+            !tvm_expr_uses_var(e->u.bin.a, w->var));
+  default: return 0;
+  }
+}
+
+/* Visitor hook: notes a load. */
+static int any_load(tvm_visitor *v, const tvm_expr *e) {
+  if (e->kind == TVM_LOAD) *(int *)v->data = 1;
+  return *(int *)v->data;
+}
+
+/* The condition that every lane of lane-dependent conjunction `lane`
+ * holds, or NULL when it cannot be stated: every conjunct an ordering
+ * (<, <=, >, >=) of terms linear in the loop variable, so monotone in it,
+ * and no loads; then it holds at all lanes iff at the first and the last. */
+static tvm_expr *all_lanes(vec *w, tvm_expr *lane) {
+  int loads = 0;
+  tvm_visitor v = {any_load, NULL, &loads};
+  tvm_visit_expr(&v, lane);
+  if (loads) return NULL;
+  tvm_expr *stack[64];
+  int n = 0;
+  stack[n++] = lane;
+  while (n > 0) {
+    tvm_expr *e = stack[--n];
+    if (e->kind == TVM_AND && n + 2 <= 64) {
+      stack[n++] = e->u.bin.a;
+      stack[n++] = e->u.bin.b;
+    } else if (!((e->kind == TVM_LT || e->kind == TVM_LE ||
+                  e->kind == TVM_GT || e->kind == TVM_GE) &&
+                 linear_in(w, e->u.bin.a) && linear_in(w, e->u.bin.b))) {
+      return NULL;
+    }
+  }
+  tvm_ptrmap map = {0};
+  tvm_expr *last = tvm_add(w->c, w->min, tvm_const(w->c, w->min->dtype, w->n - 1));
+  tvm_expr *first = at_first_lane(w, lane), *at_last = NULL;
+  if (last && tvm_ptrmap_put(&map, w->var, last) == TVM_OK)
+    at_last = tvm_substitute(w->c, lane, &map);
+  tvm_ptrmap_free(&map);
+  /* simplified, so that the conditions of one tile's loops, spelled
+   * differently (k2 + 32 * jo, 32 * jo + k2), compare equal */
+  return first && at_last
+             ? tvm_simplify(w->c, tvm_and(w->c, first, at_last), w->loops)
+             : NULL;
+}
+
 /* Vectorizes the branches of an if whose condition depends on the loop
  * variable.  The lane-invariant conjuncts of the condition stay a scalar
  * if; the lane-dependent rest predicates the branches (the then branch by
@@ -253,6 +335,7 @@ static void split_conjuncts(vec *w, tvm_expr *cond, tvm_expr **inv,
 static tvm_stmt *vec_predicated_if(vec *w, tvm_stmt *s) {
   tvm_ctx *c = w->c;
   tvm_expr *inv = NULL, *lane = NULL, *cond, *saved = w->pred;
+  tvm_expr *saved_first = w->first, *first;
   tvm_stmt *t, *f = NULL, *plain_f = NULL;
   split_conjuncts(w, s->u.if_.cond, &inv, &lane);
   if (!lane || (inv && guarded_load(w, inv))) {
@@ -261,20 +344,41 @@ static tvm_stmt *vec_predicated_if(vec *w, tvm_stmt *s) {
   }
   cond = widen(w, lane);
   if (!cond) return NULL;
+  first = at_first_lane(w, lane);
+  if (!first) {
+    w->fail = 1;
+    return NULL;
+  }
   if (cond->dtype.lanes == 1) cond = tvm_broadcast(c, cond, w->n);
   w->pred = saved ? tvm_and(c, saved, cond) : cond;
+  w->first = saved_first ? tvm_and(c, saved_first, first) : first;
   t = vec_stmt(w, s->u.if_.then_);
   if (s->u.if_.else_) {
-    tvm_expr *nc = tvm_not(c, cond);
+    tvm_expr *nc = tvm_not(c, cond), *nf = tvm_not(c, first);
     w->pred = saved ? tvm_and(c, saved, nc) : nc;
+    w->first = saved_first ? tvm_and(c, saved_first, nf) : nf;
     f = vec_stmt(w, s->u.if_.else_);
     w->pred = saved;
+    w->first = saved_first;
     if (inv) plain_f = vec_stmt(w, s->u.if_.else_);
   }
   w->pred = saved;
+  w->first = saved_first;
   if (w->fail || !t || (s->u.if_.else_ && (!f || (inv && !plain_f))))
     return NULL;
   tvm_stmt *body = f ? tvm_seq2(c, t, f) : t;
+  /* a full tile (every lane active) needs no mask: versioned below */
+  tvm_expr *all = w->full ? all_lanes(w, lane) : NULL;
+  int64_t known;
+  if (all && tvm_is_const_int(all, &known) && !known) all = NULL;
+  if (all) {
+    tvm_stmt *full_t = vec_stmt(w, s->u.if_.then_);
+    if (w->fail) return NULL;
+    if (full_t && tvm_is_const_int(all, &known))
+      body = full_t; /* every lane is always active */
+    else if (full_t && tvm_ptrmap_put(w->full, all, (void *)1) == TVM_OK)
+      body = tvm_if(c, all, full_t, body);
+  }
   return inv ? tvm_if(c, inv, body, plain_f) : body;
 }
 
@@ -403,10 +507,23 @@ static int lanes_independent(vec *w, tvm_stmt *body) {
   return ok;
 }
 
-/* Mutator hook: vectorizes loops bottom-up (inner loops first). */
+/* The pass's state: loop ranges and the all-lanes conditions made. */
+typedef struct vec_pass {
+  tvm_bounds loops;
+  tvm_ptrmap full;
+} vec_pass;
+
+/* Mutator hook: vectorizes loops bottom-up (inner loops first); records
+ * the range of every loop on the way down (m->data: tvm_bounds). */
 static tvm_stmt *vectorize_stmt(tvm_mutator *m, tvm_stmt *s) {
   tvm_ctx *c = m->ctx;
+  vec_pass *vp = m->data;
+  tvm_bounds *loops = &vp->loops;
   int64_t n;
+  if (s->kind == TVM_FOR && s->u.for_.var->dtype.lanes == 1) {
+    tvm_range r = {s->u.for_.min, s->u.for_.extent};
+    if (tvm_bounds_set(loops, s->u.for_.var, &r) != TVM_OK) return NULL;
+  }
   if (s->kind != TVM_FOR || s->u.for_.for_kind != TVM_FOR_VECTORIZED)
     return NULL;
   tvm_stmt *body = tvm_mutate_stmt(m, s->u.for_.body);
@@ -421,7 +538,8 @@ static tvm_stmt *vectorize_stmt(tvm_mutator *m, tvm_stmt *s) {
       tvm_ptrmap_free(&map);
       return r;
     }
-    vec w = {c, s->u.for_.var, s->u.for_.min, (int)n, NULL, 0};
+    vec w = {c, s->u.for_.var, s->u.for_.min, (int)n, NULL, NULL, loops,
+             &vp->full, 0};
     if (lanes_independent(&w, body)) {
       tvm_stmt *r = vec_stmt(&w, body);
       if (r && !w.fail) return r;
@@ -432,13 +550,140 @@ static tvm_stmt *vectorize_stmt(tvm_mutator *m, tvm_stmt *s) {
                  TVM_FOR_SERIAL, NULL, body);
 }
 
+/* ---- versioning full tiles ------------------------------------------------
+ * A predicated if whose lane condition is monotone in the lane became
+ *   if (all lanes active) <unmasked vector code> else <masked vector code>
+ * with the all-lanes condition recorded in vec_pass.full.  Inside a loop
+ * that branch is taken or not for the whole loop, and a masked access to
+ * a local block keeps LLVM from holding the block in registers even on
+ * the unmasked path: the branch is hoisted, as far out as its condition
+ * allows, to the outermost allocation or loop that binds none of its
+ * variables, which is copied into a version for full tiles (every such
+ * branch taken) and one for the others (every such branch not taken).
+ * A ragged last tile then costs only its own masked copy.  At most
+ * VERSIONS_PER_FUNC conditions are hoisted per function (each doubles the
+ * code below it).  Only on targets that run the function as it is (no
+ * thread axes, no accelerator queues: tvm_lower_is_device), and never
+ * over a statement holding an allocation of another scope than local or
+ * global, an attribute or a barrier: a copy of those is not free (shared
+ * memory, queue tokens, barriers under a divergent branch). */
+#define VERSIONS_PER_FUNC 2
+
+typedef struct versioner {
+  tvm_ptrmap *full;
+  int budget;
+} versioner;
+
+/* What a statement binds, and whether it may be copied. */
+typedef struct bind_scan {
+  tvm_ptrmap bound;
+  int fixed; /* holds something whose copy is not free (see above) */
+} bind_scan;
+
+/* Visitor hook: records the variables a statement binds. */
+static int bind_hook(tvm_visitor *v, const tvm_stmt *s) {
+  bind_scan *b = v->data;
+  const tvm_expr *var = NULL;
+  if (s->kind == TVM_FOR) var = s->u.for_.var;
+  else if (s->kind == TVM_LET_STMT) var = s->u.let.var;
+  else if (s->kind == TVM_ALLOCATE) var = s->u.alloc.buffer;
+  if (s->kind == TVM_ALLOCATE && s->u.alloc.scope &&
+      strcmp(s->u.alloc.scope, "local") && strcmp(s->u.alloc.scope, "global"))
+    b->fixed = 1;
+  if (s->kind == TVM_ATTR || s->kind == TVM_BARRIER) b->fixed = 1;
+  if (var && tvm_ptrmap_put(&b->bound, var, (void *)1) != TVM_OK)
+    b->fixed = 1;
+  return 0;
+}
+
+/* Search for a recorded all-lanes condition that uses no bound variable. */
+typedef struct full_search {
+  versioner *ver;
+  tvm_ptrmap *bound;
+  tvm_expr *found;
+} full_search;
+
+/* Visitor hook over a variable of a candidate condition: bound here? */
+static int bound_var_hook(tvm_visitor *v, const tvm_expr *e) {
+  int *hit = ((void **)v->data)[1];
+  if (e->kind == TVM_VAR &&
+      tvm_ptrmap_get(((void **)v->data)[0], e, NULL))
+    *hit = 1;
+  return *hit;
+}
+
+static int find_full_hook(tvm_visitor *v, const tvm_stmt *s) {
+  full_search *fs = v->data;
+  if (fs->found || s->kind != TVM_IF ||
+      !tvm_ptrmap_get(fs->ver->full, s->u.if_.cond, NULL))
+    return fs->found != NULL;
+  int hit = 0;
+  void *args[2] = {fs->bound, &hit};
+  tvm_visitor bv = {bound_var_hook, NULL, args};
+  tvm_visit_expr(&bv, s->u.if_.cond);
+  if (!hit) fs->found = s->u.if_.cond;
+  return fs->found != NULL;
+}
+
+/* Specialization: recorded ifs on a condition equal to cond become their
+ * then (taken) or else branch. */
+typedef struct specializer {
+  versioner *ver;
+  const tvm_expr *cond;
+  int taken;
+} specializer;
+
+static tvm_stmt *specialize_hook(tvm_mutator *m, tvm_stmt *s) {
+  specializer *sp = m->data;
+  if (s->kind != TVM_IF || !tvm_ptrmap_get(sp->ver->full, s->u.if_.cond, NULL) ||
+      !tvm_expr_equal(s->u.if_.cond, sp->cond))
+    return NULL;
+  tvm_stmt *b = sp->taken ? s->u.if_.then_ : s->u.if_.else_;
+  return tvm_mutate_stmt(m, b);
+}
+
+/* Mutator hook: versions an allocation or a loop on the first recorded
+ * condition under it that it does not bind (top-down: the outermost
+ * such statement). */
+static tvm_stmt *version_stmt(tvm_mutator *m, tvm_stmt *s) {
+  versioner *ver = m->data;
+  if (ver->budget <= 0 || (s->kind != TVM_ALLOCATE && s->kind != TVM_FOR))
+    return NULL;
+  bind_scan scan = {{0}, 0};
+  tvm_visitor bv = {NULL, bind_hook, &scan};
+  tvm_visit_stmt(&bv, s);
+  full_search fs = {ver, &scan.bound, NULL};
+  tvm_visitor fv = {NULL, find_full_hook, &fs};
+  if (!scan.fixed) tvm_visit_stmt(&fv, s);
+  tvm_ptrmap_free(&scan.bound);
+  if (!fs.found) return NULL;
+  ver->budget--;
+  specializer yes = {ver, fs.found, 1}, no = {ver, fs.found, 0};
+  tvm_mutator my = {m->ctx, NULL, specialize_hook, &yes};
+  tvm_mutator mn = {m->ctx, NULL, specialize_hook, &no};
+  tvm_stmt *t = tvm_mutate_stmt(&my, s), *e = tvm_mutate_stmt(&mn, s);
+  if (!t || !e) return NULL;
+  t = tvm_mutate_stmt_children(m, t); /* further conditions, if any */
+  e = tvm_mutate_stmt_children(m, e);
+  if (!t || !e) return NULL;
+  return tvm_if(m->ctx, fs.found, t, e);
+}
+
 /* Vectorizes the loops of f marked TVM_FOR_VECTORIZED (see the file
  * comment).  *out is a copy of f in ctx c with the new body. */
 tvm_status tvm_pass_vectorize(tvm_ctx *c, tvm_func *f,
                               const tvm_lower_options *o, tvm_func **out) {
-  tvm_mutator m = {c, NULL, vectorize_stmt, (void *)o};
+  vec_pass vp = {{{0}}, {0}};
+  tvm_mutator m = {c, NULL, vectorize_stmt, &vp};
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID, "vectorize: NULL argument");
   tvm_stmt *body = tvm_mutate_stmt(&m, f->body);
+  if (body && vp.full.len > 0 && !tvm_lower_is_device(o)) {
+    versioner ver = {&vp.full, VERSIONS_PER_FUNC};
+    tvm_mutator vm = {c, NULL, version_stmt, &ver};
+    body = tvm_mutate_stmt(&vm, body);
+  }
+  tvm_bounds_free(&vp.loops);
+  tvm_ptrmap_free(&vp.full);
   return lower_with_body(c, f, body, "vectorize", out);
 }

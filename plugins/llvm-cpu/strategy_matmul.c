@@ -32,9 +32,10 @@
  * two-vector panels, 6 with AVX2's 16) and whose row blocks pad the rows
  * by less than an eighth (a ragged last block computes padding rows:
  * 16 rows in blocks of 12 waste a third); larger blocks are rejected as
- * spilling.  The packing width nr is not a knob here: MatMul_packed's nr
- * is the layout alter_layout chose (strategy_layout.c), the batch
- * template's is its own knob tile_n.
+ * spilling.  The packing width nr is not a knob of this template:
+ * MatMul_packed's is the layout alter_layout chose (strategy_layout.c),
+ * tvmc matmul's a knob of its compute ("pack_n", tools/tvmc/matmul_te.c),
+ * the batch template's its own knob tile_n.
  */
 #include <string.h>
 
@@ -282,12 +283,12 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
  * parallel, the register block at each tile, epilogues inlined, the
  * product itself through a "local" block when it is the output);
  * only nr differs: a knob "tile_n" over the powers of two from 4 to two
- * vectors that divide N, by default the widest (a narrower one is a
- * partial vector: 40 columns on AVX-512 take 8).  Declined (the generic
- * schedule takes them): vector operands (1-D A or B), and N not a
- * multiple of 4 (a guarded last tile keeps LLVM from vectorizing the
- * block: 3.7 GFLOP/s for ViT's 197 columns, below the generic schedule's
- * 4.9). */
+ * vectors, by default the widest that divides N (a narrower one is a
+ * partial vector: 40 columns on AVX-512 take 8), else the narrowest that
+ * covers N, else two vectors: ViT's 197 columns take 32, the last tile
+ * ragged (the vectorize pass masks it, and versions the tiles so that
+ * full ones run unmasked).  Declined (the generic schedule takes them):
+ * vector operands (1-D A or B). */
 int32_t llvm_cpu_schedule_batch_matmul(tvm_plugin_target *t, tvm_schedule *s,
                                        tvm_tensor **outs, uint32_t nouts,
                                        tvm_config *cfg) {
@@ -312,20 +313,16 @@ int32_t llvm_cpu_schedule_batch_matmul(tvm_plugin_target *t, tvm_schedule *s,
       ((tvm_tensor *)ins.data[1])->ndim >= 2 && mm->nreduce == 1) {
     int64_t N = mm->output->shape_c[mm->output->ndim - 1];
     int64_t w[8];
-    int nw = 0;
-    for (int64_t v = 4; v <= 2 * isa.lanes && nw < 8; v *= 2)
-      if (N % v == 0) w[nw++] = v;
-    if (nw == 0) {
-      st = tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "llvm-cpu batch matmul template: %lld columns are "
-                        "not a multiple of 4",
-                        (long long)N);
-    } else {
-      int64_t nr = tvm_cfg_choice(cfg, "tile_n", w, nw, nw - 1), mr, ku;
-      register_knobs(cfg, &isa, nr, product_rows(mm), reduce_extent(mm), &mr,
-                   &ku);
-      st = schedule_product(s, outs[0], mm, &ops, cfg, &isa, mr, nr, ku);
+    int nw = 0, dw = -1;
+    for (int64_t v = 4; v <= 2 * isa.lanes && nw < 8; v *= 2) {
+      if (N % v == 0 || (dw < 0 && v >= N)) dw = nw;
+      w[nw++] = v;
     }
+    if (dw < 0) dw = nw - 1;
+    int64_t nr = tvm_cfg_choice(cfg, "tile_n", w, nw, dw), mr, ku;
+    register_knobs(cfg, &isa, nr, product_rows(mm), reduce_extent(mm), &mr,
+                   &ku);
+    st = schedule_product(s, outs[0], mm, &ops, cfg, &isa, mr, nr, ku);
   } else {
     st = tvm_diag_set(TVM_ERR_UNSUPPORTED,
                       "llvm-cpu batch matmul template: '%s' is not a product "

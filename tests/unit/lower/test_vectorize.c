@@ -115,7 +115,8 @@ static void test_tiled_affine(void **state) {
 }
 
 /* if (i < n) C[i] = A[i] * B[i] else C[i] = 0: predicated stores and
- * loads, no branch on the lane. */
+ * loads, no branch on the lane; versioned on whether every lane is active
+ * (i < n at the first and the last lane), unmasked then. */
 static void test_predicated_if(void **state) {
   fx *f = *state;
   tvm_ctx *c = f->c;
@@ -124,10 +125,14 @@ static void test_predicated_if(void **state) {
       tvm_store(c, f->C, f->i, tvm_f32(c, 0), NULL)));
   char *t = vectorize(f, s);
   assert_string_equal(t,
-      "C[ramp(0, 1, 8), pred=ramp(0, 1, 8) < x8(n)] = "
+      "if (0 < n && 7 < n) {\n"
+      "  C[ramp(0, 1, 8)] = A[ramp(0, 1, 8)] * B[ramp(0, 1, 8)]\n"
+      "} else {\n"
+      "  C[ramp(0, 1, 8), pred=ramp(0, 1, 8) < x8(n)] = "
       "A[ramp(0, 1, 8), pred=ramp(0, 1, 8) < x8(n)] * "
       "B[ramp(0, 1, 8), pred=ramp(0, 1, 8) < x8(n)]\n"
-      "C[ramp(0, 1, 8), pred=!(ramp(0, 1, 8) < x8(n))] = x8(0.0f)\n");
+      "  C[ramp(0, 1, 8), pred=!(ramp(0, 1, 8) < x8(n))] = x8(0.0f)\n"
+      "}\n");
   tvm_free(t);
 }
 
@@ -233,8 +238,10 @@ static char *vectorize_small(fx *f, tvm_stmt *loop, long na, long nb) {
  * The lane-invariant conjunct io < 4 becomes a scalar if around the vector
  * code, so the broadcast A[io] is never read for io = 4 (it was read
  * unconditionally when the whole condition became the lane mask); only
- * i < n is a predicate.  With an else branch the else code runs both
- * under the negated lane mask and when the invariant part is false. */
+ * i < n is a predicate, and whether every lane is active (invariant in
+ * io too) versions the whole loop nest.  With an else branch the else
+ * code runs both under the negated lane mask and when the invariant part
+ * is false. */
 static void test_invariant_conjuncts_hoisted(void **state) {
   fx *f = *state;
   tvm_ctx *c = f->c;
@@ -247,10 +254,18 @@ static void test_invariant_conjuncts_hoisted(void **state) {
                          vloop(f, 8, tvm_if(c, cond, then_, NULL)));
   char *t = vectorize_small(f, s1, 4, 8);
   assert_string_equal(t,
-      "for (io, 0, 5) {\n"
-      "  if (io < 4) {\n"
-      "    C[ramp(io * 8 + 0, 1, 8), pred=ramp(0, 1, 8) < x8(n)] = x8(A[io]) * "
+      "if (0 < n && 7 < n) {\n"
+      "  for (io, 0, 5) {\n"
+      "    if (io < 4) {\n"
+      "      C[ramp(io * 8 + 0, 1, 8)] = x8(A[io]) * B[ramp(0, 1, 8)]\n"
+      "    }\n"
+      "  }\n"
+      "} else {\n"
+      "  for (io, 0, 5) {\n"
+      "    if (io < 4) {\n"
+      "      C[ramp(io * 8 + 0, 1, 8), pred=ramp(0, 1, 8) < x8(n)] = x8(A[io]) * "
       "B[ramp(0, 1, 8), pred=ramp(0, 1, 8) < x8(n)]\n"
+      "    }\n"
       "  }\n"
       "}\n");
   tvm_free(t);
@@ -262,13 +277,23 @@ static void test_invariant_conjuncts_hoisted(void **state) {
       vloop(f, 8, tvm_if(c, cond, then_, tvm_store(c, f->C, idx, tvm_f32(c, -1), NULL))));
   t = vectorize_small(f, s2, 4, 8);
   assert_string_equal(t,
-      "for (io, 0, 5) {\n"
-      "  if (io < 4 && io >= 1) {\n"
-      "    C[ramp(io * 8 + 0, 1, 8), pred=ramp(0, 1, 8) < x8(n)] = x8(A[io]) * "
+      "if (0 < n && 7 < n) {\n"
+      "  for (io, 0, 5) {\n"
+      "    if (io < 4 && io >= 1) {\n"
+      "      C[ramp(io * 8 + 0, 1, 8)] = x8(A[io]) * B[ramp(0, 1, 8)]\n"
+      "    } else {\n"
+      "      C[ramp(io * 8 + 0, 1, 8)] = x8(-1.0f)\n"
+      "    }\n"
+      "  }\n"
+      "} else {\n"
+      "  for (io, 0, 5) {\n"
+      "    if (io < 4 && io >= 1) {\n"
+      "      C[ramp(io * 8 + 0, 1, 8), pred=ramp(0, 1, 8) < x8(n)] = x8(A[io]) * "
       "B[ramp(0, 1, 8), pred=ramp(0, 1, 8) < x8(n)]\n"
-      "    C[ramp(io * 8 + 0, 1, 8), pred=!(ramp(0, 1, 8) < x8(n))] = x8(-1.0f)\n"
-      "  } else {\n"
-      "    C[ramp(io * 8 + 0, 1, 8)] = x8(-1.0f)\n"
+      "      C[ramp(io * 8 + 0, 1, 8), pred=!(ramp(0, 1, 8) < x8(n))] = x8(-1.0f)\n"
+      "    } else {\n"
+      "      C[ramp(io * 8 + 0, 1, 8)] = x8(-1.0f)\n"
+      "    }\n"
       "  }\n"
       "}\n");
   tvm_free(t);
@@ -301,6 +326,15 @@ static void test_guarded_invariant_load_scalarizes(void **state) {
       fail_msg("case %d not kept serial:\n%s", k, t);
     tvm_free(t);
   }
+  /* the same load where the mask's first lane is always active (io < 4,
+   * io * 8 + 0 < 30): the scalar loop read B[io] too, so it is hoisted;
+   * the tiles are versioned on every lane being active (io * 8 + 7 < 30) */
+  tvm_stmt *first = tvm_for(c, io, tvm_int(c, 0), tvm_int(c, 4), TVM_FOR_SERIAL,
+      NULL, vloop(f, 8, tvm_if(c, tvm_lt(c, idx, tvm_int(c, 30)), body[0], NULL)));
+  char *tf = vectorize_small(f, first, 40, 4);
+  if (strstr(tf, "for (i,") || !strstr(tf, "x8(B[io])") || !strstr(tf, "pred="))
+    fail_msg("first lane active, yet:\n%s", tf);
+  tvm_free(tf);
   /* an invariant load whose index shares no variable with the mask stays
    * a broadcast: B[n - 2] under i < 3 */
   tvm_stmt *ok = vloop(f, 8, tvm_if(c, tvm_lt(c, f->i, tvm_int(c, 3)),

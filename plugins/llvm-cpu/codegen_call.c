@@ -99,6 +99,7 @@ static LLVMValueRef math(lc_cg *cg, const tvm_expr *e, LLVMValueRef *a,
              e->dtype.lanes > 1 && n == 1;
   if (vf32 && op == TVM_INTRIN_EXP) return lc_vexp_f32(cg, a[0]);
   if (vf32 && op == TVM_INTRIN_TANH) return lc_vtanh_f32(cg, a[0]);
+  if (vf32 && op == TVM_INTRIN_ERF) return lc_verf_f32(cg, a[0]);
   if (!tvm_dtype_is_float(e->dtype) && e->dtype.code != kDLBfloat &&
       op != TVM_INTRIN_ISNAN)
     return lc_fail(cg, TVM_ERR_INVALID,

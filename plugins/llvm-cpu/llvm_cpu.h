@@ -153,6 +153,7 @@ void lc_emit_store(lc_cg *cg, const tvm_stmt *s);
 /* codegen_vmath.c: inline SIMD exp / tanh of <N x float> values */
 LLVMValueRef lc_vexp_f32(lc_cg *cg, LLVMValueRef x);
 LLVMValueRef lc_vtanh_f32(lc_cg *cg, LLVMValueRef x);
+LLVMValueRef lc_verf_f32(lc_cg *cg, LLVMValueRef x);
 
 /* codegen_stmt.c */
 void lc_stmt(lc_cg *cg, const tvm_stmt *s);

@@ -470,17 +470,18 @@ static void test_math(void **state) {
   done(&hm);
 }
 
-/* The inline SIMD exp / tanh / sigmoid against libm over the whole float
+/* The inline SIMD exp / tanh / sigmoid / erf against libm over the whole float
  * range: overflow, subnormal results, NaN, infinities, tiny inputs. */
 static void test_vector_math(void **state) {
   (void)state;
-  enum { N = 64 };
+  enum { N = 64, NOPS = 4 };
   tvm_expr *a = HV("a"), *o = HV("o"), *v = VAR("v");
   tvm_expr *r16 = tvm_ramp(C, tvm_mul(C, v, I(16)), I(1), 16);
   tvm_expr *xv = LD(F32X(16), a, r16);
-  tvm_intrin ops[3] = {TVM_INTRIN_EXP, TVM_INTRIN_TANH, TVM_INTRIN_SIGMOID};
+  tvm_intrin ops[NOPS] = {TVM_INTRIN_EXP, TVM_INTRIN_TANH, TVM_INTRIN_SIGMOID,
+                           TVM_INTRIN_ERF};
   tvm_stmt *vs = NULL;
-  for (int k = 0; k < 3; k++)
+  for (int k = 0; k < NOPS; k++)
     vs = tvm_seq2(C, vs,
                   ST(o, tvm_add(C, r16, tvm_broadcast(C, I(k * N), 16)),
                      tvm_math(C, ops[k], xv)));
@@ -489,12 +490,13 @@ static void test_vector_math(void **state) {
                              FOR(v, I(0), I(N / 16), vs));
   h_mod hm;
   build(module_of(&f, 1), NULL, &hm);
-  float in[N], out[3 * N];
+  float in[N], out[NOPS * N];
   const float special[] = {-120.0f, -103.9f, -100.0f, -87.5f, -50.0f, -10.0f,
                            -1.0f, -1e-3f, -1e-7f, 0.0f, 1e-7f, 1e-3f, 0.06f,
                            0.0626f, 0.07f, 0.5f, 1.0f, 5.0f, 9.0f, 20.0f,
                            50.0f, 88.0f, 88.7f, 89.0f, 100.0f, NAN, INFINITY,
-                           -INFINITY, -0.0f, 0.3465f, -0.3466f, 2.0f};
+                           -INFINITY, -0.0f, 0.3465f, -0.3466f, 2.0f, 0.474455f,
+                           -0.9999999f, 1.0000001f, 3.9f, -4.0f, 0.5f, 1.5f};
   int ns = (int)(sizeof special / sizeof special[0]);
   for (int k = 0; k < N; k++)
     in[k] = k < ns ? special[k] : -15.0f + 30.0f * (float)(k - ns) / (N - ns);
@@ -502,9 +504,10 @@ static void test_vector_math(void **state) {
   assert_int_equal(h_call(&hm, "vmath", args, 2), 0);
   for (int k = 0; k < N; k++) {
     float x0 = in[k];
-    float want[3] = {expf(x0), tanhf(x0), 1.0f / (1.0f + expf(-x0))};
-    double tol[3] = {1e-6, 1e-6, 1e-6};
-    for (int op = 0; op < 3; op++) {
+    float want[NOPS] = {expf(x0), tanhf(x0), 1.0f / (1.0f + expf(-x0)),
+                        (float)erf((double)x0)};
+    double tol[NOPS] = {1e-6, 1e-6, 1e-6, 4e-7};
+    for (int op = 0; op < NOPS; op++) {
       float got = out[op * N + k];
       if (isnan(want[op]) && isnan(got)) continue;
       if (isinf(want[op]) && got == want[op]) continue;

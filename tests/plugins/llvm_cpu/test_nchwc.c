@@ -469,6 +469,44 @@ static void test_batch_matmul(void **state) {
   }
 }
 
+/* Softmax and LogSoftmax over the last axis on the plugin's softmax
+ * template (rows in parallel, both reductions a vector of partial results
+ * per row: an ".rf" stage): 197 (ragged), 64 and 16 columns, 2-D to 4-D,
+ * results equal to the reference.  Softmax over two axes (opset 11,
+ * axis 1 of a 3-D input) and rows shorter than a vector are declined to
+ * the generic schedule (no ".rf" stage), still right. */
+static void test_softmax_template(void **state) {
+  (void)state;
+  static const struct { int nd; int64_t s[4]; const char *op; int opset, axis;
+                        int templ; } cs[] = {
+      {4, {1, 3, 5, 197}, "Softmax", 13, -1, 1},
+      {2, {7, 64}, "LogSoftmax", 13, -1, 1},
+      {3, {2, 3, 16}, "Softmax", 13, -1, 1},
+      {3, {2, 3, 40}, "Softmax", 11, 1, 0},
+      {2, {5, 3}, "Softmax", 13, -1, 0}};
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    tvm_graph *g = NULL;
+    CHECK_OK(tvm_graph_create(&g));
+    tvm_gvalue *x = tvm_graph_input(g, "x", F32, cs[c].s, cs[c].nd);
+    tvm_gattr at[2] = {tvm_gattr_int("axis", cs[c].axis),
+                       tvm_gattr_int("_opset", cs[c].opset)};
+    tvm_gvalue *y = tvm_graph_apply(g, cs[c].op, "sm", &x, 1, at, 2, 1, NULL);
+    CHECK_OK(tvm_graph_mark_output(g, y));
+    char *ir = NULL;
+    size_t irn = 0;
+    FILE *f = open_memstream(&ir, &irn);
+    assert_non_null(f);
+    tvm_plan *p = compile_check_dump(g, 110 + c, "vectorize", f);
+    fclose(f);
+    if ((strstr(ir, ".rf[") != NULL) != cs[c].templ)
+      fail_msg("case %zu: template %s expected:\n%.2000s", c,
+               cs[c].templ ? "" : "not", ir);
+    free(ir);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+  }
+}
+
 /* A fixed query: every matrix product's B as NK4n (or a bad layout). */
 static tvm_status query_nk(void *ud, const tvm_gnode *n, tvm_layout_choice *c) {
   snprintf(c->weight, sizeof c->weight, "%s", (const char *)ud);
@@ -635,6 +673,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_packed),
       cmocka_unit_test(test_matmul_packed_ragged),
       cmocka_unit_test(test_batch_matmul),
+      cmocka_unit_test(test_softmax_template),
       cmocka_unit_test(test_matmul_pass_alone),
       cmocka_unit_test(test_option_off),
   };

@@ -605,8 +605,16 @@ tvm_status tvm_tune_task(tvm_tune_kernel *k, tvm_config *cfg,
     return tvm_diag_set(TVM_ERR_NOMEM, "tune: out of memory");
   /* record the space (the default values) */
   tvm_tune_lowered l;
-  if ((st = tvm_tune_kernel_lower(k, s.cfg, 0, &l)))
+  if ((st = tvm_tune_kernel_lower(k, s.cfg, 0, &l))) {
+    if (st == TVM_ERR_UNSUPPORTED) { /* the template declines this kernel:
+                                      * compiled by the generic schedule */
+      out->declined = 1;
+      snprintf(out->declined_why, sizeof out->declined_why, "%s",
+               tvm_diag_message());
+      st = TVM_OK;
+    }
     goto out;
+  }
   tvm_tune_lowered_free(&l);
   s.nknobs = tvm_config_nknobs(s.cfg);
   s.size = tvm_config_space_size(s.cfg);

@@ -27,7 +27,7 @@ LLVM_CPU_SOURCES = \
 	plugins/llvm-cpu/strategy_conv2d.c \
 	plugins/llvm-cpu/strategy_dense.c \
 	plugins/llvm-cpu/strategy_pool.c \
-	plugins/llvm-cpu/strategy_softmax.c \
+	plugins/llvm-cpu/strategy_rows.c \
 	plugins/llvm-cpu/strategy_isa.c \
 	plugins/llvm-cpu/strategy_layout.c
 plugins_llvm_cpu_tvm_llvm_cpu_la_SOURCES = $(LLVM_CPU_SOURCES)

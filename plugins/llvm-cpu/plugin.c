@@ -49,8 +49,8 @@ static const tvm_plugin_strategy strategies[] = {
     STRATEGY("Gemm", "llvm-cpu.dense", llvm_cpu_schedule_dense),
     STRATEGY("Pool_NCHWc", "llvm-cpu.pool_NCHWc",
              llvm_cpu_schedule_pool_nchwc),
-    STRATEGY("Softmax", "llvm-cpu.softmax", llvm_cpu_schedule_softmax),
-    STRATEGY("LogSoftmax", "llvm-cpu.softmax", llvm_cpu_schedule_softmax),
+    STRATEGY("Softmax", "llvm-cpu.rows", llvm_cpu_schedule_rows),
+    STRATEGY("LayerNormalization", "llvm-cpu.rows", llvm_cpu_schedule_rows),
 };
 
 static const tvm_plugin_attr schema[] = {

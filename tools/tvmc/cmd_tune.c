@@ -180,6 +180,15 @@ static tvm_status tune_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
     return tvm_diag_prefix(st, "tuning %s (%s %s): ", tk->workload, tk->label,
                            tk->shape);
   }
+  if (res->declined) {
+    if (r->tty)
+      fprintf(stderr, "\r\033[K");
+    printf("[%s] task %d/%d %s %s: declined by %s, compiled by the generic "
+           "schedule (%s)\n", tvm_tuner_name(o.tuner), r->task_pos,
+           r->nselected, tk->label, tk->shape, tk->tmpl, res->declined_why);
+    fflush(stdout);
+    return TVM_OK;
+  }
   int used = res->trials + res->resumed;
   r->left_budget -= used < share ? used : share;
   if (r->left_budget < 0)

@@ -256,6 +256,10 @@ typedef struct tvm_tune_task_result {
   int errors[8];        /* count per TVM_TUNE_* kind */
   double model_seconds; /* fitting + predicting */
   double seconds;
+  /* the template declines this kernel (TVM_ERR_UNSUPPORTED for its
+   * default): nothing measured, the generic schedule compiles it */
+  int declined;
+  char declined_why[256];
 } tvm_tune_task_result;
 
 /* Tunes the hooked kernel k (see the top of the file) and presets the

@@ -26,8 +26,8 @@ Y
 out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log a.jsonl \
       --tuner random --seed 5 2>&1) || die "tune: $out"
 printf '%s\n' "$out"
-has "$out" "2 tasks (2 selected)"
-has "$out" "[random] task 2/2"
+has "$out" "3 tasks (3 selected)"
+has "$out" "[random] task 3/3"
 has "$out" "errors: invalid 0 lower 0 build 0 run 0 crash 0 timeout 0 wrong 0"
 has "$out" "tuning curves: a.jsonl.svg"
 has "$out" "(re-measured: "
@@ -67,7 +67,7 @@ has "$out" "using the template default"
 # the model-guided tuner
 if "$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log x.jsonl \
      --tuner xgb --confirm 0 2>err.txt >out.txt; then
-  has "$(cat out.txt)" "[xgb] task 2/2"
+  has "$(cat out.txt)" "[xgb] task 3/3"
 else
   has "$(cat err.txt)" "libxgboost-dev"
 fi

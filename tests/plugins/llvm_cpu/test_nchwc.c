@@ -469,29 +469,48 @@ static void test_batch_matmul(void **state) {
   }
 }
 
-/* Softmax and LogSoftmax over the last axis on the plugin's softmax
- * template (rows in parallel, both reductions a vector of partial results
- * per row: an ".rf" stage): 197 (ragged), 64 and 16 columns, 2-D to 4-D,
- * results equal to the reference.  Softmax over two axes (opset 11,
- * axis 1 of a 3-D input) and rows shorter than a vector are declined to
- * the generic schedule (no ".rf" stage), still right. */
-static void test_softmax_template(void **state) {
+/* Softmax and LayerNormalization over the last axis on the plugin's rows
+ * template (rows in parallel, every reduction a vector of partial results
+ * per row: an ".rf" stage): 197 (ragged), 64, 16 and 3 columns (one
+ * narrow masked step), 2-D to 4-D, LayerNorm with and without B; results
+ * equal to the reference.  Softmax over two axes (opset 11, axis 1 of a
+ * 3-D input), LayerNorm over two axes and with its Mean output are
+ * declined to the generic schedule (no ".rf" stage), LogSoftmax is not
+ * registered (strategy_rows.c); all still right. */
+static void test_rows_template(void **state) {
   (void)state;
   static const struct { int nd; int64_t s[4]; const char *op; int opset, axis;
-                        int templ; } cs[] = {
-      {4, {1, 3, 5, 197}, "Softmax", 13, -1, 1},
-      {2, {7, 64}, "LogSoftmax", 13, -1, 1},
-      {3, {2, 3, 16}, "Softmax", 13, -1, 1},
-      {3, {2, 3, 40}, "Softmax", 11, 1, 0},
-      {2, {5, 3}, "Softmax", 13, -1, 0}};
+                        int bias, nout, templ; } cs[] = {
+      {4, {1, 3, 5, 197}, "Softmax", 13, -1, 0, 1, 1},
+      {2, {7, 64}, "LogSoftmax", 13, -1, 0, 1, 0},
+      {3, {2, 3, 16}, "Softmax", 13, -1, 0, 1, 1},
+      {2, {5, 3}, "Softmax", 13, -1, 0, 1, 1},
+      {3, {1, 197, 192}, "LayerNormalization", 17, -1, 1, 1, 1},
+      {2, {9, 37}, "LayerNormalization", 17, -1, 0, 1, 1},
+      {3, {2, 3, 40}, "Softmax", 11, 1, 0, 1, 0},
+      {3, {2, 3, 40}, "LayerNormalization", 17, 1, 0, 1, 0},
+      {2, {4, 40}, "LayerNormalization", 17, -1, 1, 2, 0}};
   for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
     tvm_graph *g = NULL;
+    int nd = cs[c].nd, ln = strcmp(cs[c].op, "LayerNormalization") == 0;
     CHECK_OK(tvm_graph_create(&g));
-    tvm_gvalue *x = tvm_graph_input(g, "x", F32, cs[c].s, cs[c].nd);
+    tvm_gvalue *in[3] = {tvm_graph_input(g, "x", F32, cs[c].s, nd)};
+    int nin = 1;
+    if (ln) { /* Scale (and B) of the normalized shape */
+      int64_t shp[4];
+      int r = 0;
+      for (int d = cs[c].axis < 0 ? nd - 1 : cs[c].axis; d < nd; d++)
+        shp[r++] = cs[c].s[d];
+      in[nin++] = tvm_graph_random(g, "scale", shp, r, 120 + c, 1.0);
+      if (cs[c].bias) in[nin++] = tvm_graph_random(g, "b", shp, r, 130 + c, 1.0);
+    }
     tvm_gattr at[2] = {tvm_gattr_int("axis", cs[c].axis),
                        tvm_gattr_int("_opset", cs[c].opset)};
-    tvm_gvalue *y = tvm_graph_apply(g, cs[c].op, "sm", &x, 1, at, 2, 1, NULL);
-    CHECK_OK(tvm_graph_mark_output(g, y));
+    tvm_gnode *node = NULL;
+    assert_non_null(tvm_graph_apply(g, cs[c].op, "sm", in, nin, at, 2,
+                                    cs[c].nout, &node));
+    for (int k = 0; k < cs[c].nout; k++)
+      CHECK_OK(tvm_graph_mark_output(g, node->outputs[k]));
     char *ir = NULL;
     size_t irn = 0;
     FILE *f = open_memstream(&ir, &irn);
@@ -673,7 +692,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_packed),
       cmocka_unit_test(test_matmul_packed_ragged),
       cmocka_unit_test(test_batch_matmul),
-      cmocka_unit_test(test_softmax_template),
+      cmocka_unit_test(test_rows_template),
       cmocka_unit_test(test_matmul_pass_alone),
       cmocka_unit_test(test_option_off),
   };

@@ -72,6 +72,18 @@ static tvm_plan *compile_check(tvm_graph *g, uint64_t seed) {
   return compile_check_dump(g, seed, NULL, NULL);
 }
 
+/* compile_check, and *ir (heap; free it) the loop IR after the vectorize
+ * pass, for tests that check what the templates made of it. */
+static tvm_plan *compile_check_vectorized(tvm_graph *g, uint64_t seed,
+                                          char **ir) {
+  size_t n = 0;
+  FILE *f = open_memstream(ir, &n);
+  assert_non_null(f);
+  tvm_plan *p = compile_check_dump(g, seed, "vectorize", f);
+  fclose(f);
+  return p;
+}
+
 /* LayoutTransform's reference: NCHW -> NCHW4c -> NCHW8c -> NCHW is the
  * identity, and element (n, c, h, w) of NCHW4c data sits at
  * [n][c/4][h][w][c%4]; OIHW -> OIHW2i4o puts W[o][i][y][x] at
@@ -402,11 +414,7 @@ static void test_matmul_packed_ragged(void **state) {
       tvm_graph_apply(g, "MatMul", "mm", TVM_IN(x, w), NULL, 0, 1, NULL);
   CHECK_OK(tvm_graph_mark_output(g, y));
   char *ir = NULL;
-  size_t irn = 0;
-  FILE *f = open_memstream(&ir, &irn);
-  assert_non_null(f);
-  tvm_plan *p = compile_check_dump(g, 72, "vectorize", f);
-  fclose(f);
+  tvm_plan *p = compile_check_vectorized(g, 72, &ir);
   assert_int_equal(steps_with(p, "MatMul_packed"), 1);
   assert_non_null(strstr(ir, "ramp("));
   if (strstr(ir, "for (j,") || strstr(ir, "if (k"))
@@ -451,11 +459,7 @@ static void test_batch_matmul(void **state) {
     }
     CHECK_OK(tvm_graph_mark_output(g, y));
     char *ir = NULL;
-    size_t irn = 0;
-    FILE *f = open_memstream(&ir, &irn);
-    assert_non_null(f);
-    tvm_plan *p = compile_check_dump(g, 100 + c, "vectorize", f);
-    fclose(f);
+    tvm_plan *p = compile_check_vectorized(g, 100 + c, &ir);
     assert_int_equal(p->nsteps, 1);
     assert_int_equal(steps_with(p, "MatMul"), 1);
     if (cs[c].b[nd - 1] == 37) {
@@ -512,11 +516,7 @@ static void test_rows_template(void **state) {
     for (int k = 0; k < cs[c].nout; k++)
       CHECK_OK(tvm_graph_mark_output(g, node->outputs[k]));
     char *ir = NULL;
-    size_t irn = 0;
-    FILE *f = open_memstream(&ir, &irn);
-    assert_non_null(f);
-    tvm_plan *p = compile_check_dump(g, 110 + c, "vectorize", f);
-    fclose(f);
+    tvm_plan *p = compile_check_vectorized(g, 110 + c, &ir);
     if ((strstr(ir, ".rf[") != NULL) != cs[c].templ)
       fail_msg("case %zu: template %s expected:\n%.2000s", c,
                cs[c].templ ? "" : "not", ir);

@@ -10,7 +10,8 @@ libtvm_la_SOURCES += \
 	core/schedule/print.c \
 	core/schedule/gpu_int.h \
 	core/schedule/gpu_templates.c \
-	core/schedule/gpu_winograd.c
+	core/schedule/gpu_winograd.c \
+	core/schedule/gpu_layout.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/schedule/test_schedule

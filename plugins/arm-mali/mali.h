@@ -11,6 +11,7 @@
 #include <CL/cl.h>
 
 #include "tvm/codegen_c.h"
+#include "tvm/gpu_templates.h"
 #include "tvm/plugin.h"
 
 /* A target: the validated attributes and what they imply. */
@@ -102,26 +103,13 @@ int32_t mali_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                              struct tvm_config *cfg);
 
 /* strategy_conv.c: Conv -> Conv_NCHWc with vector_width output blocks
- * (alter_layout), and the core's GPU templates (tvm/gpu_templates.h)
- * with this target's limits: spatial-pack conv2d_NCHWc (regular, 1x1,
- * depthwise), pool_NCHWc, dense (Gemm), injective groups. */
+ * or Conv2D_winograd (alter_layout, the core's tvm_gpu_alter_layout),
+ * and this target's limits for the core's GPU templates
+ * (tvm/gpu_templates.h: spatial-pack conv2d_NCHWc (regular, 1x1,
+ * depthwise), Winograd, pool_NCHWc, dense (Gemm), injective groups). */
 int32_t mali_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
                           tvm_plugin_layout *out);
-int32_t mali_schedule_conv2d(tvm_plugin_target *t, tvm_schedule *s,
-                             tvm_tensor **outs, uint32_t nouts,
-                             struct tvm_config *cfg);
-int32_t mali_schedule_winograd(tvm_plugin_target *t, tvm_schedule *s,
-                               tvm_tensor **outs, uint32_t nouts,
-                               tvm_config *cfg);
-int32_t mali_schedule_pool(tvm_plugin_target *t, tvm_schedule *s,
-                           tvm_tensor **outs, uint32_t nouts,
-                           struct tvm_config *cfg);
-int32_t mali_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
-                            tvm_tensor **outs, uint32_t nouts,
-                            struct tvm_config *cfg);
-int32_t mali_schedule_injective(tvm_plugin_target *t, tvm_schedule *s,
-                                tvm_tensor **outs, uint32_t nouts,
-                                struct tvm_config *cfg);
+tvm_gpu_limits mali_gpu_limits(const tvm_plugin_target *t);
 
 /* runtime.c: the vtable's run-time slots. */
 int32_t mali_probe(tvm_plugin_target *t);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tvm/gpu_templates.h"
 #include "tvm/graph.h"
 #include "mali.h"
 
@@ -90,26 +91,14 @@ static const tvm_c_dialect opencl_dialect = {
     .unroll_pragma = "#pragma unroll",
 };
 
-/* Schedule templates, by graph operator. */
-#define BY_OP(o, nm, fn)                                                   \
-  {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10, .op = o,     \
-   .name = nm, .schedule = fn, .match = TVM_STRATEGY_MATCH_OP}
-#define BY_PATTERN(p, nm, fn)                                              \
-  {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,             \
-   .op = "injective", .name = nm, .schedule = fn,                          \
-   .match = TVM_STRATEGY_MATCH_PATTERN, .pattern = p}
+/* Schedule templates, by graph operator: MatMul's own, the core's GPU
+ * templates for the rest. */
+TVM_GPU_TEMPLATE_FUNCS(mali, mali_gpu_limits)
 static const tvm_plugin_strategy strategies[] = {
-    BY_OP("MatMul", "arm-mali.matmul_vectorized", mali_schedule_matmul),
-    BY_OP("Conv_NCHWc", "arm-mali.conv2d_spatial_pack", mali_schedule_conv2d),
-    BY_OP("Conv2D_winograd", "arm-mali.conv2d_winograd",
-          mali_schedule_winograd),
-    BY_OP("Pool_NCHWc", "arm-mali.pool_NCHWc", mali_schedule_pool),
-    BY_OP("Gemm", "arm-mali.dense", mali_schedule_dense),
-    BY_PATTERN(TVM_PAT_ELEMWISE, "arm-mali.injective", mali_schedule_injective),
-    BY_PATTERN(TVM_PAT_BROADCAST, "arm-mali.injective",
-               mali_schedule_injective),
-    BY_PATTERN(TVM_PAT_INJECTIVE, "arm-mali.injective",
-               mali_schedule_injective),
+    {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
+     .op = "MatMul", .name = "arm-mali.matmul_vectorized",
+     .schedule = mali_schedule_matmul, .match = TVM_STRATEGY_MATCH_OP},
+    TVM_GPU_TEMPLATE_STRATEGIES(mali, "arm-mali"),
 };
 
 /* Frees a target. */

@@ -18,6 +18,7 @@ struct tvm_plugin_target {
   int64_t max_shared;      /* static shared memory per block, bytes */
   int64_t max_regs;        /* registers per block */
   int64_t device;          /* ordinal */
+  int64_t wino_min_ch;     /* winograd_min_channels (0: no Winograd) */
   char *description;
   tvm_plugin_scope scopes[3];
   tvm_plugin_target_info info;

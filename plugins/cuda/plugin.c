@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tvm/gpu_templates.h"
+#include "tvm/graph.h"
 #include "cuda_plugin.h"
 
 static const tvm_host_api *g_host;
@@ -40,6 +42,9 @@ static const tvm_plugin_attr schema[] = {
          NULL, "registers x threads per block must fit"),
     ATTR(TVM_PLUGIN_ATTR_INT, "device", "0", 0, 63, NULL,
          "CUDA device ordinal to run on"),
+    ATTR(TVM_PLUGIN_ATTR_INT, "winograd_min_channels", "32", 0, 65536, NULL,
+         "3x3 stride-1 convolutions with at least this many input and "
+         "output channels run as Winograd F(2x2, 3x3); 0: never"),
 };
 #define NSCHEMA (sizeof schema / sizeof schema[0])
 
@@ -86,11 +91,30 @@ static const tvm_c_dialect cuda_dialect = {
     .unroll_pragma = "#pragma unroll",
 };
 
-/* Schedule templates, by graph operator. */
+/* The target's limits for the core's GPU templates: float4 vectors. */
+static tvm_gpu_limits cuda_gpu_limits(const tvm_plugin_target *t) {
+  tvm_gpu_limits l = {t->max_threads, 4};
+  return l;
+}
+
+/* The alter_layout slot: the core's layout choice for its GPU templates
+ * (channel-blocked NCHW4c convolutions, Winograd from
+ * winograd_min_channels on). */
+static int32_t cuda_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
+                                 tvm_plugin_layout *out) {
+  tvm_gpu_limits l = cuda_gpu_limits(t);
+  return tvm_gpu_alter_layout(&l, t->wino_min_ch, n, out);
+}
+
+/* Schedule templates, by graph operator: MatMul's own, the core's GPU
+ * templates for convolutions (spatial pack, Winograd), pools, Gemm and
+ * injective groups. */
+TVM_GPU_TEMPLATE_FUNCS(cuda, cuda_gpu_limits)
 static const tvm_plugin_strategy strategies[] = {
     {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
      .op = "MatMul", .name = "cuda.matmul_shared_tiled",
      .schedule = cuda_schedule_matmul, .match = TVM_STRATEGY_MATCH_OP},
+    TVM_GPU_TEMPLATE_STRATEGIES(cuda, "cuda"),
 };
 
 static void target_destroy(tvm_plugin_target *t) {
@@ -110,6 +134,7 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
   t->max_shared = (a = tvm_c_attr(v, n, "max_shared_bytes")) ? a->i : 49152;
   t->max_regs = (a = tvm_c_attr(v, n, "max_registers_per_block")) ? a->i : 65536;
   t->device = (a = tvm_c_attr(v, n, "device")) ? a->i : 0;
+  t->wino_min_ch = (a = tvm_c_attr(v, n, "winograd_min_channels")) ? a->i : 32;
   char desc[160];
   snprintf(desc, sizeof desc,
            "CUDA sm_%lld (NVRTC), <= %lld threads and %lld B shared memory "
@@ -250,6 +275,7 @@ static const tvm_plugin_vtable vtable = {
     .sync = cuda_sync,
     .timer_start = cuda_timer_start,
     .timer_stop = cuda_timer_stop,
+    .alter_layout = cuda_alter_layout,
 };
 
 static const tvm_plugin_desc desc = {

@@ -23,6 +23,8 @@
  *    innermost axis vectorized when the lanes divide it;
  *  - winograd: F(2x2, 3x3) for 3x3 stride-1 convolutions (the graph's
  *    Conv2D_winograd), input transform, batched GEMM, output transform.
+ * tvm_gpu_alter_layout is the layout choice that goes with them, for a
+ * target's alter_layout slot.
  * Knobs are recorded in cfg (tvm/config.h); a combination over the
  * work-group limit is rejected (tvm_cfg_reject) and the template
  * declines with TVM_ERR_UNSUPPORTED, so the host falls back to the next
@@ -37,6 +39,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct tvm_gnode;
+struct tvm_plugin_layout;
 
 /* What a GPU template needs to know of the target. */
 typedef struct tvm_gpu_limits {
@@ -94,6 +99,68 @@ TVM_API tvm_status tvm_gpu_schedule_injective(tvm_schedule *s,
                                               tvm_tensor **outs, int nouts,
                                               const tvm_gpu_limits *lim,
                                               tvm_config *cfg);
+
+/* For a plugin: defines, static in the including file, the strategy
+ * functions P_conv2d, P_winograd, P_pool, P_dense and P_injective, each
+ * running the core template above with the limits limits_fn(t) of the
+ * plugin's target t. */
+#define TVM_GPU_TEMPLATE_FN_(name, tmpl, limits_fn)                         \
+  static int32_t name(tvm_plugin_target *t, tvm_schedule *s,               \
+                      tvm_tensor **outs, uint32_t nouts, tvm_config *cfg) { \
+    tvm_gpu_limits l_ = limits_fn(t);                                      \
+    return tmpl(s, outs, (int)nouts, &l_, cfg);                            \
+  }
+#define TVM_GPU_TEMPLATE_FUNCS(P, limits_fn)                                \
+  TVM_GPU_TEMPLATE_FN_(P##_conv2d, tvm_gpu_schedule_conv2d_nchwc, limits_fn) \
+  TVM_GPU_TEMPLATE_FN_(P##_winograd, tvm_gpu_schedule_conv2d_winograd,      \
+                       limits_fn)                                           \
+  TVM_GPU_TEMPLATE_FN_(P##_pool, tvm_gpu_schedule_pool_nchwc, limits_fn)    \
+  TVM_GPU_TEMPLATE_FN_(P##_dense, tvm_gpu_schedule_dense, limits_fn)        \
+  TVM_GPU_TEMPLATE_FN_(P##_injective, tvm_gpu_schedule_injective, limits_fn)
+
+/* The tvm_plugin_strategy initializers of those functions (priority 10),
+ * named NAME.conv2d_spatial_pack, .conv2d_winograd, .pool_NCHWc, .dense
+ * and .injective (NAME a string literal): Conv_NCHWc, Conv2D_winograd,
+ * Pool_NCHWc, Gemm, and the elementwise, broadcast and injective
+ * patterns. */
+#define TVM_GPU_STRATEGY_OP_(o, nm, fn)                                     \
+  {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10, .op = o,     \
+   .name = nm, .schedule = fn, .match = TVM_STRATEGY_MATCH_OP}
+#define TVM_GPU_STRATEGY_PAT_(p, nm, fn)                                    \
+  {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,             \
+   .op = "injective", .name = nm, .schedule = fn,                          \
+   .match = TVM_STRATEGY_MATCH_PATTERN, .pattern = p}
+#define TVM_GPU_TEMPLATE_STRATEGIES(P, NAME)                                \
+  TVM_GPU_STRATEGY_OP_("Conv_NCHWc", NAME ".conv2d_spatial_pack",          \
+                       P##_conv2d),                                         \
+  TVM_GPU_STRATEGY_OP_("Conv2D_winograd", NAME ".conv2d_winograd",         \
+                       P##_winograd),                                       \
+  TVM_GPU_STRATEGY_OP_("Pool_NCHWc", NAME ".pool_NCHWc", P##_pool),        \
+  TVM_GPU_STRATEGY_OP_("Gemm", NAME ".dense", P##_dense),                  \
+  TVM_GPU_STRATEGY_PAT_(TVM_PAT_ELEMWISE, NAME ".injective", P##_injective), \
+  TVM_GPU_STRATEGY_PAT_(TVM_PAT_BROADCAST, NAME ".injective",              \
+                        P##_injective),                                     \
+  TVM_GPU_STRATEGY_PAT_(TVM_PAT_INJECTIVE, NAME ".injective", P##_injective)
+
+/* The layouts the templates above want for one graph node, for a
+ * target's alter_layout slot (ABI 3); leaves *out empty (returns 0) for
+ * every node they do not cover.  A 2-D float32 Conv:
+ *  - Winograd: 3x3, strides and dilations 1, group 1, the same padding on
+ *    both sides, at least winograd_min_channels input and output
+ *    channels (<= 0: never) -> data and out "NCHW", weight
+ *    TVM_LAYOUT_WINOGRAD_F2X3 (the node becomes Conv2D_winograd, its
+ *    kernel transformed at compile time);
+ *  - else, output channels a multiple of lim->lanes: Conv_NCHWc with
+ *    output blocks of lanes channels (NCHW<lanes>c), input blocks of
+ *    lanes where they divide the input channels, else the whole channel
+ *    count up to 16 (an RGB input), else 1; depthwise (group == C == M)
+ *    blocks data and output alike.
+ * Pools between blocked convolutions then become Pool_NCHWc (the core's
+ * alter_layout pass). */
+TVM_API int32_t tvm_gpu_alter_layout(const tvm_gpu_limits *lim,
+                                     int64_t winograd_min_channels,
+                                     const struct tvm_gnode *n,
+                                     struct tvm_plugin_layout *out);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,90 @@
+/*
+ * core/schedule/gpu_layout.c - the layout choice that goes with the core's
+ * GPU templates (tvm/gpu_templates.h), for a thread target's
+ * alter_layout slot (ABI 3).  arm-mali and cuda use it with their own
+ * limits; see tvm_gpu_alter_layout in the header for the rules.
+ *
+ * Why Winograd from a channel count on: per output pixel the direct
+ * convolution does 18 C K flops; F(2x2, 3x3) does 8 C K in its GEMMs
+ * plus about 128 C (the input transform, as the core's compute writes
+ * it) and 32 K (output transform), which pays from C = K = 16 on and
+ * clearly (about 2x) from 32: below that the transforms and the extra
+ * kernels (three launches, V and M through global memory) dominate.  A
+ * target whose direct template is much stronger than the Winograd GEMM
+ * asks for a higher threshold (or none).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_int.h"
+#include "tvm/graph.h"
+#include "tvm/plugin.h"
+
+/* The input-channel block for C channels and vw lanes. */
+static int64_t input_block(int64_t C, int64_t vw) {
+  if (C % vw == 0) return vw;
+  return C <= 16 ? C : 1;
+}
+
+/* Every value of the int-list attribute `name` is 1 (absent: yes). */
+static int all_ones(const tvm_gnode *n, const char *name) {
+  const int64_t *a;
+  int k = tvm_gnode_ints(n, name, &a);
+  if (k < 0) return 1;
+  for (int i = 0; i < k; i++)
+    if (a[i] != 1) return 0;
+  return 1;
+}
+
+/* Does Conv n (data xs, weights ws) run as Winograd? */
+static int wants_winograd(const tvm_gnode *n, const int64_t *xs,
+                          const int64_t *ws, int64_t min_channels) {
+  const int64_t *p;
+  if (min_channels <= 0) return 0;
+  int np = tvm_gnode_ints(n, "pads", &p);
+  const char *ap = tvm_gnode_str(n, "auto_pad", "NOTSET");
+  if (ws[2] != 3 || ws[3] != 3 || tvm_gnode_int(n, "group", 1) != 1 ||
+      !all_ones(n, "strides") || !all_ones(n, "dilations") ||
+      xs[1] < min_channels || ws[0] < min_channels)
+    return 0;
+  /* SAME_* pads a 3x3 stride-1 window by 1 on each side; VALID by 0 */
+  if (strcmp(ap, "NOTSET") != 0)
+    return strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0 ||
+           strcmp(ap, "VALID") == 0;
+  return np < 0 || (np == 4 && p[0] == p[2] && p[1] == p[3]);
+}
+
+int32_t tvm_gpu_alter_layout(const tvm_gpu_limits *lim,
+                             int64_t winograd_min_channels,
+                             const tvm_gnode *n, tvm_plugin_layout *out) {
+  int64_t xs[TVM_MAX_DIMS], ws[TVM_MAX_DIMS];
+  tvm_dtype xt;
+  int64_t vw = lim ? lim->lanes : 1;
+  if (!n || !out || vw < 2 || strcmp(tvm_gnode_op_name(n), "Conv") != 0 ||
+      tvm_gnode_input_shape(n, 0, xs) != 4 ||
+      tvm_gnode_input_shape(n, 1, ws) != 4 ||
+      tvm_gnode_input_dtype(n, 0, &xt) != 0 || xt.code != kDLFloat ||
+      xt.bits != 32)
+    return 0;
+  int64_t C = xs[1], M = ws[0], group = tvm_gnode_int(n, "group", 1);
+  if (wants_winograd(n, xs, ws, winograd_min_channels)) {
+    snprintf(out->data, sizeof out->data, "NCHW");
+    snprintf(out->weight, sizeof out->weight, "%s", TVM_LAYOUT_WINOGRAD_F2X3);
+    snprintf(out->out, sizeof out->out, "NCHW");
+    return 0;
+  }
+  if (M % vw != 0) return 0;
+  if (group == 1) {
+    int64_t ib = input_block(C, vw);
+    snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ib);
+    snprintf(out->weight, sizeof out->weight, "OIHW%di%do", (int)ib,
+             (int)vw);
+  } else if (group == C && M == C && ws[1] == 1) {
+    snprintf(out->data, sizeof out->data, "NCHW%dc", (int)vw);
+    snprintf(out->weight, sizeof out->weight, "OIHW1i%do", (int)vw);
+  } else {
+    return 0;
+  }
+  snprintf(out->out, sizeof out->out, "NCHW%dc", (int)vw);
+  return 0;
+}

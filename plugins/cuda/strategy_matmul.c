@@ -8,9 +8,15 @@
  * (cache_write "local", its k loop split by bk with the inner k step and
  * the register block unrolled).  Per bk step the block's threads fetch the
  * bm x bk tile of A and the bk x bm tile of B into shared memory
- * cooperatively (fused, split over the threads), with barriers around the
- * compute.  Knobs (tvm/config.h): tile_block (bm), tile_thread (tm),
- * tile_k (bk).  Ragged shapes are fine (lowering guards the partial
+ * cooperatively (fused, split over the threads, as float4s where the rows
+ * allow), with barriers around the compute.  With vt x vt virtual threads
+ * a thread's block is vt x vt pieces of tm/vt x tm/vt, bm/vt apart: the
+ * threads of a warp then read consecutive elements (float4s for pieces of
+ * 4) of the B tile instead of elements tm apart, without bank conflicts,
+ * and write C as float4s (the shared tiles stay one copy: the
+ * inject_virtual_thread pass shares what every virtual thread fetches
+ * alike).  Knobs (tvm/config.h): tile_block (bm), tile_thread (tm),
+ * tile_k (bk), vthreads (vt: 1, 2), fetch_vec (1, 4).  Ragged shapes are fine (lowering guards the partial
  * tiles; the barriers stay outside the guards, which codegen checks).  A
  * candidate that exceeds the target's threads per block or shared memory,
  * or whose threads cannot fetch a tile evenly, is rejected here, before
@@ -25,16 +31,32 @@
     if ((st = (x)) != TVM_OK) return st;                                    \
   } while (0)
 
-/* Fetches the tile of cache stage ss cooperatively over ty x tx threads. */
+/* Fetches the tile of cache stage ss (ny x nx threads, its inner axis
+ * cut into vectors of vec lanes when vec > 1) cooperatively. */
 static tvm_status coop_fetch(tvm_stage *ss, int64_t ny, int64_t nx,
-                             tvm_iter_var *ty, tvm_iter_var *tx) {
-  tvm_iter_var *f, *fo, *fi, *fy, *fx;
+                             tvm_iter_var *ty, tvm_iter_var *tx,
+                             int64_t vec) {
+  tvm_iter_var *f, *fo, *fi, *fy, *fx, *fv = NULL;
   tvm_status st;
   OK(tvm_fuse(ss, tvm_stage_axis(ss, 0), tvm_stage_axis(ss, 1), &f));
+  if (vec > 1) OK(tvm_split(ss, f, vec, &f, &fv));
   OK(tvm_split(ss, f, ny * nx, &fo, &fi));
   OK(tvm_split(ss, fi, nx, &fy, &fx));
   OK(tvm_bind(ss, fy, ty));
   OK(tvm_bind(ss, fx, tx));
+  if (fv) OK(tvm_vectorize(ss, fv));
+  return TVM_OK;
+}
+
+/* Splits axis iv of C into [v (vt, vthread), t (nthreads, thread axis),
+ * r (per-thread run)] for a block edge of bm and a thread tile of tm. */
+static tvm_status split_edge(tvm_stage *sc, tvm_iter_var *iv, int64_t bm,
+                             int64_t tm, int64_t vt, tvm_iter_var **v,
+                             tvm_iter_var **t, tvm_iter_var **r) {
+  tvm_status st;
+  tvm_iter_var *rest;
+  OK(tvm_split(sc, iv, bm / vt, v, &rest));
+  OK(tvm_split(sc, rest, tm / vt, t, r));
   return TVM_OK;
 }
 
@@ -44,19 +66,43 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   static const int64_t block_choices[] = {16, 32, 64, 128};
   static const int64_t thread_choices[] = {1, 2, 4, 8};
   static const int64_t k_choices[] = {4, 8, 16, 32};
+  static const int64_t vt_choices[] = {1, 2};
+  static const int64_t vec_choices[] = {1, 4};
   tvm_status st;
   tvm_tensor *C, *A = NULL, *B = NULL;
   OK(tvm_op_match_matmul(outs, nouts, "cuda matmul template", &A, &B));
   C = outs[0];
   int64_t M = C->shape_c[0], N = C->shape_c[1], K = A->shape_c[1];
-  int64_t bm = tvm_cfg_choice(cfg, "tile_block", block_choices, 4, 2);
-  int64_t tm = tvm_cfg_choice(cfg, "tile_thread", thread_choices, 4, 2);
+  /* defaults: 128 x 128 blocks of 16 x 16 threads, 8 x 8 outputs per
+   * thread as 2 x 2 virtual threads of 4 x 4 (strided by 64 so that a
+   * warp's reads of the B tile are consecutive float4s), k by 8; smaller
+   * blocks where the product is small (fewer blocks than about two per
+   * SM waste the machine) */
+  int big = M * N >= (int64_t)256 * 256 * 4;
+  int64_t bm = tvm_cfg_choice(cfg, "tile_block", block_choices, 4, big ? 3 : 2);
+  int64_t tm = tvm_cfg_choice(cfg, "tile_thread", thread_choices, 4, big ? 3 : 2);
   int64_t bk = tvm_cfg_choice(cfg, "tile_k", k_choices, 4, 1);
+  int64_t vt = tvm_cfg_choice(cfg, "vthreads", vt_choices, 2, tm >= 4 ? 1 : 0);
   int64_t nt = bm / tm; /* threads per block edge */
-  (void)M;
-  (void)N;
-  (void)K; /* ragged edges: lowering guards the partial tiles */
-  if (nt * nt > t->max_threads || (bm * bk) % (nt * nt))
+  /* float4 fetches need whole vectors along rows of both operands, and
+   * by default as many vectors as a multiple of the threads */
+  int can_vec = K % 4 == 0 && N % 4 == 0;
+  int64_t vec = tvm_cfg_choice(
+      cfg, "fetch_vec", vec_choices, 2,
+      can_vec && bk % 4 == 0 && (bm * bk / 4) % (nt * nt) == 0 ? 1 : 0);
+  if (tm % vt)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "cuda matmul template: a thread tile of %lld cannot "
+                        "be split into %lld virtual threads",
+                        (long long)tm, (long long)vt);
+  if (vec > 1 && (!can_vec || bk % vec || bm % vec))
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "cuda matmul template: float4 fetches need K (%lld), "
+                        "N (%lld), the k tile (%lld) and the block (%lld) to "
+                        "be multiples of 4",
+                        (long long)K, (long long)N, (long long)bk,
+                        (long long)bm);
+  if (nt * nt > t->max_threads || (bm * bk / vec) % (nt * nt))
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
                         "cuda matmul template: %lld threads per block (max "
                         "%lld) cannot fetch a %lldx%lld tile evenly",
@@ -81,18 +127,29 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   tvm_iter_var *tx = tvm_thread_axis(c, "threadIdx.x", NULL);
   tvm_iter_var *ty = tvm_thread_axis(c, "threadIdx.y", NULL);
 
-  /* C: blocks of bm x bm, threads of tm x tm, written from registers */
-  tvm_iter_var *yo, *yi, *xo, *xi, *yt, *yr, *xt, *xr;
+  /* C: blocks of bm x bm; in a block, vt x vt virtual threads of nt x nt
+   * threads, each thread tm/vt x tm/vt outputs per virtual thread, written
+   * from registers */
+  tvm_iter_var *yo, *yi, *xo, *xi, *yv, *yt, *yr, *xv, *xt, *xr;
   OK(tvm_split(sc, tvm_stage_axis(sc, 0), bm, &yo, &yi));
   OK(tvm_split(sc, tvm_stage_axis(sc, 1), bm, &xo, &xi));
-  OK(tvm_split(sc, yi, tm, &yt, &yr));
-  OK(tvm_split(sc, xi, tm, &xt, &xr));
-  OK(tvm_reorder(sc, (tvm_iter_var *[]){yo, xo, yt, xt, yr, xr}, 6));
+  OK(split_edge(sc, yi, bm, tm, vt, &yv, &yt, &yr));
+  OK(split_edge(sc, xi, bm, tm, vt, &xv, &xt, &xr));
+  OK(tvm_reorder(sc, (tvm_iter_var *[]){yo, xo, yv, xv, yt, xt, yr, xr}, 8));
   OK(tvm_bind(sc, yo, by));
   OK(tvm_bind(sc, xo, bx));
+  if (vt > 1) {
+    OK(tvm_bind(sc, yv, tvm_thread_axis(c, "vthread.y", NULL)));
+    OK(tvm_bind(sc, xv, tvm_thread_axis(c, "vthread.x", NULL)));
+  }
   OK(tvm_bind(sc, yt, ty));
   OK(tvm_bind(sc, xt, tx));
   OK(tvm_compute_at(scl, sc, xt));
+  /* the write-back unrolled (the register block's indices constant: it
+   * stays in registers); a thread's run of 4 outputs is one float4 store */
+  OK(tvm_unroll(sc, yr));
+  if (vec > 1 && tm / vt == 4) OK(tvm_vectorize(sc, xr));
+  else OK(tvm_unroll(sc, xr));
 
   /* the register block: k by bk, inner k and the block unrolled */
   tvm_iter_var *ko, *ki;
@@ -107,7 +164,7 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   tvm_stage *sa = tvm_stage_of(s, AS), *sb = tvm_stage_of(s, BS);
   OK(tvm_compute_at(sa, scl, ko));
   OK(tvm_compute_at(sb, scl, ko));
-  OK(coop_fetch(sa, nt, nt, ty, tx));
-  OK(coop_fetch(sb, nt, nt, ty, tx));
+  OK(coop_fetch(sa, nt, nt, ty, tx, vec));
+  OK(coop_fetch(sb, nt, nt, ty, tx, vec));
   return TVM_OK;
 }

@@ -314,9 +314,16 @@ static void matmul_template(const char *const *names, const int *idx,
 static void test_matmul_template(void **state) {
   (void)state;
   static const char *const none[] = {NULL};
-  matmul_template(none, NULL, 256, 256, 128); /* defaults: 64, 4, 8 */
+  /* defaults: 64, 4, 8, 2 virtual threads, scalar fetches */
+  matmul_template(none, NULL, 256, 256, 128);
+  /* the defaults of large products: 128, 8, 8, 2 virtual threads of 4 x 4,
+   * float4 fetches and stores */
+  static const char *const all[] = {"tile_block", "tile_thread", "tile_k",
+                                    "vthreads", "fetch_vec", NULL};
+  matmul_template(all, (const int[]){3, 3, 1, 1, 1}, 256, 256, 64);
+  matmul_template(all, (const int[]){3, 3, 1, 0, 1}, 128, 256, 64);
+  matmul_template(all, (const int[]){2, 2, 2, 1, 1}, 128, 64, 48);
   static const char *const big[] = {"tile_block", "tile_thread", "tile_k", NULL};
-  matmul_template(big, (const int[]){3, 3, 1}, 256, 256, 64); /* 128, 8, 8 */
   matmul_template(big, (const int[]){1, 1, 2}, 64, 96, 32);   /* 32, 2, 16 */
   matmul_template(none, NULL, 33, 40, 17); /* ragged edges everywhere */
 }
@@ -337,10 +344,17 @@ static void test_matmul_template_rejects(void **state) {
   /* 96 is no multiple of the default 64 block tile: guarded, accepted */
   assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg), TVM_OK);
   tvm_schedule_free(s);
-  /* 32x32 blocks of 1x1 threads: 1024 threads cannot fetch 32x4 evenly */
+  /* a 1x1 thread tile cannot be split into 2x2 virtual threads */
   assert_int_equal(tvm_config_set(cfg, "tile_block", 1), TVM_OK);
   assert_int_equal(tvm_config_set(cfg, "tile_thread", 0), TVM_OK);
   assert_int_equal(tvm_config_set(cfg, "tile_k", 0), TVM_OK);
+  assert_int_equal(tvm_config_set(cfg, "vthreads", 1), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "virtual threads"));
+  tvm_schedule_free(s);
+  /* 32x32 blocks of 1x1 threads: 1024 threads cannot fetch 32x4 evenly */
+  assert_int_equal(tvm_config_set(cfg, "vthreads", 0), TVM_OK);
   assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
   assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg), TVM_ERR_UNSUPPORTED);
   assert_non_null(strstr(tvm_diag_message(), "threads per block"));

@@ -41,7 +41,7 @@
 #include "tvm/target.h"
 #include "tvm/tune.h"
 
-#define MAX_JOBS 8
+#define MAX_JOBS 32
 
 struct tvm_tune_measurer {
   const tvm_target *t;
@@ -50,7 +50,7 @@ struct tvm_tune_measurer {
   tvm_tune_arg args[64];
   size_t out_bytes;   /* all outputs, concatenated */
   unsigned char *ref; /* the reference outputs (heap) */
-  unsigned char *shm; /* MAX_JOBS slots of out_bytes, shared with children */
+  unsigned char *shm; /* one slot of out_bytes per job, shared with children */
   size_t shm_bytes;
 };
 
@@ -372,7 +372,7 @@ tvm_status tvm_tune_measurer_create(tvm_tune_kernel *k,
   for (int i = 0; i < m->nargs; i++)
     if (m->args[i].is_output)
       m->out_bytes += arg_bytes(&m->args[i]);
-  m->shm_bytes = (m->out_bytes ? m->out_bytes : 1) * MAX_JOBS;
+  m->shm_bytes = (m->out_bytes ? m->out_bytes : 1) * (size_t)m->o.jobs;
   m->shm = mmap(NULL, m->shm_bytes, PROT_READ | PROT_WRITE,
                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   m->ref = tvm_malloc(m->out_bytes ? m->out_bytes : 1);

@@ -38,6 +38,7 @@ typedef struct run_opts {
   int profile;
   int json;
   const char *trusted_keys; /* refuse packages not signed by these keys */
+  const char *tuning_log;   /* compiling a model: the tuned configs */
 } run_opts;
 
 static void usage(FILE *f) {
@@ -45,13 +46,14 @@ static void usage(FILE *f) {
           "usage: tvmc run MODEL|PACKAGE [--target T] [--input NAME=FILE.npy]...\n"
           "                [--input-shape NAME=1x3x224x224]...\n"
           "                [--output-dir DIR] [--repeat N] [--profile] [--json]\n"
-          "                [--trusted-keys FILE]\n"
+          "                [--trusted-keys FILE] [--tuning-log LOG]\n"
           "  Runs a package from tvmc compile (or compiles MODEL: an ONNX\n"
           "  file or zoo:NAME) and prints latency and an output summary.\n"
           "  Defaults: the package's own target (llvm-cpu for a model),\n"
           "  --repeat 10, random inputs.  A model input with symbolic\n"
           "  dimensions takes its shape from --input-shape, else from its\n"
-          "  --input file.\n");
+          "  --input file.  --tuning-log (a log of tvmc tune) applies to\n"
+          "  a model compiled here, not to a package (compiled already).\n");
 }
 
 /* Is path a package (by its magic, else by its extension)? */
@@ -276,6 +278,8 @@ static int parse_args(int argc, char **argv, run_opts *o) {
       o->json = 1;
     } else if (!strcmp(a, "--trusted-keys") && v) {
       o->trusted_keys = v, i++;
+    } else if (!strcmp(a, "--tuning-log") && v) {
+      o->tuning_log = v, i++;
     } else if (a[0] != '-' && o->model == NULL) {
       o->model = a;
     } else {
@@ -303,6 +307,12 @@ static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
       tvm_package_set_trusted_keys(o->trusted_keys) != TVM_OK)
     goto fail;
   if (is_package(o->model)) {
+    if (o->tuning_log) {
+      fprintf(stderr, "tvmc run: --tuning-log applies when compiling a "
+              "model; %s is a package (pass --tuning-log to tvmc compile "
+              "instead)\n", o->model);
+      return 1;
+    }
     if (o->target) {
       if (tvm_target_load(o->target, t) != TVM_OK ||
           tvm_package_load(o->model, *t, p) != TVM_OK)
@@ -325,6 +335,7 @@ static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
   tvmc_compile_args ca = {0};
   double secs;
   ca.quiet = o->json;
+  ca.tuning_log = o->tuning_log;
   ca.placement = o->json ? NULL : stdout; /* the counts */
   if (tvm_target_load(o->target ? o->target : "llvm-cpu", t) != TVM_OK)
     goto fail;

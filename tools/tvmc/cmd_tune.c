@@ -264,7 +264,7 @@ static int parse_args(tune_run *r, int argc, char **argv) {
     else if (!strcmp(a, "--tasks")) r->filter = v;
     else if (!strcmp(a, "--tuner")) tuner = v;
     else if (!strcmp(a, "--trials")) ok = parse_int(v, 1, 1000000, &r->trials);
-    else if (!strcmp(a, "--jobs")) ok = parse_int(v, 1, 8, &r->jobs);
+    else if (!strcmp(a, "--jobs")) ok = parse_int(v, 1, 32, &r->jobs);
     else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, 64, &r->batch);
     else if (!strcmp(a, "--confirm")) ok = parse_int(v, 0, 8, &r->confirm);
     else if (!strcmp(a, "--patience")) ok = parse_int(v, 0, 1000000, &r->patience);

@@ -63,6 +63,12 @@ out=$("$tvmc" compile zoo:mlp --target fast.yaml --tuning-log empty.jsonl -o m.t
   || die "compile with an empty log: $out"
 has "$out" "no record of workload llvm-cpu.dense-"
 has "$out" "using the template default"
+# tvmc run compiles a model with the log too; a package refuses it
+out=$("$tvmc" run zoo:mlp --target fast.yaml --tuning-log empty.jsonl --repeat 1 2>&1) \
+  || die "run --tuning-log: $out"
+has "$out" "no record of workload llvm-cpu.dense-"
+out=$("$tvmc" run m.tvmpkg --tuning-log a.jsonl 2>&1) && die "run of a package took --tuning-log"
+has "$out" "pass --tuning-log to tvmc compile instead"
 
 # the model-guided tuner
 if "$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log x.jsonl \

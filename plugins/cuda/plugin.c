@@ -44,7 +44,9 @@ static const tvm_plugin_attr schema[] = {
 #define NSCHEMA (sizeof schema / sizeof schema[0])
 
 static const tvm_c_scope cuda_scopes[] = {
-    {"global", "", 0}, {"shared", "__shared__", 1}, {"local", "", 0}};
+    {"global", "", 0, 0, NULL, 0},
+    {"shared", "__shared__", 1, 0, NULL, 0},
+    {"local", "", 0, 0, NULL, 0}};
 
 /* CUDA C (C++ for NVRTC) as the emitter writes it. */
 static const tvm_c_dialect cuda_dialect = {

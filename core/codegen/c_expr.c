@@ -406,6 +406,9 @@ static void emit_call(codegen_c *e, const tvm_expr *x, int lane) {
     else if (from.bits == 32 && to.bits == 32 && from.code != kDLFloat &&
              to.code == kDLFloat)
       fmt = e->d->as_float_fmt;
+    else if (from.bits == 16 && from.code != kDLFloat &&
+             from.code != kDLBfloat && to.code == kDLBfloat)
+      fmt = e->d->as_bf16_fmt;
     if (!fmt) break;
     tvm_strbuf printed;
     tvm_strbuf *save = e->out;

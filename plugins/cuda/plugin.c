@@ -97,6 +97,7 @@ static const tvm_c_dialect cuda_dialect = {
     .unroll_pragma = "#pragma unroll",
     .extern_names = cuda_extern_names,
     .extern_prelude = cuda_wmma_prelude,
+    .as_bf16_fmt = "__ushort_as_bfloat16(%s)",
 };
 
 /* Schedule templates, by graph operator. */

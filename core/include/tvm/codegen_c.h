@@ -118,6 +118,9 @@ typedef struct tvm_c_dialect {
    * extern call or a fragment scope. */
   const char *const *extern_names;
   const char *extern_prelude;
+  /* Bit cast of a 16-bit integer to bfloat16 (one %s; NULL = none): Cast
+   * to bfloat16 before ONNX opset 19 truncates float32 bits with it. */
+  const char *as_bf16_fmt;
 } tvm_c_dialect;
 
 /* Kinds of kernel parameters (tvm_c_kernel.arg_kinds). */

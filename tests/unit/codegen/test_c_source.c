@@ -39,6 +39,9 @@ static const tvm_c_dialect dialect = {
     .nscopes = 4,
     .extern_names = externs,
     .extern_prelude = "/* frag helpers */\n",
+    .as_bf16_fmt = "AS_BF16(%s)",
+    .bf16_name = "bf16",
+    .bf16_prelude = "",
     .int_names = {"i8", "i16", "i32", "i64"},
     .int_vec = {"i8v", "i16v", "i32v", "i64v"},
     .uint_names = {"u8", "u16", "u32", "u64"},
@@ -253,6 +256,18 @@ static void test_fragments_and_externs(void **state) {
   assert_int_equal(tvm_c_emit_module(&dialect, frag_kernel(c, 64, 1), &s),
                    TVM_ERR_UNSUPPORTED);
   assert_non_null(strstr(tvm_diag_message(), "load from F of fragment"));
+  /* bfloat16 from the bits of a uint16 (Cast to bfloat16, opset < 19) */
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_expr *u16 = tvm_cast(c, tvm_dt(kDLUInt, 16, 1), tx);
+  tvm_expr *bf = tvm_call(c, tvm_dt(kDLBfloat, 16, 1), TVM_INTRIN_REINTERPRET,
+                          &u16, 1);
+  tvm_module *m = module_of(
+      c, tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 8), TVM_FOR_THREAD,
+                 "threadIdx.x", tvm_store(c, A, tx, tvm_cast(c, TVM_F32, bf), NULL)),
+      (tvm_expr *[]){A}, 1, 1, 8);
+  assert_int_equal(tvm_c_emit_module(&dialect, m, &s), TVM_OK);
+  assert_non_null(strstr(s.text, "((bf16)AS_BF16(((u16)(tx))))"));
+  tvm_c_source_free(&s);
   /* a kernel without fragments or externs gets no extern prelude */
   assert_int_equal(tvm_c_emit_module(&dialect, tile(c, 4, 0), &s), TVM_OK);
   assert_null(strstr(s.text, "/* frag helpers */"));

@@ -3,9 +3,13 @@
  * matmul of 16-bit floats accumulated in float32:
  *   C[i, j] = sum_k f32(A[i, k]) * f32(B[k, j]),  A, B float16 or
  *   bfloat16 (sm_80+), C float32, M, N, K multiples of 16.
- * A product accumulated in the 16-bit type itself (sum in float16) is
- * declined: the template would compute something more exact than its
- * TE says.
+ * The graph's MatMul of 16-bit floats is that product followed by a
+ * stage rounding it to 16 bits (tag "matmul_round", core/graph/ops/
+ * gemm.c), maybe with fused elementwise stages after it: the product is
+ * then a float32 intermediate in global memory and the rounding (with
+ * the stages after it inlined) a second kernel.  A product accumulated in the 16-bit
+ * type itself (sum in float16) is declined: the template would compute
+ * something more exact than its TE says.
  *
  * Each block computes a bm x bn tile of C with (bm/wm) x (bn/wn) warps
  * (threadIdx.z x threadIdx.y, 32 lanes each on threadIdx.x).  Per k step
@@ -65,6 +69,47 @@ static tvm_status coop_fetch(tvm_stage *ss, int64_t vec, int64_t wy,
   return TVM_OK;
 }
 
+/* Walks from out down a chain of elementwise stages, each reading one
+ * tensor of its own 2-d shape at [i, j] (the graph's rounding of a 16-bit
+ * MatMul, "matmul_round", and what the graph fused after it: Cast, Relu,
+ * ...), to the reduction under it: *mm, with the chain outermost first
+ * (none when out is the reduction itself). */
+static tvm_status epilogue(tvm_tensor *out, tvm_tensor **chain, int *n,
+                           tvm_tensor **mm) {
+  tvm_tensor *t = out;
+  *n = 0;
+  while (t->op->kind == TVM_OP_COMPUTE && t->op->nreduce == 0 &&
+         t->ndim == 2 && *n < 8) {
+    tvm_ptrvec in = {0};
+    tvm_status st = tvm_op_inputs(t->op, &in);
+    if (st) return st;
+    tvm_tensor *x = in.len == 1 ? in.data[0] : NULL;
+    tvm_ptrvec_free(&in);
+    if (!x || x->ndim != 2 || x->shape_c[0] != t->shape_c[0] ||
+        x->shape_c[1] != t->shape_c[1])
+      return NO("'%s' is not an elementwise stage over a 2-d matmul (one "
+                "input of its shape)", t->name);
+    chain[(*n)++] = t;
+    t = x;
+  }
+  *mm = t;
+  return TVM_OK;
+}
+
+/* The rounding of the float32 product to 16 bits: its own kernel, 4
+ * consecutive elements per thread, 256 threads per block. */
+static tvm_status round_stage(tvm_stage *sr, tvm_ctx *c, int64_t n) {
+  tvm_iter_var *f, *fo, *v, *bo, *t;
+  tvm_status st;
+  OK(tvm_fuse(sr, tvm_stage_axis(sr, 0), tvm_stage_axis(sr, 1), &f));
+  OK(tvm_split(sr, f, n % 4 ? 1 : 4, &fo, &v));
+  OK(tvm_split(sr, fo, 256, &bo, &t));
+  OK(tvm_bind(sr, bo, tvm_thread_axis(c, "blockIdx.x", NULL)));
+  OK(tvm_bind(sr, t, tvm_thread_axis(c, "threadIdx.x", NULL)));
+  OK(tvm_unroll(sr, v));
+  return TVM_OK;
+}
+
 /* The schedule; wmma = 0 leaves the tensorize and fragment scopes out
  * ("local" instead, every lane of a warp computing its warp's tile) and
  * accepts any operand type, so that the same tiling can run as plain
@@ -77,9 +122,15 @@ static int32_t schedule(tvm_plugin_target *t,
   static const int64_t warp_ch[] = {16, 32, 64};
   static const int64_t k_ch[] = {16, 32, 64};
   tvm_status st;
-  tvm_tensor *C, *A = NULL, *B = NULL;
-  OK(tvm_op_match_matmul(outs, nouts, "cuda wmma template", &A, &B));
-  C = outs[0];
+  tvm_tensor *C, *A = NULL, *B = NULL, *R = NULL;
+  /* the graph's MatMul of 16-bit floats: a float32 product rounded to
+   * 16 bits by a second stage (core/graph/ops/gemm.c) */
+  tvm_tensor *mm = outs[0], *chain[8];
+  int nchain = 0;
+  if (nouts == 1) OK(epilogue(outs[0], chain, &nchain, &mm));
+  if (nchain) R = chain[0];
+  OK(tvm_op_match_matmul(&mm, 1, "cuda wmma template", &A, &B));
+  C = mm;
   tvm_dtype ta = A->dtype, tb = B->dtype;
   int bf16 = ta.code == kDLBfloat;
   if (wmma && !((ta.code == kDLFloat || ta.code == kDLBfloat) &&
@@ -156,6 +207,9 @@ static int32_t schedule(tvm_plugin_target *t,
   OK(tvm_cache_read(s, B, "shared", rd, 1, &BS));
   OK(tvm_cache_read(s, BS, wmma ? "wmma.matrix_b" : "local", rd, 1, &BF));
   tvm_stage *sc = tvm_stage_of(s, C), *scf = tvm_stage_of(s, CF);
+  if (R) OK(round_stage(tvm_stage_of(s, R), c, M * N));
+  for (int i = 1; i < nchain; i++)
+    OK(tvm_compute_inline(tvm_stage_of(s, chain[i])));
   tvm_iter_var *bx = tvm_thread_axis(c, "blockIdx.x", NULL);
   tvm_iter_var *by = tvm_thread_axis(c, "blockIdx.y", NULL);
   tvm_iter_var *tx = tvm_thread_axis(c, "threadIdx.x", NULL);

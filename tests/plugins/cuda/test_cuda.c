@@ -385,6 +385,28 @@ static tvm_tensor *wmma_te(tvm_ctx *c, tvm_dtype dt, int64_t M, int64_t N,
   return tvm_compute(c, "C", (int64_t[]){M, N}, 2, mm_f32acc_body, in);
 }
 
+typedef struct round_ud {
+  tvm_tensor *t;
+  tvm_dtype dt;
+} round_ud;
+
+static tvm_expr *cast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  round_ud *u = ud;
+  return tvm_cast(c, u->dt, TVM_AT(c, u->t, i[0], i[1]));
+}
+
+/* The graph's form of a 16-bit MatMul: the float32 product C rounded to
+ * dt (tag matmul_round), then cast back to float32 (a stage the graph
+ * fuses after it when the model's output is float32). */
+static tvm_tensor *wmma_rounded(tvm_ctx *c, tvm_tensor *C, tvm_dtype dt) {
+  round_ud *r = tvm_ctx_alloc(c, 2 * sizeof *r);
+  r[0] = (round_ud){C, dt};
+  tvm_tensor *R = tvm_compute(c, "C.round", C->shape_c, 2, cast_body, &r[0]);
+  tvm_tensor_set_tag(R, "matmul_round");
+  r[1] = (round_ud){R, TVM_F32};
+  return tvm_compute(c, "C.f32", C->shape_c, 2, cast_body, &r[1]);
+}
+
 /* The value at element e of input i: a multiple of 1/8 in [-1, 1], exact
  * in float16 and bfloat16, so that every product and sum of the tests
  * (K <= 4096) is exact in float32. */
@@ -411,10 +433,11 @@ static uint16_t to_16(float f, int bf16) {
 static void wmma_compile(const char *target, int arch, tvm_dtype dt,
                          int64_t M, int64_t N, int64_t K,
                          const char *const *names, const int *idx,
-                         tvm_ctx *c, tvm_module *m) {
+                         tvm_ctx *c, tvm_module *m, int rounded) {
   tvm_target *t = load(target);
   const tvm_plugin_strategy *strat = strategy(t, "cuda.matmul_wmma");
   tvm_tensor *in[2], *C = wmma_te(c, dt, M, N, K, in);
+  if (rounded) C = wmma_rounded(c, C, dt);
   tvm_config *cfg = tvm_config_create();
   tvm_schedule *s;
   assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
@@ -450,7 +473,11 @@ static void wmma_compile(const char *target, int arch, tvm_dtype dt,
   assert_non_null(strstr(src, "tvm_wmma_mma((&"));
   assert_non_null(strstr(src, "__syncthreads();"));
   assert_non_null(strstr(ptx, "wmma.mma.sync"));
-  assert_int_equal(blob.nkernels, 1);
+  /* the rounding (and the cast after it) is a second kernel */
+  assert_int_equal(blob.nkernels, rounded ? 2 : 1);
+  if (rounded)
+    assert_non_null(strstr(src, dt.code == kDLBfloat ? "((__nv_bfloat16)("
+                                                     : "((__half)("));
   char *rep = ptxas(ptx, arch);
   if (rep) {
     char what[200];
@@ -488,12 +515,14 @@ static void test_wmma_compile(void **state) {
     for (int b = 0; b < 2; b++) {
       tvm_dtype dt = b ? bf16 : f16;
       tvm_ctx *c = tvm_ctx_create();
-      wmma_compile(target, arch, dt, 256, 256, 256, NULL, NULL, c, NULL);
-      wmma_compile(target, arch, dt, 128, 3072, 768, NULL, NULL, c, NULL);
-      wmma_compile(target, arch, dt, 128, 768, 3072, NULL, NULL, c, NULL);
+      wmma_compile(target, arch, dt, 256, 256, 256, NULL, NULL, c, NULL, 0);
+      wmma_compile(target, arch, dt, 128, 3072, 768, NULL, NULL, c, NULL, 0);
+      wmma_compile(target, arch, dt, 128, 768, 3072, NULL, NULL, c, NULL, 0);
       /* 32x32 blocks of 16x16 warps, k by 16 */
       wmma_compile(target, arch, dt, 64, 96, 48, small,
-                   (const int[]){1, 1, 0, 0, 0}, c, NULL);
+                   (const int[]){1, 1, 0, 0, 0}, c, NULL, 0);
+      /* the graph's form: rounded to 16 bits, then cast to float32 */
+      wmma_compile(target, arch, dt, 256, 256, 256, NULL, NULL, c, NULL, 1);
       tvm_ctx_destroy(c);
     }
   }
@@ -635,7 +664,8 @@ static void test_wmma_run(void **state) {
   for (int b = 0; b < 2; b++) {
     tvm_ctx *c = tvm_ctx_create();
     gpu_case k = {0};
-    wmma_compile("cuda-sm80", 80, b ? bf16 : f16, M, N, K, NULL, NULL, c, &k.m);
+    wmma_compile("cuda-sm80", 80, b ? bf16 : f16, M, N, K, NULL, NULL, c, &k.m,
+                 0);
     k.name = b ? "wmma_bf16" : "wmma_f16";
     k.ntensors = 3;
     k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";

@@ -276,6 +276,68 @@ static void emit_floor_int(codegen_c *e, const tvm_expr *x, int lane) {
   tvm_strbuf_append(e->out, "))");
 }
 
+/* See codegen_int.h. */
+const tvm_c_scope *codegen_fragment_scope(codegen_c *e, const tvm_expr *v) {
+  void *sc = NULL;
+  return v && tvm_ptrmap_get(&e->frag, v, &sc) ? sc : NULL;
+}
+
+/* access_ptr(data, dtype, offset, extent, rw): the address of element
+ * offset of data, or the fragment holding it for fragment buffers. */
+static void emit_access_ptr(codegen_c *e, const tvm_expr *x) {
+  tvm_expr *const *a = x->u.call.args;
+  if (x->u.call.nargs < 3 || a[0]->kind != TVM_VAR) {
+    codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                 "access_ptr needs a buffer variable and an offset");
+    return;
+  }
+  const tvm_c_scope *sc = codegen_fragment_scope(e, a[0]);
+  tvm_strbuf_printf(e->out, "(&%s[", codegen_name(e, a[0]));
+  if (sc) {
+    tvm_expr *n = tvm_int(e->c, sc->fragment_elems);
+    tvm_expr *m = tvm_simplify(e->c, tvm_floormod(e->c, a[2], n), &e->bounds);
+    if (!m || !tvm_is_zero(m)) {
+      tvm_strbuf off;
+      tvm_strbuf_init(&off);
+      tvm_print_expr(&off, a[2]);
+      codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                   "access_ptr into %s of fragment scope '%s' at offset %s, "
+                   "not provably a multiple of %d elements (one fragment)",
+                   a[0]->u.var.name, sc->name, off.data ? off.data : "?",
+                   sc->fragment_elems);
+      tvm_strbuf_free(&off);
+      return;
+    }
+    codegen_expr(e, tvm_simplify(e->c, tvm_floordiv(e->c, a[2], n),
+                                 &e->bounds), -1);
+  } else {
+    codegen_expr(e, a[2], -1);
+  }
+  tvm_strbuf_append(e->out, "])");
+}
+
+/* An extern call the dialect lists: name(args). */
+static void emit_extern(codegen_c *e, const tvm_expr *x) {
+  const char *name = x->u.call.name;
+  int ok = 0;
+  for (int i = 0; name && e->d->extern_names && e->d->extern_names[i]; i++)
+    if (!strcmp(e->d->extern_names[i], name)) ok = 1;
+  if (!ok) {
+    codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                 "extern call %s has no %s device-code definition (the "
+                 "dialect's extern_names list it)", name ? name : "?",
+                 e->d->name);
+    return;
+  }
+  e->uses_extern = 1;
+  tvm_strbuf_printf(e->out, "%s(", name);
+  for (int i = 0; i < x->u.call.nargs; i++) {
+    if (i) tvm_strbuf_append(e->out, ", ");
+    codegen_expr(e, x->u.call.args[i], -1);
+  }
+  tvm_strbuf_append(e->out, ")");
+}
+
 /* Math intrinsics and builtins. */
 static void emit_call(codegen_c *e, const tvm_expr *x, int lane) {
   static const struct { tvm_intrin op; const char *name; } fn[] = {
@@ -329,6 +391,12 @@ static void emit_call(codegen_c *e, const tvm_expr *x, int lane) {
   case TVM_INTRIN_LIKELY:
     codegen_expr(e, a[0], lane);
     return;
+  case TVM_INTRIN_ACCESS_PTR:
+    emit_access_ptr(e, x);
+    return;
+  case TVM_INTRIN_EXTERN:
+    emit_extern(e, x);
+    return;
   case TVM_INTRIN_REINTERPRET: {
     tvm_dtype from = a[0]->dtype, to = x->dtype;
     const char *fmt = NULL;
@@ -338,6 +406,9 @@ static void emit_call(codegen_c *e, const tvm_expr *x, int lane) {
     else if (from.bits == 32 && to.bits == 32 && from.code != kDLFloat &&
              to.code == kDLFloat)
       fmt = e->d->as_float_fmt;
+    else if (from.bits == 16 && from.code != kDLFloat &&
+             from.code != kDLBfloat && to.code == kDLBfloat)
+      fmt = e->d->as_bf16_fmt;
     if (!fmt) break;
     tvm_strbuf printed;
     tvm_strbuf *save = e->out;
@@ -385,6 +456,14 @@ static void emit_load(codegen_c *e, const tvm_expr *x, int lane) {
   }
   tvm_dtype el = tvm_dtype_element(x->dtype);
   void *bt = NULL;
+  if (codegen_fragment_scope(e, x->u.load.buffer)) {
+    codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                 "load from %s of fragment scope '%s': fragments are read "
+                 "only by the target's intrinsics (tensorize the stage)",
+                 x->u.load.buffer->u.var.name,
+                 codegen_fragment_scope(e, x->u.load.buffer)->name);
+    return;
+  }
   if (tvm_ptrmap_get(&e->buf_type, x->u.load.buffer, &bt) &&
       !tvm_dtype_eq(*(tvm_dtype *)bt, el)) {
     char b1[32], b2[32];

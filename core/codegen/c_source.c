@@ -223,6 +223,13 @@ static void emit_store(codegen_c *e, const tvm_stmt *s) {
   const tvm_expr *val = s->u.store.value, *pred = s->u.store.pred;
   int lanes = val->dtype.lanes;
   const char *bn = codegen_name(e, buf);
+  if (codegen_fragment_scope(e, buf)) {
+    codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                 "store into %s of fragment scope '%s': fragments are "
+                 "written only by the target's intrinsics (tensorize the "
+                 "stage)", buf->u.var.name, codegen_fragment_scope(e, buf)->name);
+    return;
+  }
   if (lanes == 1) {
     pad(e);
     if (pred) {
@@ -313,16 +320,57 @@ static void emit_allocate(codegen_c *e, const tvm_stmt *s) {
     if (tvm_ptrmap_put(&e->buf_type, s->u.alloc.buffer, dt) != TVM_OK)
       codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
   }
+  if (sc->fragment_fmt) {
+    /* an array of opaque fragments, reached only through access_ptr */
+    if (sc->fragment_elems <= 0 || n % sc->fragment_elems) {
+      codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                   "allocation %s in fragment scope '%s' has %lld elements, "
+                   "not a multiple of the fragment's %d: tile the stage by "
+                   "whole fragments", name, sc->name, (long long)n,
+                   sc->fragment_elems);
+      return;
+    }
+    if (tvm_ptrmap_put(&e->frag, s->u.alloc.buffer, (void *)sc) != TVM_OK)
+      codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
+    e->uses_extern = 1;
+    pad(e);
+    tvm_strbuf_append(e->out, "{\n");
+    e->indent++;
+    pad(e);
+    tvm_strbuf_printf(e->out, sc->fragment_fmt,
+                      storage_type(e, s->u.alloc.dtype));
+    tvm_strbuf_printf(e->out, " %s[%lld];\n", name,
+                      (long long)(n / sc->fragment_elems));
+    emit_stmt(e, s->u.alloc.body);
+    e->indent--;
+    pad(e);
+    tvm_strbuf_append(e->out, "}\n");
+    return;
+  }
   uint64_t bytes = (uint64_t)n * (uint64_t)tvm_dtype_bytes(s->u.alloc.dtype);
   /* block-shared arrays live at kernel scope (OpenCL requires it) */
+  /* a thread-local array gets its own block: unrolling may repeat an
+   * allocation in one sequence */
   tvm_strbuf *to = sc->block_shared ? &e->decls : e->out;
   if (sc->block_shared) e->shared_bytes += (bytes + 15) & ~(uint64_t)15;
-  if (sc->block_shared) tvm_strbuf_append(to, "  ");
-  else pad(e);
-  tvm_strbuf_printf(to, "%s%s%s %s[%lld] __attribute__((aligned(16)));\n",
+  if (sc->block_shared) {
+    tvm_strbuf_append(to, "  ");
+  } else {
+    pad(e);
+    tvm_strbuf_append(e->out, "{\n");
+    e->indent++;
+    pad(e);
+  }
+  tvm_strbuf_printf(to, "%s%s%s %s[%lld] __attribute__((aligned(%d)));\n",
                     sc->qualifier, sc->qualifier[0] ? " " : "",
-                    storage_type(e, s->u.alloc.dtype), name, (long long)n);
+                    storage_type(e, s->u.alloc.dtype), name, (long long)n,
+                    sc->align > 0 ? sc->align : 16);
   emit_stmt(e, s->u.alloc.body);
+  if (!sc->block_shared) {
+    e->indent--;
+    pad(e);
+    tvm_strbuf_append(e->out, "}\n");
+  }
 }
 
 /* Does cond depend on an enclosing thread loop's variable? */
@@ -564,6 +612,7 @@ tvm_status tvm_c_emit_module(const tvm_c_dialect *d, const tvm_module *m,
     tvm_ptrmap_free(&e.hoisted);
     tvm_bounds_free(&e.bounds);
     tvm_ptrvec_free(&e.thread_vars);
+    tvm_ptrmap_free(&e.frag);
     e.divergent = 0;
   }
   if (e.st == TVM_OK && e.uses_bf16 && !d->bf16_prelude)
@@ -575,6 +624,8 @@ tvm_status tvm_c_emit_module(const tvm_c_dialect *d, const tvm_module *m,
   if (e.uses_half && d->half_prelude) tvm_strbuf_append(&text, d->half_prelude);
   if (e.uses_bf16 && d->bf16_prelude) tvm_strbuf_append(&text, d->bf16_prelude);
   if (e.uses_f64 && d->f64_prelude) tvm_strbuf_append(&text, d->f64_prelude);
+  if (e.uses_extern && d->extern_prelude)
+    tvm_strbuf_append(&text, d->extern_prelude);
   codegen_helpers(d, &text);
   tvm_strbuf_append(&text, "\n");
   tvm_strbuf_append(&text, kernels.data ? kernels.data : "");
@@ -586,6 +637,7 @@ tvm_status tvm_c_emit_module(const tvm_c_dialect *d, const tvm_module *m,
   out->uses_half = e.uses_half;
   out->uses_bf16 = e.uses_bf16;
   out->uses_f64 = e.uses_f64;
+  out->uses_extern = e.uses_extern;
   tvm_ctx_destroy(e.c);
   if (e.st != TVM_OK || !out->text) {
     tvm_status st = e.st != TVM_OK ? e.st : TVM_ERR_NOMEM;

@@ -25,7 +25,8 @@ typedef struct codegen_c {
   int divergent;          /* depth of thread-dependent conditions */
   uint32_t launch[6];  /* blockIdx.xyz, threadIdx.xyz extents */
   uint64_t shared_bytes;
-  int uses_half, uses_bf16, uses_f64;
+  int uses_half, uses_bf16, uses_f64, uses_extern;
+  tvm_ptrmap frag;     /* buffer var -> const tvm_c_scope* (fragment) */
   tvm_status st;       /* first error */
 } codegen_c;
 
@@ -45,6 +46,8 @@ void codegen_expr(codegen_c *e, const tvm_expr *x, int lane);
 const char *codegen_lane_suffix(int i);
 /* 1 when x >= 0 provably under the loop bounds. */
 int codegen_nonneg(codegen_c *e, const tvm_expr *x);
+/* The fragment scope of buffer var v, or NULL. */
+const tvm_c_scope *codegen_fragment_scope(codegen_c *e, const tvm_expr *v);
 /* The prelude helpers (floordiv/floormod) in dialect d. */
 void codegen_helpers(const tvm_c_dialect *d, tvm_strbuf *out);
 

@@ -48,7 +48,9 @@ static const tvm_plugin_attr schema[] = {
 #define NSCHEMA (sizeof schema / sizeof schema[0])
 
 static const tvm_c_scope cl_scopes[] = {
-    {"global", "__global", 0}, {"shared", "__local", 1}, {"local", "", 0}};
+    {"global", "__global", 0, 0, NULL, 0},
+    {"shared", "__local", 1, 0, NULL, 0},
+    {"local", "", 0, 0, NULL, 0}};
 
 /* OpenCL C 1.2 as the emitter writes it. */
 static const tvm_c_dialect opencl_dialect = {

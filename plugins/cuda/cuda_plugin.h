@@ -20,7 +20,7 @@ struct tvm_plugin_target {
   int64_t device;          /* ordinal */
   int64_t wino_min_ch;     /* winograd_min_channels (0: no Winograd) */
   char *description;
-  tvm_plugin_scope scopes[3];
+  tvm_plugin_scope scopes[6];
   tvm_plugin_target_info info;
 };
 
@@ -51,6 +51,35 @@ struct tvm_config;
 int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                              tvm_tensor **outs, uint32_t nouts,
                              struct tvm_config *cfg);
+
+/* wmma_intrin.c: tensor-core intrinsics (16x16x16 fragments) and the
+ * device helpers their extern calls name. */
+#define WMMA_FRAG 16
+#define TVM_BF16 tvm_dt(kDLBfloat, 16, 1)
+extern const char *const cuda_extern_names[];
+extern const char cuda_wmma_prelude[];
+extern const tvm_plugin_intrin cuda_intrins[];
+extern const uint32_t cuda_nintrins;
+/* The intrinsic name: the host's declaration from call, else declared in
+ * c here. */
+int32_t cuda_wmma_intrin(tvm_plugin_target *t, tvm_ctx *c,
+                         const tvm_plugin_strategy_call *call,
+                         const char *name, tvm_tensor_intrin **out);
+
+/* strategy_wmma.c: the tensor-core MatMul template (float16/bfloat16
+ * operands, float32 accumulation; knobs tile_bm, tile_bn, warp_m, warp_n,
+ * tile_k).  _loops: the same tiling as plain loops in "local" memory,
+ * without tensorize (for checking the tiling numerically on the host). */
+int32_t cuda_schedule_wmma(tvm_plugin_target *t,
+                           const tvm_plugin_strategy_call *call,
+                           tvm_schedule *s, tvm_tensor **outs, uint32_t nouts,
+                           struct tvm_config *cfg);
+int32_t cuda_schedule_wmma_plain(tvm_plugin_target *t, tvm_schedule *s,
+                                 tvm_tensor **outs, uint32_t nouts,
+                                 struct tvm_config *cfg);
+int32_t cuda_schedule_wmma_loops(tvm_plugin_target *t, tvm_schedule *s,
+                                 tvm_tensor **outs, uint32_t nouts,
+                                 struct tvm_config *cfg);
 
 /* runtime.c */
 int32_t cuda_probe(tvm_plugin_target *t);

@@ -8,7 +8,9 @@ plugins_cuda_tvm_cuda_la_SOURCES = \
 	plugins/cuda/plugin.c \
 	plugins/cuda/nvrtc.c \
 	plugins/cuda/runtime.c \
-	plugins/cuda/strategy_matmul.c
+	plugins/cuda/strategy_matmul.c \
+	plugins/cuda/strategy_wmma.c \
+	plugins/cuda/wmma_intrin.c
 plugins_cuda_tvm_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS) \
 	-DTVM_CUDA_HOME=\"$(CUDA_HOME)\"
 plugins_cuda_tvm_cuda_la_LDFLAGS = $(TVM_PLUGIN_LINK)
@@ -22,9 +24,13 @@ TESTS += tests/plugins/cuda/test_cuda
 tests_plugins_cuda_test_cuda_SOURCES = \
 	tests/plugins/gpu/gpu_kernels.h \
 	tests/plugins/gpu/gpu_kernels.c \
-	tests/plugins/cuda/test_cuda.c
+	tests/plugins/cuda/test_cuda.c \
+	plugins/cuda/strategy_wmma.c \
+	plugins/cuda/wmma_intrin.c
+# the wmma template's sources are linked in to run its tiling without
+# tensor cores (cuda_schedule_wmma_loops is not exported by the plugin)
 tests_plugins_cuda_test_cuda_CFLAGS = $(TVM_TEST_CF) \
-	-DTVM_CUDA_HOME=\"$(CUDA_HOME)\"
+	-I$(srcdir)/plugins/cuda -DTVM_CUDA_HOME=\"$(CUDA_HOME)\"
 tests_plugins_cuda_test_cuda_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_cuda_test_cuda_DEPENDENCIES = plugins/cuda/tvm-cuda.la
 endif

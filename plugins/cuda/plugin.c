@@ -48,8 +48,19 @@ static const tvm_plugin_attr schema[] = {
 };
 #define NSCHEMA (sizeof schema / sizeof schema[0])
 
+/* Shared arrays are 32-byte aligned: wmma loads need 256-bit aligned
+ * pointers.  The wmma scopes are arrays of fragments (wmma_intrin.c). */
+#define WMMA_FRAG_FMT(use, layout) \
+  "nvcuda::wmma::fragment<nvcuda::wmma::" use ", 16, 16, 16, %s" layout ">"
 static const tvm_c_scope cuda_scopes[] = {
-    {"global", "", 0}, {"shared", "__shared__", 1}, {"local", "", 0}};
+    {"global", "", 0, 0, NULL, 0},
+    {"shared", "__shared__", 1, 32, NULL, 0},
+    {"local", "", 0, 0, NULL, 0},
+    {"wmma.matrix_a", "", 0, 0,
+     WMMA_FRAG_FMT("matrix_a", ", nvcuda::wmma::row_major"), 256},
+    {"wmma.matrix_b", "", 0, 0,
+     WMMA_FRAG_FMT("matrix_b", ", nvcuda::wmma::row_major"), 256},
+    {"wmma.accumulator", "", 0, 0, WMMA_FRAG_FMT("accumulator", ""), 256}};
 
 /* CUDA C (C++ for NVRTC) as the emitter writes it. */
 static const tvm_c_dialect cuda_dialect = {
@@ -68,7 +79,7 @@ static const tvm_c_dialect cuda_dialect = {
     .barrier_shared = "__syncthreads();",
     .barrier_global = "__syncthreads();",
     .scopes = cuda_scopes,
-    .nscopes = 3,
+    .nscopes = 6,
     .int_names = {"signed char", "short", "int", "long long"},
     .int_vec = {"char", "short", "int", "longlong"},
     .uint_names = {"unsigned char", "unsigned short", "unsigned int",
@@ -89,6 +100,9 @@ static const tvm_c_dialect cuda_dialect = {
     .as_int_fmt = "__float_as_int(%s)",
     .as_float_fmt = "__int_as_float(%s)",
     .unroll_pragma = "#pragma unroll",
+    .extern_names = cuda_extern_names,
+    .extern_prelude = cuda_wmma_prelude,
+    .as_bf16_fmt = "__ushort_as_bfloat16(%s)",
 };
 
 /* The target's limits for the core's GPU templates: float4 vectors. */
@@ -111,6 +125,10 @@ static int32_t cuda_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
  * injective groups. */
 TVM_GPU_TEMPLATE_FUNCS(cuda, cuda_gpu_limits)
 static const tvm_plugin_strategy strategies[] = {
+    {.struct_size = sizeof(tvm_plugin_strategy), .priority = 20,
+     .op = "MatMul", .name = "cuda.matmul_wmma",
+     .schedule = cuda_schedule_wmma_plain, .match = TVM_STRATEGY_MATCH_OP,
+     .schedule_call = cuda_schedule_wmma},
     {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
      .op = "MatMul", .name = "cuda.matmul_shared_tiled",
      .schedule = cuda_schedule_matmul, .match = TVM_STRATEGY_MATCH_OP},
@@ -155,8 +173,18 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
   t->info.struct_size = sizeof t->info;
   t->info.vector_bits = 128; /* float4 accesses */
   t->info.has_threads = 1;
+  /* fragments belong to one warp: per-thread visibility keeps the warp
+   * loops (threadIdx.y/z) fixed in bound inference */
+  static const char *const frag_scopes[3] = {
+      "wmma.matrix_a", "wmma.matrix_b", "wmma.accumulator"};
+  for (int i = 0; i < 3; i++)
+    t->scopes[3 + i] = (tvm_plugin_scope){sizeof(tvm_plugin_scope),
+                                          TVM_VIS_THREAD, frag_scopes[i], 0,
+                                          0, -1};
   t->info.scopes = t->scopes;
-  t->info.nscopes = 3;
+  t->info.nscopes = 6;
+  t->info.nintrins = cuda_nintrins;
+  t->info.intrins = cuda_intrins;
   t->info.description = t->description;
   t->info.strategies = strategies;
   t->info.nstrategies = sizeof strategies / sizeof strategies[0];

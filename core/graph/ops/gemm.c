@@ -3,13 +3,18 @@
  *   Gemm:   Y = alpha * A' * B' + beta * C, A' = transA ? A^T : A (M, K),
  *           B' = transB ? B^T : B (K, N), C optional, broadcast to (M, N);
  *   MatMul: numpy matmul (batched, batch dims broadcast, 1-D operands
- *           promoted and their unit dimension removed again).
+ *           promoted and their unit dimension removed again); float32,
+ *           float16 or bfloat16 operands (both the same type).
  *
  * Compute: the product is one sum over k tagged "dense" (Gemm with
  * transB = 1 and transA = 0, the fully connected layer: Y = A * B^T) or
  * "matmul" (everything else, MatMul included); alpha, beta and C are
  * applied by a second compute "<name>" (the product is then
- * "<name>.matmul") only when they change anything.
+ * "<name>.matmul") only when they change anything.  A MatMul of 16-bit
+ * floats accumulates in float32: the product "<name>.matmul" sums
+ * float32(A) * float32(B) in float32 and "<name>" rounds it once to the
+ * operands' type (tag "matmul_round"), as tensor-core units do; the
+ * reference accumulates in double and rounds once too.
  */
 #include <string.h>
 
@@ -168,10 +173,17 @@ typedef struct mm_shape {
 static tvm_status matmul_check(const tvm_gnode *n, mm_shape *s, int64_t *oshape,
                                int *ondim) {
   tvm_status st;
-  if ((st = op_check_dtype(n, 0, "A", DT_F32)) ||
-      (st = op_check_dtype(n, 1, "B", DT_F32)))
+  if ((st = op_check_dtype(n, 0, "A", DT_F32 | DT_F16 | DT_BF16)) ||
+      (st = op_check_dtype(n, 1, "B", DT_F32 | DT_F16 | DT_BF16)))
     return st;
   const tvm_gvalue *A = n->inputs[0], *B = n->inputs[1];
+  if (!tvm_dtype_eq(A->dtype, B->dtype)) {
+    char a[32], b[32];
+    return op_fail(n, TVM_ERR_INVALID,
+                   "A is %s but B is %s: MatMul operands must have one type "
+                   "(insert a Cast)", tvm_dtype_str(A->dtype, a),
+                   tvm_dtype_str(B->dtype, b));
+  }
   if (A->ndim < 1 || B->ndim < 1)
     return op_fail(n, TVM_ERR_INVALID,
                    "MatMul operands must have at least 1 dimension");
@@ -219,7 +231,22 @@ static tvm_status matmul_infer(tvm_graph *g, tvm_gnode *n) {
 typedef struct mm_ud {
   mm_shape s;
   tvm_tensor *A, *B;
+  int wide;        /* 16-bit operands: products and sum in float32 */
+  tvm_tensor *mm;  /* the float32 product, for the rounding stage */
 } mm_ud;
+
+/* A read of a MatMul operand, widened to float32 for 16-bit operands. */
+static tvm_expr *mm_read(tvm_ctx *c, const mm_ud *u, tvm_tensor *t,
+                         tvm_expr **idx, int n) {
+  tvm_expr *r = tvm_tread(c, t, idx, n);
+  return u->wide ? tvm_cast(c, TVM_F32, r) : r;
+}
+
+/* The float32 product rounded to the operands' type. */
+static tvm_expr *matmul_round(tvm_ctx *c, tvm_expr **i, void *ud) {
+  mm_ud *u = ud;
+  return tvm_cast(c, u->A->dtype, tvm_tread(c, u->mm, i, u->mm->ndim));
+}
 
 /* One output element: the sum over k, batch dims broadcast. */
 static tvm_expr *matmul_body(tvm_ctx *c, tvm_expr **i, void *ud) {
@@ -254,9 +281,9 @@ static tvm_expr *matmul_body(tvm_ctx *c, tvm_expr **i, void *ud) {
     bi[nbd - 2] = k->var;
     bi[nbd - 1] = j;
   }
-  return tvm_sum(
-      c, tvm_mul(c, tvm_tread(c, u->A, ai, na), tvm_tread(c, u->B, bi, nbd)),
-      &k, 1);
+  return tvm_sum(c, tvm_mul(c, mm_read(c, u, u->A, ai, na),
+                            mm_read(c, u, u->B, bi, nbd)),
+                 &k, 1);
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -270,8 +297,18 @@ static tvm_status matmul_compute(tvm_ctx *c, const tvm_gnode *n,
     return st;
   u.A = in[0];
   u.B = in[1];
-  out[0] = op_te_compute_out(c, n, 0, u.s.nbatch ? "batch_matmul" : "matmul",
-                          matmul_body, &u);
+  u.wide = in[0]->dtype.bits == 16;
+  const char *tag = u.s.nbatch ? "batch_matmul" : "matmul";
+  if (!u.wide) {
+    out[0] = op_te_compute_out(c, n, 0, tag, matmul_body, &u);
+    return op_te_status(c, n, out[0]);
+  }
+  u.mm = tvm_compute(c, op_te_name(c, n, "matmul"), shape, nd, matmul_body,
+                     &u);
+  if ((st = op_te_status(c, n, u.mm)))
+    return st;
+  tvm_tensor_set_tag(u.mm, tag);
+  out[0] = op_te_compute_out(c, n, 0, "matmul_round", matmul_round, &u);
   return op_te_status(c, n, out[0]);
 }
 

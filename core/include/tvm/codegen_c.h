@@ -20,8 +20,21 @@
  *  - integer floordiv/floormod become C division when both sides are
  *    provably non-negative, else calls of helpers in the prelude.
  *
- * Constructs with no meaning in device code (extern calls, host asserts,
- * parallel loops, global allocations) are errors that name the kernel.
+ *  - a scope may be a fragment scope (tvm_c_scope.fragment_fmt): its
+ *    buffers are declared as arrays of an opaque per-warp type (CUDA's
+ *    nvcuda::wmma::fragment), one element per fragment_elems elements of
+ *    the buffer; they may only be reached through access_ptr, which
+ *    becomes `&buf[offset / fragment_elems]` (the offset must provably be
+ *    a multiple), never by plain loads or stores;
+ *  - access_ptr(data, dtype, offset, extent, rw) of other buffers becomes
+ *    `(&buf[offset])`;
+ *  - extern calls (TVM_INTRIN_EXTERN) become `name(args)` when the
+ *    dialect lists the name in extern_names (its extern_prelude, emitted
+ *    once when a kernel uses one, defines them).
+ *
+ * Constructs with no meaning in device code (extern calls the dialect does
+ * not list, host asserts, parallel loops, global allocations) are errors
+ * that name the kernel.
  *
  * Beside the source, the emitter describes each kernel: its launch
  * extents (constant) and the type of each parameter, which the runtime
@@ -43,6 +56,14 @@ typedef struct tvm_c_scope {
   const char *name;      /* "shared", "local", "global" */
   const char *qualifier; /* "__shared__", "__local", "" */
   int block_shared;      /* 1: counts toward the kernel's shared bytes */
+  /* Alignment in bytes of arrays in this scope (0: 16). */
+  int align;
+  /* A fragment scope: printf format of the array's element type, taking
+   * the buffer's element type name (one %s), e.g.
+   * "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, %s,
+   * nvcuda::wmma::row_major>"; NULL for ordinary scopes. */
+  const char *fragment_fmt;
+  int fragment_elems;    /* buffer elements per fragment (256) */
 } tvm_c_scope;
 
 /* What distinguishes one C dialect from another. */
@@ -92,6 +113,14 @@ typedef struct tvm_c_dialect {
   /* Bit casts between float32 and int32: printf formats of one %s. */
   const char *as_int_fmt, *as_float_fmt;
   const char *unroll_pragma;       /* "#pragma unroll" or NULL */
+  /* Extern calls device code may make (NULL-terminated; NULL: none), and
+   * the source that defines them, emitted once when a kernel uses an
+   * extern call or a fragment scope. */
+  const char *const *extern_names;
+  const char *extern_prelude;
+  /* Bit cast of a 16-bit integer to bfloat16 (one %s; NULL = none): Cast
+   * to bfloat16 before ONNX opset 19 truncates float32 bits with it. */
+  const char *as_bf16_fmt;
 } tvm_c_dialect;
 
 /* Kinds of kernel parameters (tvm_c_kernel.arg_kinds). */
@@ -118,6 +147,7 @@ typedef struct tvm_c_source {
   tvm_c_kernel *kernels;
   int nkernels;
   int uses_half, uses_bf16, uses_f64;
+  int uses_extern;       /* an extern call or a fragment scope */
 } tvm_c_source;
 
 /* Emits every device function of m in dialect d.  On failure returns a

@@ -23,6 +23,11 @@
 #include "tvm/config.h"
 #include "tvm/te.h"
 #include "../gpu/gpu_kernels.h"
+#include "cuda_plugin.h"
+
+/* wmma_intrin.c, linked in, reports through the host; here the core's
+ * diagnostic takes the messages. */
+const tvm_host_api *cuda_host(void) { return NULL; }
 
 #ifndef TVM_CUDA_HOME
 #define TVM_CUDA_HOME "/usr/local/cuda"
@@ -222,6 +227,17 @@ static tvm_expr *mm_body(tvm_ctx *c, tvm_expr **i, void *ud) {
                             TVM_AT(c, in[1], k->var, i[1])), &k, 1);
 }
 
+/* The cuda strategy called name. */
+static const tvm_plugin_strategy *strategy(const tvm_target *t,
+                                           const char *name) {
+  const tvm_plugin_target_info *info = tvm_target_info(t);
+  const tvm_plugin_strategy *st;
+  for (uint32_t i = 0; (st = tvm_plugin_strategy_at(info, i)); i++)
+    if (!strcmp(st->name, name)) return st;
+  fail_msg("no strategy %s", name);
+  return NULL;
+}
+
 /* The MatMul template at a knob setting (sets[] = knob name, index; NULL
  * name ends): lowered for cuda-sm90, compiled, no spills in ptxas -v; the
  * same device function compiled by the opencl target and run on its device
@@ -229,7 +245,7 @@ static tvm_expr *mm_body(tvm_ctx *c, tvm_expr **i, void *ud) {
 static void matmul_template(const char *const *names, const int *idx,
                             int64_t M, int64_t N, int64_t K) {
   tvm_target *t = load("cuda-sm90");
-  const tvm_plugin_strategy *strat = tvm_target_strategy(t, "MatMul");
+  const tvm_plugin_strategy *strat = strategy(t, "cuda.matmul_shared_tiled");
   assert_non_null(strat);
   tvm_ctx *c = tvm_ctx_create();
   tvm_tensor *in[2];
@@ -332,7 +348,7 @@ static void test_matmul_template(void **state) {
 static void test_matmul_template_rejects(void **state) {
   (void)state;
   tvm_target *t = load("cuda-sm90");
-  const tvm_plugin_strategy *strat = tvm_target_strategy(t, "MatMul");
+  const tvm_plugin_strategy *strat = strategy(t, "cuda.matmul_shared_tiled");
   tvm_ctx *c = tvm_ctx_create();
   tvm_tensor *in[2];
   in[0] = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){96, 32}, 2);
@@ -361,6 +377,337 @@ static void test_matmul_template_rejects(void **state) {
   tvm_schedule_free(s);
   tvm_config_free(cfg);
   tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
+/* ---- the tensor-core template (strategy_wmma.c) ------------------------ */
+
+/* C[i, j] = sum_k f32(A[i, k]) * f32(B[k, j]): float32 accumulation. */
+static tvm_expr *mm_f32acc_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor **in = ud;
+  tvm_iter_var *k = tvm_reduce_axis(c, "k", 0, in[0]->shape_c[1]);
+  return tvm_sum(c, tvm_mul(c, tvm_cast(c, TVM_F32, TVM_AT(c, in[0], i[0], k->var)),
+                            tvm_cast(c, TVM_F32, TVM_AT(c, in[1], k->var, i[1]))),
+                 &k, 1);
+}
+
+/* A[M, K], B[K, N] of type dt and C of the mixed-precision product. */
+static tvm_tensor *wmma_te(tvm_ctx *c, tvm_dtype dt, int64_t M, int64_t N,
+                           int64_t K, tvm_tensor **in) {
+  in[0] = tvm_placeholder(c, "A", dt, (int64_t[]){M, K}, 2);
+  in[1] = tvm_placeholder(c, "B", dt, (int64_t[]){K, N}, 2);
+  return tvm_compute(c, "C", (int64_t[]){M, N}, 2, mm_f32acc_body, in);
+}
+
+typedef struct round_ud {
+  tvm_tensor *t;
+  tvm_dtype dt;
+} round_ud;
+
+static tvm_expr *cast_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  round_ud *u = ud;
+  return tvm_cast(c, u->dt, TVM_AT(c, u->t, i[0], i[1]));
+}
+
+/* The graph's form of a 16-bit MatMul: the float32 product C rounded to
+ * dt (tag matmul_round), then cast back to float32 (a stage the graph
+ * fuses after it when the model's output is float32). */
+static tvm_tensor *wmma_rounded(tvm_ctx *c, tvm_tensor *C, tvm_dtype dt) {
+  round_ud *r = tvm_ctx_alloc(c, 2 * sizeof *r);
+  r[0] = (round_ud){C, dt};
+  tvm_tensor *R = tvm_compute(c, "C.round", C->shape_c, 2, cast_body, &r[0]);
+  tvm_tensor_set_tag(R, "matmul_round");
+  r[1] = (round_ud){R, TVM_F32};
+  return tvm_compute(c, "C.f32", C->shape_c, 2, cast_body, &r[1]);
+}
+
+/* The value at element e of input i: a multiple of 1/8 in [-1, 1], exact
+ * in float16 and bfloat16, so that every product and sum of the tests
+ * (K <= 4096) is exact in float32. */
+static float wmma_val(int64_t e, int i) {
+  return (float)((e * 37 + i * 11) % 17) / 8.0f - 1.0f;
+}
+
+/* float -> float16 / bfloat16 bits, for values exact in both. */
+static uint16_t to_16(float f, int bf16) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (bf16) return (uint16_t)(u >> 16);
+  uint32_t sign = (u >> 16) & 0x8000u;
+  int32_t ex = (int32_t)((u >> 23) & 0xff) - 127 + 15;
+  if ((u & 0x7fffffffu) == 0) return (uint16_t)sign;
+  assert_true(ex > 0 && ex < 31 && (u & 0x1fffu) == 0);
+  return (uint16_t)(sign | ((uint32_t)ex << 10) | ((u >> 13) & 0x3ffu));
+}
+
+/* The wmma template for dt on target, lowered and compiled: checks the
+ * source (fragments, mma_sync), the PTX (wmma.mma.sync) and ptxas -v (no
+ * spills, shared memory within 48 KiB); returns the module in *m when m
+ * is non-NULL (the caller owns c). */
+static void wmma_compile(const char *target, int arch, tvm_dtype dt,
+                         int64_t M, int64_t N, int64_t K,
+                         const char *const *names, const int *idx,
+                         tvm_ctx *c, tvm_module *m, int rounded) {
+  tvm_target *t = load(target);
+  const tvm_plugin_strategy *strat = strategy(t, "cuda.matmul_wmma");
+  tvm_tensor *in[2], *C = wmma_te(c, dt, M, N, K, in);
+  if (rounded) C = wmma_rounded(c, C, dt);
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s;
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  (void)strat->schedule(t->instance, s, &C, 1, cfg);
+  tvm_schedule_free(s);
+  for (int i = 0; names && names[i]; i++)
+    assert_int_equal(tvm_config_set(cfg, names[i], idx[i]), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  if (strat->schedule(t->instance, s, &C, 1, cfg) != TVM_OK)
+    fail_msg("wmma template: %s", tvm_diag_message());
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t, &o);
+  tvm_module mod = {c, NULL, 0};
+  if (tvm_lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, "wmma", &o, &mod) != TVM_OK)
+    fail_msg("lower: %s", tvm_diag_message());
+  tvm_plugin_blob blob;
+  tvm_status st = tvm_target_codegen(t, &mod, &blob);
+  if (st == TVM_ERR_UNAVAILABLE) {
+    printf("skipped: %s\n", tvm_diag_message());
+    skip();
+  }
+  if (st != TVM_OK) fail_msg("codegen: %s", tvm_diag_message());
+  char *src = section(&blob, "source"), *ptx = section(&blob, "ptx");
+  char *cfgs = tvm_config_str(cfg);
+  if (getenv("GPU_DUMP")) printf("%s\n", src);
+  assert_non_null(strstr(src, "nvcuda::wmma::mma_sync"));
+  assert_non_null(strstr(src, "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, "
+                              "16, 16, 16, float>"));
+  assert_non_null(strstr(src, dt.code == kDLBfloat
+                                  ? "matrix_a, 16, 16, 16, __nv_bfloat16"
+                                  : "matrix_a, 16, 16, 16, __half"));
+  assert_non_null(strstr(src, "tvm_wmma_mma((&"));
+  assert_non_null(strstr(src, "__syncthreads();"));
+  assert_non_null(strstr(ptx, "wmma.mma.sync"));
+  /* the rounding (and the cast after it) is a second kernel */
+  assert_int_equal(blob.nkernels, rounded ? 2 : 1);
+  if (rounded)
+    assert_non_null(strstr(src, dt.code == kDLBfloat ? "((__nv_bfloat16)("
+                                                     : "((__half)("));
+  char *rep = ptxas(ptx, arch);
+  if (rep) {
+    char what[200];
+    snprintf(what, sizeof what, "wmma %s %lldx%lldx%lld on sm_%d %s",
+             dt.code == kDLBfloat ? "bf16" : "f16", (long long)M,
+             (long long)N, (long long)K, arch, cfgs);
+    check_ptxas(rep, what);
+    printf("%s: %u x %u x %u threads, grid %u x %u, %llu B shared; %s", what,
+           blob.kernels[0].block[0], blob.kernels[0].block[1],
+           blob.kernels[0].block[2], blob.kernels[0].grid[0],
+           blob.kernels[0].grid[1],
+           (unsigned long long)blob.kernels[0].shared_bytes,
+           strstr(rep, "Used") ? strstr(rep, "Used") : "\n");
+    free(rep);
+  } else {
+    printf("note: %s/bin/ptxas absent: PTX not re-assembled\n", TVM_CUDA_HOME);
+  }
+  free(src);
+  free(ptx);
+  tvm_free(cfgs);
+  tvm_plugin_blob_free(&blob);
+  tvm_config_free(cfg);
+  tvm_schedule_free(s);
+  tvm_target_free(t);
+  if (m) *m = mod;
+}
+
+static void test_wmma_compile(void **state) {
+  (void)state;
+  static const tvm_dtype f16 = {kDLFloat, 16, 1}, bf16 = {kDLBfloat, 16, 1};
+  static const char *const small[] = {"tile_bm", "tile_bn", "warp_m",
+                                      "warp_n", "tile_k", NULL};
+  for (int arch = 80; arch <= 90; arch += 10) {
+    const char *target = arch == 80 ? "cuda-sm80" : "cuda-sm90";
+    for (int b = 0; b < 2; b++) {
+      tvm_dtype dt = b ? bf16 : f16;
+      tvm_ctx *c = tvm_ctx_create();
+      wmma_compile(target, arch, dt, 256, 256, 256, NULL, NULL, c, NULL, 0);
+      wmma_compile(target, arch, dt, 128, 3072, 768, NULL, NULL, c, NULL, 0);
+      wmma_compile(target, arch, dt, 128, 768, 3072, NULL, NULL, c, NULL, 0);
+      /* 32x32 blocks of 16x16 warps, k by 16 */
+      wmma_compile(target, arch, dt, 64, 96, 48, small,
+                   (const int[]){1, 1, 0, 0, 0}, c, NULL, 0);
+      /* the graph's form: rounded to 16 bits, then cast to float32 */
+      wmma_compile(target, arch, dt, 256, 256, 256, NULL, NULL, c, NULL, 1);
+      tvm_ctx_destroy(c);
+    }
+  }
+}
+
+/* The template declines what it cannot compute, saying why. */
+static void test_wmma_declines(void **state) {
+  (void)state;
+  tvm_target *t = load("cuda-sm90");
+  const tvm_plugin_strategy *strat = strategy(t, "cuda.matmul_wmma");
+  static const tvm_dtype f16 = {kDLFloat, 16, 1};
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *in[2], *C;
+  tvm_schedule *s;
+  tvm_config *cfg = tvm_config_create();
+  struct { tvm_dtype dt; int64_t m, n, k; int f16acc; const char *why; } cases[] = {
+      {TVM_F32, 64, 64, 64, 0, "must both be float16 or bfloat16"},
+      {f16, 64, 40, 64, 0, "must be multiples of 16"},
+      {f16, 64, 64, 64, 1, "accumulates in its 16-bit input type"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    in[0] = tvm_placeholder(c, "A", cases[i].dt, (int64_t[]){cases[i].m, cases[i].k}, 2);
+    in[1] = tvm_placeholder(c, "B", cases[i].dt, (int64_t[]){cases[i].k, cases[i].n}, 2);
+    C = tvm_compute(c, "C", (int64_t[]){cases[i].m, cases[i].n}, 2,
+                    cases[i].f16acc || cases[i].dt.bits == 32 ? mm_body
+                                                               : mm_f32acc_body,
+                    in);
+    assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+    assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg),
+                     TVM_ERR_UNSUPPORTED);
+    if (!strstr(tvm_diag_message(), cases[i].why))
+      fail_msg("case %zu: %s", i, tvm_diag_message());
+    tvm_schedule_free(s);
+  }
+  /* a candidate over the shared memory limit is rejected before lowering:
+   * the default 128x128 blocks, k by 32, need 16 KiB; allow 8 KiB */
+  C = wmma_te(c, f16, 128, 128, 128, in);
+  struct tvm_plugin_target small = *t->instance;
+  small.max_shared = 8192;
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  assert_int_equal(strat->schedule(&small, s, &C, 1, cfg), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "shared memory"));
+  assert_non_null(tvm_config_rejected(cfg));
+  tvm_schedule_free(s);
+  tvm_config_free(cfg);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
+/* The template's tiling without tensor cores (cuda_schedule_wmma_loops,
+ * linked into this test from the plugin's sources), in float32, lowered
+ * for cuda-sm90 and run on the opencl target's device (PoCL in CI)
+ * against a naive matmul: the block, warp and k tiles, the cooperative
+ * fetches and the barriers compute the product. */
+static void wmma_loops(const char *const *names, const int *idx, int64_t M,
+                       int64_t N, int64_t K) {
+  tvm_target *t = load("cuda-sm90"), *ocl = NULL;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *in[2], *C = wmma_te(c, TVM_F32, M, N, K, in);
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s;
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  (void)cuda_schedule_wmma_loops(t->instance, s, &C, 1, cfg);
+  tvm_schedule_free(s);
+  for (int i = 0; names && names[i]; i++)
+    assert_int_equal(tvm_config_set(cfg, names[i], idx[i]), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  if (cuda_schedule_wmma_loops(t->instance, s, &C, 1, cfg) != TVM_OK)
+    fail_msg("wmma loops: %s", tvm_diag_message());
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t, &o);
+  tvm_module m = {c, NULL, 0};
+  if (tvm_lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, "mm", &o, &m) != TVM_OK)
+    fail_msg("lower: %s", tvm_diag_message());
+  tvm_device *d;
+  if (tvm_target_load("opencl", &ocl) != TVM_OK || tvm_target_probe(ocl) != TVM_OK) {
+    printf("skipped: no opencl device to run the tiling on: %s\n",
+           tvm_diag_message());
+    if (ocl) tvm_target_free(ocl);
+    tvm_target_free(t);
+    skip();
+  }
+  assert_int_equal(tvm_device_open(ocl, &d), TVM_OK);
+  gpu_case k = {0};
+  k.name = "wmma_loops";
+  k.m = m;
+  k.ntensors = 3;
+  k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";
+  k.tsize[0] = M * K, k.tsize[1] = K * N, k.tsize[2] = M * N;
+  k.out = 2;
+  for (int i = 0; i < 2; i++) {
+    k.data[i] = malloc(sizeof(float) * (size_t)k.tsize[i]);
+    for (int64_t e = 0; e < k.tsize[i]; e++) k.data[i][e] = wmma_val(e, i);
+  }
+  k.data[2] = calloc((size_t)(M * N), sizeof(float));
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t kk = 0; kk < K; kk++)
+      for (int64_t j = 0; j < N; j++)
+        k.data[2][i * N + j] += k.data[0][i * K + kk] * k.data[1][kk * N + j];
+  gpu_case_run(ocl, d, &k);
+  for (int i = 0; i < 3; i++) free(k.data[i]);
+  tvm_device_close(d);
+  tvm_target_free(ocl);
+  tvm_config_free(cfg);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+  tvm_target_free(t);
+}
+
+static void test_wmma_loops(void **state) {
+  (void)state;
+  static const char *const kn[] = {"tile_bm", "tile_bn", "warp_m", "warp_n",
+                                   "tile_k", NULL};
+  gpu_pocl_cache_enter();
+  /* 64x64 blocks of 32x32 warps, k by 32 (4 warps, 2x2 fragments each) */
+  wmma_loops(kn, (const int[]){2, 2, 1, 1, 1}, 128, 64, 96);
+  /* 32x64 blocks of 16x32 warps, k by 16 */
+  wmma_loops(kn, (const int[]){1, 2, 0, 1, 0}, 64, 128, 48);
+  gpu_pocl_cache_leave();
+}
+
+/* The template's kernels on a real GPU against exact references, or a
+ * skip with the probe's reason.  Inputs are 16-bit: they travel as the
+ * bytes of half as many floats (gpu_case holds floats). */
+static void test_wmma_run(void **state) {
+  (void)state;
+  tvm_target *t = load("cuda-sm80");
+  tvm_device *d;
+  if (tvm_target_probe(t) != TVM_OK) {
+    printf("skipped: %s\n", tvm_diag_message());
+    tvm_target_free(t);
+    skip();
+  }
+  if (tvm_device_open(t, &d) != TVM_OK)
+    fail_msg("device_open: %s", tvm_diag_message());
+  static const tvm_dtype f16 = {kDLFloat, 16, 1}, bf16 = {kDLBfloat, 16, 1};
+  int64_t M = 256, N = 128, K = 192;
+  for (int b = 0; b < 2; b++) {
+    tvm_ctx *c = tvm_ctx_create();
+    gpu_case k = {0};
+    wmma_compile("cuda-sm80", 80, b ? bf16 : f16, M, N, K, NULL, NULL, c, &k.m,
+                 0);
+    k.name = b ? "wmma_bf16" : "wmma_f16";
+    k.ntensors = 3;
+    k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";
+    k.tsize[0] = M * K / 2, k.tsize[1] = K * N / 2, k.tsize[2] = M * N;
+    k.out = 2;
+    float *ref[2];
+    for (int i = 0; i < 2; i++) {
+      int64_t n = i ? K * N : M * K;
+      ref[i] = malloc(sizeof(float) * (size_t)n);
+      k.data[i] = malloc(2 * (size_t)n);
+      for (int64_t e = 0; e < n; e++) {
+        ref[i][e] = wmma_val(e, i);
+        uint16_t h = to_16(ref[i][e], b);
+        memcpy((char *)k.data[i] + 2 * e, &h, 2);
+      }
+    }
+    k.data[2] = calloc((size_t)(M * N), sizeof(float));
+    for (int64_t i = 0; i < M; i++)
+      for (int64_t kk = 0; kk < K; kk++)
+        for (int64_t j = 0; j < N; j++)
+          k.data[2][i * N + j] += ref[0][i * K + kk] * ref[1][kk * N + j];
+    gpu_case_run(t, d, &k);
+    for (int i = 0; i < 3; i++) free(k.data[i]);
+    free(ref[0]);
+    free(ref[1]);
+    tvm_ctx_destroy(c);
+  }
+  tvm_device_close(d);
   tvm_target_free(t);
 }
 
@@ -410,6 +757,10 @@ int main(void) {
       cmocka_unit_test(test_probe_stub),
       cmocka_unit_test(test_matmul_template),
       cmocka_unit_test(test_matmul_template_rejects),
+      cmocka_unit_test(test_wmma_compile),
+      cmocka_unit_test(test_wmma_declines),
+      cmocka_unit_test(test_wmma_loops),
+      cmocka_unit_test(test_wmma_run),
       cmocka_unit_test(test_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

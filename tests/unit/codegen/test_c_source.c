@@ -5,7 +5,8 @@
  * refusal of a barrier under a thread-dependent condition), floordiv by
  * C division or the helpers, vector stores (one vector access when
  * aligned, lane by lane otherwise), constructs device code cannot have,
- * and the kernel pack container.
+ * fragment scopes with access_ptr and listed extern calls, and the kernel
+ * pack container.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +20,9 @@
 #include "tvm/plugin.h"
 
 static const tvm_c_scope scopes[] = {
-    {"global", "", 0}, {"shared", "SHARED", 1}, {"local", "", 0}};
+    {"global", "", 0, 0, NULL, 0}, {"shared", "SHARED", 1, 32, NULL, 0},
+    {"local", "", 0, 0, NULL, 0}, {"frag", "", 0, 0, "FRAG<%s>", 64}};
+static const char *const externs[] = {"frag_mma", NULL};
 
 static const tvm_c_dialect dialect = {
     .name = "test",
@@ -33,7 +36,12 @@ static const tvm_c_dialect dialect = {
     .barrier_shared = "SYNC();",
     .barrier_global = "SYNC_ALL();",
     .scopes = scopes,
-    .nscopes = 3,
+    .nscopes = 4,
+    .extern_names = externs,
+    .extern_prelude = "/* frag helpers */\n",
+    .as_bf16_fmt = "AS_BF16(%s)",
+    .bf16_name = "bf16",
+    .bf16_prelude = "",
     .int_names = {"i8", "i16", "i32", "i64"},
     .int_vec = {"i8v", "i16v", "i32v", "i64v"},
     .uint_names = {"u8", "u16", "u32", "u64"},
@@ -107,7 +115,8 @@ static void test_threads_shared_barrier(void **state) {
   tvm_c_source s;
   assert_int_equal(tvm_c_emit_module(&dialect, tile(c, 3, 0), &s), TVM_OK);
   const char *k = strstr(s.text, "KERNEL BOUNDS(4) void k(f32* RESTRICT A, "
-                                 "f32* RESTRICT C) {\n  SHARED f32 S[4]");
+                                 "f32* RESTRICT C) {\n  SHARED f32 S[4] "
+                                 "__attribute__((aligned(32)))");
   assert_non_null(k);
   assert_non_null(strstr(k, "i32 bx = (i32)bx;"));
   assert_non_null(strstr(k, "i32 tx = (i32)tx;")); /* first: no guard */
@@ -204,6 +213,68 @@ static void test_unsupported(void **state) {
   tvm_ctx_destroy(c);
 }
 
+/* access_ptr(buf, "float32", off, 64, rw) */
+static tvm_expr *aptr(tvm_ctx *c, tvm_expr *buf, tvm_expr *off) {
+  tvm_expr *a[5] = {buf, tvm_str(c, "float32"), off, tvm_int(c, 64),
+                    tvm_int(c, 3)};
+  return tvm_call(c, TVM_HANDLE, TVM_INTRIN_ACCESS_PTR, a, 5);
+}
+
+/* tx(8) { alloc F frag[256]; for i < 4: frag_mma(&F[i*64], &A[i*16]) } */
+static tvm_module *frag_kernel(tvm_ctx *c, int64_t step, int plain_load) {
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *F = tvm_var(c, "F", TVM_HANDLE);
+  tvm_expr *tx = tvm_var(c, "tx", TVM_I32), *i = tvm_var(c, "i", TVM_I32);
+  tvm_expr *args[2] = {aptr(c, F, tvm_mul(c, i, tvm_int(c, step))),
+                       aptr(c, A, tvm_mul(c, i, tvm_int(c, 16)))};
+  tvm_stmt *use =
+      plain_load ? tvm_store(c, A, i, tvm_load(c, TVM_F32, F, i, NULL), NULL)
+                 : tvm_evaluate(c, tvm_call_extern(c, TVM_I32, "frag_mma",
+                                                   args, 2));
+  tvm_stmt *loop = tvm_for(c, i, tvm_int(c, 0), tvm_int(c, 4), TVM_FOR_SERIAL,
+                           NULL, use);
+  tvm_stmt *body = tvm_allocate(c, F, TVM_F32, tvm_int(c, 256), "frag", loop);
+  return module_of(c, tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 8),
+                              TVM_FOR_THREAD, "threadIdx.x", body),
+                   (tvm_expr *[]){A}, 1, 1, 8);
+}
+
+static void test_fragments_and_externs(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_c_source s;
+  assert_int_equal(tvm_c_emit_module(&dialect, frag_kernel(c, 64, 0), &s),
+                   TVM_OK);
+  assert_non_null(strstr(s.text, "/* frag helpers */"));
+  assert_non_null(strstr(s.text, "FRAG<f32> F[4];"));
+  assert_non_null(strstr(s.text, "frag_mma((&F[i]), (&A[(i * 16)]));"));
+  assert_int_equal(s.uses_extern, 1);
+  tvm_c_source_free(&s);
+  /* an offset inside a fragment, a plain load of a fragment */
+  assert_int_equal(tvm_c_emit_module(&dialect, frag_kernel(c, 32, 0), &s),
+                   TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "multiple of 64"));
+  assert_int_equal(tvm_c_emit_module(&dialect, frag_kernel(c, 64, 1), &s),
+                   TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "load from F of fragment"));
+  /* bfloat16 from the bits of a uint16 (Cast to bfloat16, opset < 19) */
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_expr *u16 = tvm_cast(c, tvm_dt(kDLUInt, 16, 1), tx);
+  tvm_expr *bf = tvm_call(c, tvm_dt(kDLBfloat, 16, 1), TVM_INTRIN_REINTERPRET,
+                          &u16, 1);
+  tvm_module *m = module_of(
+      c, tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 8), TVM_FOR_THREAD,
+                 "threadIdx.x", tvm_store(c, A, tx, tvm_cast(c, TVM_F32, bf), NULL)),
+      (tvm_expr *[]){A}, 1, 1, 8);
+  assert_int_equal(tvm_c_emit_module(&dialect, m, &s), TVM_OK);
+  assert_non_null(strstr(s.text, "((bf16)AS_BF16(((u16)(tx))))"));
+  tvm_c_source_free(&s);
+  /* a kernel without fragments or externs gets no extern prelude */
+  assert_int_equal(tvm_c_emit_module(&dialect, tile(c, 4, 0), &s), TVM_OK);
+  assert_null(strstr(s.text, "/* frag helpers */"));
+  tvm_c_source_free(&s);
+  tvm_ctx_destroy(c);
+}
+
 static void *halloc(uint64_t n) { return malloc(n); }
 
 static void test_kpack(void **state) {
@@ -243,6 +314,7 @@ int main(void) {
       cmocka_unit_test(test_threads_shared_barrier),
       cmocka_unit_test(test_floordiv_and_vectors),
       cmocka_unit_test(test_unsupported),
+      cmocka_unit_test(test_fragments_and_externs),
       cmocka_unit_test(test_kpack),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,6 +70,19 @@ static double te_eval_reduce(te_eval *ev, const tvm_expr *e, int a,
 
 static double te_floordiv(double a, double b) { return floor(a / b); }
 
+/* a rounded to the nearest float16 (bf16 = 0) or bfloat16, ties to even
+ * (overflow and bfloat16 subnormals are not modelled). */
+static double te_round16(double a, int bf16) {
+  int e;
+  if (a == 0 || !isfinite(a))
+    return a;
+  frexp(a, &e);
+  int q = e - (bf16 ? 8 : 11);
+  if (!bf16 && q < -24)
+    q = -24;
+  return ldexp(nearbyint(ldexp(a, -q)), q);
+}
+
 static double te_eval_expr(te_eval *ev, const tvm_expr *e) {
   double a, b;
   switch (e->kind) {
@@ -88,6 +101,9 @@ static double te_eval_expr(te_eval *ev, const tvm_expr *e) {
   case TVM_CAST:
     a = te_eval_expr(ev, e->u.un.a);
     if (tvm_dtype_is_bool(e->dtype)) return a != 0;
+    if ((e->dtype.code == kDLFloat || e->dtype.code == kDLBfloat) &&
+        e->dtype.bits == 16)
+      return te_round16(a, e->dtype.code == kDLBfloat);
     return tvm_dtype_is_float(e->dtype) ? a : trunc(a);
   case TVM_CALL: {
     double x = e->u.call.nargs > 0 ? te_eval_expr(ev, e->u.call.args[0]) : 0;

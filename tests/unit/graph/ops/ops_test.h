@@ -191,7 +191,46 @@ static TU int64_t dl_numel_t(const DLTensor *t) {
   return n;
 }
 
+/* float16 / bfloat16 bits <-> float, rounding to nearest even (normal
+ * numbers, zero and float16 subnormals; enough for test data). */
+static TU float t16_get(uint16_t h, int bf16) {
+  uint32_t u;
+  float f;
+  if (bf16) {
+    u = (uint32_t)h << 16;
+    memcpy(&f, &u, 4);
+    return f;
+  }
+  int ex = (h >> 10) & 0x1f, man = h & 0x3ff;
+  f = ex ? ldexpf((float)(man | 0x400), ex - 25) : ldexpf((float)man, -24);
+  return (h & 0x8000) ? -f : f;
+}
+static TU uint16_t t16_set(float f, int bf16) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (bf16)
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+  uint16_t sign = (uint16_t)((u >> 16) & 0x8000);
+  float a = fabsf(f);
+  if (a == 0.0f)
+    return sign;
+  if (a >= 65520.0f)
+    return sign | 0x7c00;
+  int e;
+  frexpf(a, &e); /* a = m * 2^e, m in [0.5, 1) */
+  int q = e - 11 < -24 ? -24 : e - 11; /* the last place's exponent */
+  float m = nearbyintf(ldexpf(a, -q)); /* integer, round to nearest even */
+  uint32_t v = (uint32_t)m;
+  if (q == -24 && v < 0x400)
+    return sign | (uint16_t)v; /* subnormal */
+  if (v >= 0x800) { v >>= 1; q++; }
+  return sign | (uint16_t)(((q + 25) << 10) | (v & 0x3ff));
+}
+
 static TU double tget(const DLTensor *t, int64_t i) {
+  if ((t->dtype.code == kDLFloat || t->dtype.code == kDLBfloat) &&
+      t->dtype.bits == 16)
+    return t16_get(((uint16_t *)t->data)[i], t->dtype.code == kDLBfloat);
   if (t->dtype.code == kDLFloat)
     return ((float *)t->data)[i];
   if (t->dtype.bits == 32)
@@ -201,7 +240,10 @@ static TU double tget(const DLTensor *t, int64_t i) {
   return ((uint8_t *)t->data)[i];
 }
 static TU void tset(DLTensor *t, int64_t i, double x) {
-  if (t->dtype.code == kDLFloat)
+  if ((t->dtype.code == kDLFloat || t->dtype.code == kDLBfloat) &&
+      t->dtype.bits == 16)
+    ((uint16_t *)t->data)[i] = t16_set((float)x, t->dtype.code == kDLBfloat);
+  else if (t->dtype.code == kDLFloat)
     ((float *)t->data)[i] = (float)x;
   else if (t->dtype.bits == 32)
     ((int32_t *)t->data)[i] = (int32_t)x;

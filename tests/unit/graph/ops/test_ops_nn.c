@@ -192,6 +192,36 @@ static void test_matmul(void **state) {
   check_compute(NODE("MatMul", TVM_IN(TF(4), TF(2, 4, 3)), TVM_NOATTRS));
   check_compute(NODE("MatMul", TVM_IN(TF(2, 3, 4), TF(4)), TVM_NOATTRS));
   check_compute(NODE("MatMul", TVM_IN(TF(5), TF(5)), TVM_NOATTRS));
+  /* 16-bit floats: float32 products and sum, rounded once to 16 bits */
+  static const tvm_dtype f16 = {kDLFloat, 16, 1}, bf16 = {kDLBfloat, 16, 1};
+  EXPECT_SHAPE(NODE("MatMul", TVM_IN(TV(f16, 2, 3), TV(f16, 3, 4)),
+                    TVM_NOATTRS), 0, f16, 2, 4);
+  expect_fail(NODE("MatMul", TVM_IN(TV(f16, 2, 3), TF(3, 4)), TVM_NOATTRS),
+              TVM_ERR_INVALID, "one type", "float16");
+  tvm_ctx *c = tvm_ctx_create();
+  n = tinfer(NODE("MatMul", TVM_IN(TV(f16, 2, 3), TV(f16, 3, 4)), TVM_NOATTRS));
+  tvm_tensor *in[2] = {
+      tvm_placeholder(c, "a", f16, (int64_t[]){2, 3}, 2),
+      tvm_placeholder(c, "b", f16, (int64_t[]){3, 4}, 2)}, *out[1];
+  assert_int_equal(n->def->compute(c, n, in, out), TVM_OK);
+  assert_string_equal(out[0]->op->tag, "matmul_round");
+  assert_true(tvm_dtype_eq(out[0]->dtype, f16));
+  tvm_ptrvec pin = {0};
+  assert_int_equal(tvm_op_inputs(out[0]->op, &pin), TVM_OK);
+  assert_int_equal(pin.len, 1);
+  tvm_tensor *acc = pin.data[0];
+  tvm_ptrvec_free(&pin);
+  assert_true(tvm_dtype_eq(acc->dtype, TVM_F32));
+  assert_string_equal(acc->op->tag, "matmul");
+  tvm_ctx_destroy(c);
+  /* 1 + 2^-11 is no float16: a float16 sum would lose the 2^-11 terms */
+  n = tinfer(NODE("MatMul", TVM_IN(TV(f16, 1, 3), TV(f16, 3, 1)), TVM_NOATTRS));
+  DLTensor *o = tref(n, INS(D(1, 0.00048828125, 0.00048828125), D(1, 1, 1)))[0];
+  assert_true(tget(o, 0) == 1.0009765625);
+  check_compute(NODE("MatMul", TVM_IN(TV(f16, 3, 8), TV(f16, 8, 5)), TVM_NOATTRS));
+  check_compute(NODE("MatMul", TVM_IN(TV(bf16, 3, 8), TV(bf16, 8, 5)), TVM_NOATTRS));
+  check_compute(
+      NODE("MatMul", TVM_IN(TV(f16, 2, 1, 3, 4), TV(f16, 3, 4, 2)), TVM_NOATTRS));
 }
 
 /* ---- Softmax ---------------------------------------------------------------

@@ -132,6 +132,14 @@ const char *codegen_name(codegen_c *e, const tvm_expr *v) {
     base[0] = 'v';
     base[sizeof base - 1] = 0;
   }
+  /* a reserved prefix (ONNX exporters name tensors "/relu/Relu_output_0",
+   * i.e. "_relu_..."): no suffix makes it free, a leading v does */
+  if (reserved(base)) {
+    size_t keep = n + 2 <= sizeof base ? n : sizeof base - 2;
+    memmove(base + 1, base, keep);
+    base[0] = 'v';
+    base[keep + 1] = 0;
+  }
   char *name = tvm_arena_strdup(e->c->arena, base);
   for (int k = 1; name && (reserved(name) || tvm_strmap_get(&e->used, name));
        k++)

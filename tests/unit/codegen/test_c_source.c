@@ -277,6 +277,34 @@ static void test_fragments_and_externs(void **state) {
 
 static void *halloc(uint64_t n) { return malloc(n); }
 
+/* Tensor names as ONNX exporters write them ("/relu/Relu_output_0",
+ * "/tvm_x", "__y") map to reserved prefixes ("_r", "tvm_", "__"): each gets
+ * a free C identifier (this once looped forever), distinct ones stay
+ * distinct. */
+static void test_exporter_names(void **state) {
+  (void)state;
+  static const char *const names[] = {"/relu/Relu_output_0", "/relu/Relu_output_0",
+                                      "tvm_x", "__y", "/t", "get_z"};
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_expr *p[6];
+  for (int i = 0; i < 6; i++) p[i] = tvm_var(c, names[i], TVM_HANDLE);
+  tvm_expr *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_stmt *st[5];
+  for (int i = 0; i < 5; i++)
+    st[i] = tvm_store(c, p[i + 1], tx, tvm_load(c, TVM_F32, p[i], tx, NULL), NULL);
+  tvm_stmt *body = tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 4), TVM_FOR_THREAD,
+                           "threadIdx.x", tvm_seq(c, st, 5));
+  tvm_c_source s;
+  assert_int_equal(tvm_c_emit_module(&dialect, module_of(c, body, p, 6, 1, 4), &s),
+                   TVM_OK);
+  assert_non_null(strstr(s.text, "f32* RESTRICT v_relu_Relu_output_0, "
+                                 "f32* RESTRICT v_relu_Relu_output_0_1, "
+                                 "f32* RESTRICT vtvm_x, f32* RESTRICT v__y, "
+                                 "f32* RESTRICT v_t, f32* RESTRICT vget_z)"));
+  tvm_c_source_free(&s);
+  tvm_ctx_destroy(c);
+}
+
 static void test_kpack(void **state) {
   (void)state;
   tvm_kpack p;
@@ -315,6 +343,7 @@ int main(void) {
       cmocka_unit_test(test_floordiv_and_vectors),
       cmocka_unit_test(test_unsupported),
       cmocka_unit_test(test_fragments_and_externs),
+      cmocka_unit_test(test_exporter_names),
       cmocka_unit_test(test_kpack),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

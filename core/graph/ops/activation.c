@@ -249,24 +249,24 @@ static tvm_expr *t_mish(tvm_ctx *c, tvm_expr *x, const double *p) {
 }
 
 const unary_desc ops_activation_unary[] = {
-    {"Relu", DT_F32 | DT_F64, NULL, r_relu, NULL, t_relu},
-    {"LeakyRelu", DT_F32 | DT_F64, leaky_params, r_leaky, NULL, t_leaky},
-    {"Elu", DT_F32 | DT_F64, elu_params, r_elu, NULL, t_elu},
-    {"Selu", DT_F32 | DT_F64, selu_params, r_selu, NULL, t_selu},
-    {"Sigmoid", DT_F32 | DT_F64, NULL, r_sigmoid, NULL, t_sigmoid},
-    {"HardSigmoid", DT_F32 | DT_F64, hsig_params, r_hsig, NULL, t_hsig},
-    {"HardSwish", DT_F32 | DT_F64, NULL, r_hswish, NULL, t_hswish},
-    {"Tanh", DT_F32 | DT_F64, NULL, r_tanh, NULL, t_tanh},
-    {"Softplus", DT_F32 | DT_F64, NULL, r_softplus, NULL, t_softplus},
+    {"Relu", DT_F32 | DT_F64 | DT_W16, NULL, r_relu, NULL, t_relu},
+    {"LeakyRelu", DT_F32 | DT_F64 | DT_W16, leaky_params, r_leaky, NULL, t_leaky},
+    {"Elu", DT_F32 | DT_F64 | DT_W16, elu_params, r_elu, NULL, t_elu},
+    {"Selu", DT_F32 | DT_F64 | DT_W16, selu_params, r_selu, NULL, t_selu},
+    {"Sigmoid", DT_F32 | DT_F64 | DT_W16, NULL, r_sigmoid, NULL, t_sigmoid},
+    {"HardSigmoid", DT_F32 | DT_F64 | DT_W16, hsig_params, r_hsig, NULL, t_hsig},
+    {"HardSwish", DT_F32 | DT_F64 | DT_W16, NULL, r_hswish, NULL, t_hswish},
+    {"Tanh", DT_F32 | DT_F64 | DT_W16, NULL, r_tanh, NULL, t_tanh},
+    {"Softplus", DT_F32 | DT_F64 | DT_W16, NULL, r_softplus, NULL, t_softplus},
     {"Clip", DT_F32 | DT_F64 | DT_I8 | DT_U8 | DT_I16 | DT_U16 | DT_I32 |
                  DT_U32 | DT_I64,
      clip_params, r_clip, NULL, t_clip},
-    {"Gelu", DT_F32 | DT_F64, gelu_params, r_gelu, NULL, t_gelu},
-    {"Mish", DT_F32 | DT_F64, NULL, r_mish, NULL, t_mish},
-    {"Softsign", DT_F32 | DT_F64, NULL, r_softsign, NULL, t_softsign},
-    {"Celu", DT_F32 | DT_F64, celu_params, r_celu, NULL, t_celu},
-    {"ThresholdedRelu", DT_F32 | DT_F64, trelu_params, r_trelu, NULL, t_trelu},
-    {"Shrink", DT_F32 | DT_F64, shrink_params, r_shrink, NULL, t_shrink},
+    {"Gelu", DT_F32 | DT_F64 | DT_W16, gelu_params, r_gelu, NULL, t_gelu},
+    {"Mish", DT_F32 | DT_F64 | DT_W16, NULL, r_mish, NULL, t_mish},
+    {"Softsign", DT_F32 | DT_F64 | DT_W16, NULL, r_softsign, NULL, t_softsign},
+    {"Celu", DT_F32 | DT_F64 | DT_W16, celu_params, r_celu, NULL, t_celu},
+    {"ThresholdedRelu", DT_F32 | DT_F64 | DT_W16, trelu_params, r_trelu, NULL, t_trelu},
+    {"Shrink", DT_F32 | DT_F64 | DT_W16, shrink_params, r_shrink, NULL, t_shrink},
 };
 const int ops_activation_nunary =
     (int)(sizeof ops_activation_unary / sizeof ops_activation_unary[0]);

@@ -115,14 +115,26 @@ static tvm_status conv_check(const tvm_gnode *n, op_window *w, int64_t *group,
                              int64_t *oshape) {
   tvm_status st;
   const tvm_gvalue *b = NULL;
-  if ((st = op_check_dtype(n, 0, "X", DT_F32)) ||
-      (st = op_check_dtype(n, 1, "W", DT_F32)) ||
-      (st = op_opt_input(n, 2, "B", DT_F32, &b)) ||
+  const int fl = DT_F32 | DT_F16 | DT_BF16;
+  if ((st = op_check_dtype(n, 0, "X", fl)) ||
+      (st = op_check_dtype(n, 1, "W", fl)) ||
+      (st = op_opt_input(n, 2, "B", fl, &b)) ||
       (st = op_attr_int(n, "group", 1, group)))
     return st;
   if ((st = op_plain_layout(n, 0)))
     return st;
   const tvm_gvalue *x = n->inputs[0], *wt = n->inputs[1];
+  if (!tvm_dtype_eq(x->dtype, wt->dtype) ||
+      (b && !tvm_dtype_eq(x->dtype, b->dtype))) {
+    char a1[32], a2[32];
+    return op_fail(n, TVM_ERR_INVALID,
+                   "X is %s but W%s is %s: Conv's inputs must have one type "
+                   "(insert a Cast)", tvm_dtype_str(x->dtype, a1),
+                   b && tvm_dtype_eq(x->dtype, wt->dtype) ? "'s bias B" : "",
+                   tvm_dtype_str(tvm_dtype_eq(x->dtype, wt->dtype) ? b->dtype
+                                                                  : wt->dtype,
+                                 a2));
+  }
   int nsp = x->ndim - 2;
   if (x->ndim < 3 || x->ndim > 2 + OP_MAX_SPATIAL)
     return op_fail(n, TVM_ERR_UNSUPPORTED,
@@ -190,6 +202,8 @@ typedef struct conv_ud {
   tvm_tensor *xp, *w, *b, *conv;
   op_window win;
   int64_t cg, mg, group;
+  int wide; /* 16-bit floats: products and sum in float32, rounded once */
+  tvm_dtype dt;
 } conv_ud;
 
 /* One output element: the sum over (rc, kernel window) of the padded input
@@ -221,16 +235,18 @@ static tvm_expr *conv_body(tvm_ctx *c, tvm_expr **i, void *ud) {
                         tvm_mul(c, ax[1 + s]->var, tvm_int(c, u->win.d[s])));
     wi[2 + s] = ax[1 + s]->var;
   }
-  tvm_expr *prod = tvm_mul(c, tvm_tread(c, u->xp, xi, nsp + 2),
-                           tvm_tread(c, u->w, wi, nsp + 2));
+  tvm_expr *prod =
+      tvm_mul(c, op_te_widen(c, tvm_tread(c, u->xp, xi, nsp + 2), u->wide),
+              op_te_widen(c, tvm_tread(c, u->w, wi, nsp + 2), u->wide));
   return tvm_sum(c, prod, ax, nsp + 1);
 }
 
-/* out = conv + B[channel]. */
+/* out = conv + B[channel] (16-bit floats: added in float32, rounded). */
 static tvm_expr *bias_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   conv_ud *u = ud;
-  return tvm_add(c, tvm_tread(c, u->conv, i, u->conv->ndim),
-                 TVM_AT(c, u->b, i[1]));
+  tvm_expr *y = tvm_tread(c, u->conv, i, u->conv->ndim);
+  if (u->b) y = tvm_add(c, y, op_te_widen(c, TVM_AT(c, u->b, i[1]), u->wide));
+  return u->wide ? tvm_cast(c, u->dt, y) : y;
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -246,6 +262,8 @@ static tvm_status conv_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   u.b = n->ninputs > 2 ? in[2] : NULL;
   u.cg = in[0]->shape_c[1] / u.group;
   u.mg = in[1]->shape_c[0] / u.group;
+  u.dt = in[0]->dtype;
+  u.wide = op_is_f16ish(u.dt);
   u.xp = op_te_pad(c, n, in[0], u.win.pads, nsp, 0.0);
   if ((st = op_te_status(c, n, u.xp)))
     return st;
@@ -257,12 +275,13 @@ static tvm_status conv_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   else if (u.group > 1 && nsp == 2)
     tag = "group_conv2d_nchw";
   const tvm_gvalue *o = n->outputs[0];
-  u.conv = tvm_compute(c, u.b ? op_te_name(c, n, "conv") : op_te_name(c, n, NULL),
+  int epi = u.b || u.wide;
+  u.conv = tvm_compute(c, epi ? op_te_name(c, n, "conv") : op_te_name(c, n, NULL),
                        o->shape, o->ndim, conv_body, &u);
   if ((st = op_te_status(c, n, u.conv)))
     return st;
   tvm_tensor_set_tag(u.conv, tag);
-  if (!u.b) {
+  if (!epi) {
     out[0] = u.conv;
     return TVM_OK;
   }

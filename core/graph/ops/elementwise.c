@@ -298,7 +298,9 @@ tvm_status op_unary_infer(tvm_graph *g, tvm_gnode *n) {
     op_set_out(n, 0, t, ndim, &len);
     return TVM_OK;
   }
-  tvm_status st = op_check_dtype(n, 0, "X", d->dtmask);
+  int mask = d->dtmask & DT_W16 ? (d->dtmask & ~DT_W16) | DT_F16 | DT_BF16
+                                : d->dtmask;
+  tvm_status st = op_check_dtype(n, 0, "X", mask);
   if (st)
     return st;
   if (d->params) {
@@ -322,7 +324,10 @@ typedef struct unary_ud {
 /* out[i] = op(x[i]). */
 static tvm_expr *unary_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   unary_ud *u = ud;
-  return u->d->te(c, tvm_tread(c, u->x, i, u->x->ndim), u->p);
+  tvm_expr *x = tvm_tread(c, u->x, i, u->x->ndim);
+  if ((u->d->dtmask & DT_W16) && op_is_f16ish(u->x->dtype))
+    return tvm_cast(c, u->x->dtype, u->d->te(c, tvm_cast(c, TVM_F32, x), u->p));
+  return u->d->te(c, x, u->p);
 }
 
 /* Dropout's mask: all true. */

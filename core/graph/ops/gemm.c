@@ -31,15 +31,25 @@ typedef struct gemm_attrs {
 static tvm_status gemm_check(const tvm_gnode *n, gemm_attrs *a) {
   tvm_status st;
   const tvm_gvalue *cv = NULL;
-  if ((st = op_check_dtype(n, 0, "A", DT_F32)) ||
-      (st = op_check_dtype(n, 1, "B", DT_F32)) ||
-      (st = op_opt_input(n, 2, "C", DT_F32, &cv)) ||
+  const int fl = DT_F32 | DT_F16 | DT_BF16;
+  if ((st = op_check_dtype(n, 0, "A", fl)) ||
+      (st = op_check_dtype(n, 1, "B", fl)) ||
+      (st = op_opt_input(n, 2, "C", fl, &cv)) ||
       (st = op_attr_float(n, "alpha", 1.0, &a->alpha)) ||
       (st = op_attr_float(n, "beta", 1.0, &a->beta)) ||
       (st = op_attr_int(n, "transA", 0, &a->ta)) ||
       (st = op_attr_int(n, "transB", 0, &a->tb)))
     return st;
   const tvm_gvalue *A = n->inputs[0], *B = n->inputs[1];
+  if (!tvm_dtype_eq(A->dtype, B->dtype) ||
+      (cv && !tvm_dtype_eq(A->dtype, cv->dtype))) {
+    char a1[32], a2[32];
+    const tvm_gvalue *o = tvm_dtype_eq(A->dtype, B->dtype) ? cv : B;
+    return op_fail(n, TVM_ERR_INVALID,
+                   "A is %s but %s is %s: Gemm's inputs must have one type "
+                   "(insert a Cast)", tvm_dtype_str(A->dtype, a1),
+                   o == B ? "B" : "C", tvm_dtype_str(o->dtype, a2));
+  }
   if (A->ndim != 2 || B->ndim != 2)
     return op_fail(n, TVM_ERR_INVALID,
                    "A and B must be 2-D (they have %d and %d dimensions); "
@@ -84,6 +94,7 @@ static tvm_status gemm_infer(tvm_graph *g, tvm_gnode *n) {
 typedef struct gemm_ud {
   gemm_attrs a;
   tvm_tensor *A, *B, *C, *mm;
+  int wide; /* 16-bit floats: products and sum in float32, rounded once */
 } gemm_ud;
 
 /* The product A' * B' (one sum over k). */
@@ -96,7 +107,8 @@ static tvm_expr *gemm_mm(tvm_ctx *c, tvm_expr **i, void *ud) {
       u->a.ta ? TVM_AT(c, u->A, k->var, i[0]) : TVM_AT(c, u->A, i[0], k->var);
   tvm_expr *b =
       u->a.tb ? TVM_AT(c, u->B, i[1], k->var) : TVM_AT(c, u->B, k->var, i[1]);
-  return tvm_sum(c, tvm_mul(c, a, b), &k, 1);
+  return tvm_sum(c, tvm_mul(c, op_te_widen(c, a, u->wide),
+                            op_te_widen(c, b, u->wide)), &k, 1);
 }
 
 /* alpha * product + beta * C (broadcast). */
@@ -106,12 +118,12 @@ static tvm_expr *gemm_epilogue(tvm_ctx *c, tvm_expr **i, void *ud) {
   if (u->a.alpha != 1.0)
     y = tvm_mul(c, y, op_te_const(c, u->mm->dtype, u->a.alpha));
   if (u->C && u->a.beta != 0.0) {
-    tvm_expr *cv = op_te_bcast_read(c, u->C, i, 2);
+    tvm_expr *cv = op_te_widen(c, op_te_bcast_read(c, u->C, i, 2), u->wide);
     if (u->a.beta != 1.0)
       cv = tvm_mul(c, cv, op_te_const(c, u->mm->dtype, u->a.beta));
     y = tvm_add(c, y, cv);
   }
-  return y;
+  return u->wide ? tvm_cast(c, u->A->dtype, y) : y;
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -124,7 +136,8 @@ static tvm_status gemm_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   u.A = in[0];
   u.B = in[1];
   u.C = n->ninputs > 2 ? in[2] : NULL;
-  int epi = u.a.alpha != 1.0 || (u.C && u.a.beta != 0.0);
+  u.wide = op_is_f16ish(in[0]->dtype);
+  int epi = u.wide || u.a.alpha != 1.0 || (u.C && u.a.beta != 0.0);
   const tvm_gvalue *o = n->outputs[0];
   u.mm = tvm_compute(c, epi ? op_te_name(c, n, "matmul") : op_te_name(c, n, NULL),
                      o->shape, 2, gemm_mm, &u);

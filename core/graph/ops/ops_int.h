@@ -170,7 +170,10 @@ enum {
   DT_FLOATS = DT_F32 | DT_F64 | DT_F16 | DT_BF16,
   DT_ALL = DT_INTS | DT_FLOATS | DT_BOOL,
   /* what a compute that only moves or compares elements accepts */
-  DT_NUM = DT_INTS | DT_F32 | DT_F64
+  DT_NUM = DT_INTS | DT_F32 | DT_F64,
+  /* not a dtype: in a unary operator's mask, float16 and bfloat16 are
+   * accepted too and computed in float32, rounded once at the end */
+  DT_W16 = 8192
 };
 /* The DT_* bit of a dtype, 0 for others. */
 int op_dt_bit(tvm_dtype t);
@@ -219,6 +222,10 @@ tvm_tensor *op_te_compute_out(tvm_ctx *c, const tvm_gnode *n, int k,
                            const char *tag, tvm_compute_fn fn, void *ud);
 /* A constant of dtype t. */
 tvm_expr *op_te_const(tvm_ctx *c, tvm_dtype t, double v);
+/* 16-bit floats (float16, bfloat16) accumulate in float32: is t one? */
+int op_is_f16ish(tvm_dtype t);
+/* e widened to float32 when wide, else e. */
+tvm_expr *op_te_widen(tvm_ctx *c, tvm_expr *e, int wide);
 /* An index k of an axis of n elements: k + n when negative, as int32,
  * clamped into [0, n) so that no read leaves the tensor. */
 tvm_expr *op_te_wrap_index(tvm_ctx *c, tvm_expr *k, int64_t n);

@@ -36,7 +36,7 @@ static pkind kind_of(const tvm_gnode *n) {
 static tvm_status pool_check(const tvm_gnode *n, op_window *w, int64_t *shape,
                              int64_t *cip) {
   pkind k = kind_of(n);
-  tvm_status st = op_check_dtype(n, 0, "X", DT_F32);
+  tvm_status st = op_check_dtype(n, 0, "X", DT_F32 | DT_F16 | DT_BF16);
   if (st || (st = op_plain_layout(n, 0)))
     return st;
   const tvm_gvalue *x = n->inputs[0];
@@ -104,6 +104,8 @@ typedef struct pool_ud {
   op_window w;
   int64_t in[OP_MAX_SPATIAL];
   int64_t cip;
+  int wide; /* 16-bit floats: averages summed in float32, rounded once */
+  tvm_dtype dt;
 } pool_ud;
 
 static const char *const rnames[3][3] = {
@@ -125,7 +127,8 @@ static tvm_expr *window_body(tvm_ctx *c, tvm_expr **i, void *ud) {
                         tvm_mul(c, ax[s]->var, tvm_int(c, u->w.d[s])));
   }
   tvm_expr *v = tvm_tread(c, u->xp, xi, nsp + 2);
-  return u->k == P_MAX ? tvm_rmax(c, v, ax, nsp) : tvm_sum(c, v, ax, nsp);
+  return u->k == P_MAX ? tvm_rmax(c, v, ax, nsp)
+                       : tvm_sum(c, op_te_widen(c, v, u->wide), ax, nsp);
 }
 
 /* MaxPool's Indices, row-major: min over the window of the flat input
@@ -202,8 +205,9 @@ static tvm_expr *avg_body(tvm_ctx *c, tvm_expr **i, void *ud) {
     tvm_expr *k = tvm_max(c, tvm_sub(c, last, first), tvm_int(c, 1));
     cnt = cnt ? tvm_mul(c, cnt, k) : k;
   }
-  return tvm_div(c, tvm_tread(c, u->sum, i, u->sum->ndim),
-                 tvm_cast(c, u->sum->dtype, cnt));
+  tvm_expr *y = tvm_div(c, tvm_tread(c, u->sum, i, u->sum->ndim),
+                        tvm_cast(c, u->sum->dtype, cnt));
+  return u->wide ? tvm_cast(c, u->dt, y) : y;
 }
 
 /* Global: reduce every spatial axis. */
@@ -222,7 +226,8 @@ static tvm_expr *global_body(tvm_ctx *c, tvm_expr **i, void *ud) {
     xi[2 + s] = ax[s]->var;
   }
   tvm_expr *v = tvm_tread(c, x, xi, x->ndim);
-  return u->k == P_GMAX ? tvm_rmax(c, v, ax, nsp) : tvm_sum(c, v, ax, nsp);
+  return u->k == P_GMAX ? tvm_rmax(c, v, ax, nsp)
+                        : tvm_sum(c, op_te_widen(c, v, u->wide), ax, nsp);
 }
 
 /* mean = sum / (number of spatial elements). */
@@ -231,8 +236,9 @@ static tvm_expr *gmean_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   int64_t cnt = 1;
   for (int d = 2; d < u->xp->ndim; d++)
     cnt *= u->xp->shape_c[d];
-  return tvm_div(c, tvm_tread(c, u->sum, i, u->sum->ndim),
-                 op_te_const(c, u->sum->dtype, (double)cnt));
+  tvm_expr *y = tvm_div(c, tvm_tread(c, u->sum, i, u->sum->ndim),
+                        op_te_const(c, u->sum->dtype, (double)cnt));
+  return u->wide ? tvm_cast(c, u->dt, y) : y;
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -244,6 +250,8 @@ static tvm_status pool_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   if (st)
     return st;
   u.k = kind_of(n);
+  u.dt = in[0]->dtype;
+  u.wide = op_is_f16ish(u.dt);
   const tvm_gvalue *o = n->outputs[0];
   if (u.k == P_GMAX || u.k == P_GAVG) {
     u.xp = in[0];

@@ -468,6 +468,14 @@ tvm_expr *op_te_const(tvm_ctx *c, tvm_dtype t, double v) {
   return tvm_const(c, t, (int64_t)v);
 }
 
+int op_is_f16ish(tvm_dtype t) {
+  return t.bits == 16 && (t.code == kDLFloat || t.code == kDLBfloat);
+}
+
+tvm_expr *op_te_widen(tvm_ctx *c, tvm_expr *e, int wide) {
+  return wide ? tvm_cast(c, TVM_F32, e) : e;
+}
+
 typedef struct pad_ud {
   tvm_tensor *x;
   const int64_t *pads;

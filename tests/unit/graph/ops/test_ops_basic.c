@@ -234,6 +234,14 @@ static void test_unary_compute(void **state) {
   check_compute_g(NODE("Identity", TVM_IN(TV(TVM_I64, 6)), TVM_NOATTRS),
                   KINDS(G_INT), 0);
   check_compute(NODEK("Dropout", TVM_IN(TF(3, 4)), TVM_NOATTRS, 2));
+  /* activations of 16-bit floats run in float32, rounded once */
+  static const tvm_dtype f16 = {kDLFloat, 16, 1}, bf16 = {kDLBfloat, 16, 1};
+  static const char *const acts[] = {"Relu", "LeakyRelu", "HardSigmoid",
+                                     "HardSwish"};
+  for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
+    check_compute(NODE(acts[i], TVM_IN(TV(f16, 2, 3, 4)), TVM_NOATTRS));
+    check_compute(NODE(acts[i], TVM_IN(TV(bf16, 2, 3, 4)), TVM_NOATTRS));
+  }
 }
 
 /* Operators whose compute uses math intrinsics (exp, sqrt, ...). */
@@ -541,6 +549,26 @@ static void test_conv_compute(void **state) {
   check_compute(conv(TF(1, 2, 7), TF(3, 2, 3), TF(3),
                      TVM_ATTRS(tvm_gattr_ints("pads", (int64_t[]){2, 1}, 2))));
   check_compute(conv(TF(1, 1, 3, 3, 3), TF(2, 1, 2, 2, 2), NULL, TVM_NOATTRS));
+  /* 16-bit floats: float32 products, sum and bias, rounded once */
+  static const tvm_dtype f16 = {kDLFloat, 16, 1}, bf16 = {kDLBfloat, 16, 1};
+  check_compute(conv(TV(f16, 1, 3, 5, 5), TV(f16, 2, 3, 3, 3), NULL, TVM_NOATTRS));
+  check_compute(
+      conv(TV(f16, 2, 2, 5, 4), TV(f16, 3, 2, 3, 2), TV(f16, 3),
+           TVM_ATTRS(tvm_gattr_ints("pads", (int64_t[]){1, 0, 2, 1}, 4),
+                     tvm_gattr_ints("strides", (int64_t[]){2, 1}, 2))));
+  check_compute(conv(TV(bf16, 1, 4, 5, 5), TV(bf16, 4, 2, 3, 3), TV(bf16, 4),
+                     TVM_ATTRS(tvm_gattr_int("group", 2))));
+  expect_fail(conv(TV(f16, 1, 3, 5, 5), TF(2, 3, 3, 3), NULL, TVM_NOATTRS),
+              TVM_ERR_INVALID, "one type", "float16");
+  /* 1 + 26 products of 2^-11: a float16 sum would lose every 2^-11 term
+   * (1 + 2^-11 is no float16), the float32 sum keeps them, and
+   * 1 + 26 * 2^-11 = 1.0126953125 is a float16 */
+  tvm_gnode *n = tinfer(conv(TV(f16, 1, 3, 3, 3), TV(f16, 1, 3, 3, 3), NULL,
+                             TVM_NOATTRS));
+  double x[27], w[27];
+  for (int i = 0; i < 27; i++) x[i] = i ? 0.00048828125 : 1, w[i] = 1;
+  DLTensor *o = tref(n, INS(x, w))[0];
+  assert_true(tget(o, 0) == 1.0126953125);
 }
 
 /* ---- shape operators -------------------------------------------------- */

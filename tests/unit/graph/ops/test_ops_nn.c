@@ -123,6 +123,16 @@ static void test_pool_compute(void **state) {
                      TVM_ATTRS(INTS("kernel_shape", 3, 3),
                                tvm_gattr_str("auto_pad", "SAME_UPPER"))));
   check_compute(NODE("GlobalAveragePool", TVM_IN(TF(2, 3, 3, 4)), TVM_NOATTRS));
+  /* 16-bit floats: max in place, averages summed in float32 */
+  static const tvm_dtype f16 = {kDLFloat, 16, 1}, bf16 = {kDLBfloat, 16, 1};
+  check_compute(
+      NODE("MaxPool", TVM_IN(TV(f16, 1, 2, 5, 5)),
+           TVM_ATTRS(INTS("kernel_shape", 3, 3), INTS("strides", 2, 2),
+                     INTS("pads", 1, 1, 1, 1))));
+  check_compute(
+      NODE("AveragePool", TVM_IN(TV(bf16, 1, 2, 5, 5)),
+           TVM_ATTRS(INTS("kernel_shape", 3, 3), INTS("pads", 1, 0, 1, 2))));
+  check_compute(NODE("GlobalAveragePool", TVM_IN(TV(f16, 2, 3, 7, 7)), TVM_NOATTRS));
   check_compute(NODE("GlobalMaxPool", TVM_IN(TF(2, 3, 3, 4)), TVM_NOATTRS));
   check_compute(NODE("GlobalAveragePool", TVM_IN(TF(1, 3, 5)), TVM_NOATTRS));
 }
@@ -157,6 +167,15 @@ static void test_gemm(void **state) {
   EXPECT_VALS(tref(n, INS(D(1, 4, 2, 5, 3, 6), D(1, 2, 3, 4, 5, 6)))[0], 22, 28,
               49, 64);
   check_compute(NODE("Gemm", TVM_IN(TF(3, 5), TF(5, 4)), TVM_NOATTRS));
+  /* 16-bit floats: float32 products, sum and epilogue, rounded once */
+  {
+    static const tvm_dtype f16 = {kDLFloat, 16, 1};
+    check_compute(NODE("Gemm", TVM_IN(TV(f16, 3, 8), TV(f16, 5, 8), TV(f16, 5)),
+                       TVM_ATTRS(tvm_gattr_int("transB", 1))));
+    check_compute(NODE("Gemm", TVM_IN(TV(f16, 3, 8), TV(f16, 8, 5)), TVM_NOATTRS));
+    expect_fail(NODE("Gemm", TVM_IN(TV(f16, 3, 8), TF(8, 5)), TVM_NOATTRS),
+                TVM_ERR_INVALID, "one type", "float16");
+  }
   check_compute(
       NODE("Gemm", TVM_IN(TF(5, 3), TF(4, 5), TF(4)),
            TVM_ATTRS(tvm_gattr_int("transA", 1), tvm_gattr_int("transB", 1))));

@@ -9,6 +9,7 @@ check_LTLIBRARIES += \
 	tests/abi/plugins/fake.la \
 	tests/abi/plugins/abi1.la \
 	tests/abi/plugins/abi3.la \
+	tests/abi/plugins/abi5.la \
 	tests/abi/plugins/negotiate.la \
 	tests/abi/bad/abi4.la \
 	tests/abi/bad/nullquery.la \
@@ -28,13 +29,18 @@ tests_abi_plugins_abi3_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
 tests_abi_plugins_abi3_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi3\" -DFAKE_ABI=3
 tests_abi_plugins_abi3_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
+# (quantize) an ABI 5 plugin (vtable without quantize) still loads
+tests_abi_plugins_abi5_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_plugins_abi5_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi5\" -DFAKE_ABI=5
+tests_abi_plugins_abi5_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+
 tests_abi_plugins_negotiate_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
 tests_abi_plugins_negotiate_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"negotiate\" -DFAKE_ABI=0 \
 	-DFAKE_BLOCK_DEFAULT=\"8\"
 tests_abi_plugins_negotiate_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_abi4_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
-tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=6
+tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=7
 tests_abi_bad_abi4_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_nullquery_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)

@@ -127,6 +127,13 @@ static double conv_default(const vdla_config *hw, int64_t OH, int64_t OW,
   return best_cost < 0 ? 1e300 : best_cost;
 }
 
+/* See vdla_plugin.h. */
+int vdla_conv_fits(const vdla_config *hw, int64_t OH, int64_t OW,
+                   int64_t OCO, int64_t ICO, int64_t K, int64_t S) {
+  int64_t b[4];
+  return conv_default(hw, OH, OW, OCO, ICO, K, S, 1, 1, b) < 1e300;
+}
+
 /* Splits extent by the knob name; default inner dflt; *inner gets it. */
 static tvm_status knob_split(tvm_config *cfg, const char *name, int64_t extent,
                              int64_t dflt, int64_t *inner) {
@@ -146,12 +153,15 @@ static int32_t schedule_conv(tvm_plugin_target *t,
                              uint32_t nouts, tvm_config *cfg) {
   tvm_ctx *c = s->ctx;
   const vdla_config *hw = &t->cfg;
-  tvm_operation *conv = nouts == 1 ? tagged(outs[0], "vdla_conv2d") : NULL;
+  tvm_operation *conv = NULL;
+  if (nouts == 1 && !(conv = tagged(outs[0], "vdla_conv2d")))
+    conv = tagged(outs[0], "qconv2d_blocked"); /* the graph's QConv_blocked */
   tvm_ptrvec ins = {0};
   if (!conv || conv->nreduce != 4 || tvm_op_inputs(conv, &ins) || ins.len != 2) {
     tvm_ptrvec_free(&ins);
     return vdla_fail(TVM_ERR_UNSUPPORTED, "vdla conv2d: expects one output "
-                     "over a 'vdla_conv2d' computation (vdla_workload.h)");
+                     "over a 'vdla_conv2d' computation (vdla_workload.h) or "
+                     "a 'qconv2d_blocked' one (the graph's QConv_blocked)");
   }
   tvm_tensor *pad = ins.data[0], *kernel = ins.data[1];
   tvm_ptrvec_free(&ins);
@@ -346,9 +356,13 @@ static int32_t dense_plain(tvm_plugin_target *t, tvm_schedule *s,
   return schedule_dense(t, NULL, s, outs, nouts, cfg);
 }
 
-/* Matched by the operator names of vdla_workload.h's computations (the
- * graph's quantized operators map onto them). */
+/* Matched by the operator names of vdla_workload.h's computations, and
+ * by the graph's quantized convolution (QConv_blocked, made by the
+ * compiler's quantize pass, whose compute has the same structure). */
 const tvm_plugin_strategy vdla_strategies[] = {
+    {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
+     .op = "QConv_blocked", .name = "vdla.conv2d_gemm", .schedule = conv_plain,
+     .match = TVM_STRATEGY_MATCH_OP, .schedule_call = schedule_conv},
     {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
      .op = "vdla_conv2d", .name = "vdla.conv2d_gemm", .schedule = conv_plain,
      .match = TVM_STRATEGY_MATCH_OP, .schedule_call = schedule_conv},
@@ -356,4 +370,4 @@ const tvm_plugin_strategy vdla_strategies[] = {
      .op = "vdla_dense", .name = "vdla.dense_gemm", .schedule = dense_plain,
      .match = TVM_STRATEGY_MATCH_OP, .schedule_call = schedule_dense},
 };
-const uint32_t vdla_nstrategies = 2;
+const uint32_t vdla_nstrategies = 3;

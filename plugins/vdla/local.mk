@@ -68,3 +68,6 @@ tests_plugins_vdla_test_vdla_resnet18_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_vdla_test_vdla_resnet18_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_vdla_test_vdla_resnet18_DEPENDENCIES = plugins/vdla/tvm-vdla.la
 endif
+# tvmc: the placement report of zoo:resnet18 on vdla, the run's time split
+TESTS += tests/plugins/vdla/test_vdla_tvmc.sh
+EXTRA_DIST += tests/plugins/vdla/test_vdla_tvmc.sh

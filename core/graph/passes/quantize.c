@@ -14,10 +14,13 @@
  * distribution `tvmc run` feeds, from seeds s->seed, s->seed + 1, ...;
  * integer inputs in [0, 10)).  For each candidate it records max |x| of
  * its data input and max |y - bias| of its output (the sum before the
- * bias, which stays in float).  Scales are powers of two (per tensor):
- *   e(m) = ceil(log2(m / 127)),   q = clamp(round(v / 2^e), -127, 127)
- * for the input (ex), the weights (ew, from their max |w|) and the output
- * (ey); the int32 sum has the scale 2^(ex + ew), so the output is
+ * bias, which stays in float), and keeps the samples.  Scales are powers
+ * of two (per tensor), q = clamp(round(v / 2^e), -127, 127), with e the
+ * exponent among e0 = ceil(log2(max / 127)) (nothing clips) and the four
+ * finer ones whose quantization of the samples has the least squared
+ * error, for the input (ex), the weights (ew, over the weights
+ * themselves) and the output (ey); the int32 sum has the scale
+ * 2^(ex + ew), so the output is
  * sum >> (ey - ex - ew) (when ey < ex + ew, ey takes ex + ew and the
  * shift is 0).
  *
@@ -43,6 +46,8 @@
 typedef struct cand {
   tvm_gnode *conv;
   double max_x, max_y; /* calibrated */
+  float *xs, *ys;      /* the samples of x and y - bias, concatenated */
+  int64_t nxs, nys;
 } cand;
 
 /* A candidate: see the file comment. */
@@ -147,15 +152,25 @@ static tvm_status calibrate(tvm_graph *g, cand *cs, int nc,
                            ? (const float *)n->inputs[2]->data : NULL;
       int64_t nx = numel(x), ny = numel(y);
       int64_t M = y->shape[1], plane = y->shape[2] * y->shape[3];
+      if (!cs[c].xs) {
+        cs[c].xs = tvm_malloc((size_t)(nx * s->ncalib) * sizeof(float));
+        cs[c].ys = tvm_malloc((size_t)(ny * s->ncalib) * sizeof(float));
+        if (!cs[c].xs || !cs[c].ys) {
+          st = tvm_diag_set(TVM_ERR_NOMEM, "quantize: out of memory");
+          break;
+        }
+      }
       for (int64_t i = 0; i < nx; i++) {
-        double a = fabs(((const float *)x->data)[i]);
-        if (a > cs[c].max_x)
-          cs[c].max_x = a;
+        float v = ((const float *)x->data)[i];
+        cs[c].xs[cs[c].nxs++] = v;
+        if (fabs(v) > cs[c].max_x)
+          cs[c].max_x = fabs(v);
       }
       for (int64_t i = 0; i < ny; i++) {
         double v = ((const float *)y->data)[i];
         if (b)
           v -= b[(i / plane) % M];
+        cs[c].ys[cs[c].nys++] = (float)v;
         if (fabs(v) > cs[c].max_y)
           cs[c].max_y = fabs(v);
       }
@@ -178,6 +193,25 @@ static int exponent(double m) {
   if (!(m > 0))
     return 0;
   return (int)ceil(log2(m / QMAX));
+}
+
+/* Among e0 (no value clips) and the four finer exponents, the one whose
+ * quantization of the n values v has the least squared error. */
+static int best_exponent(const float *v, int64_t n, double max) {
+  int e0 = exponent(max), best = e0;
+  double best_err = -1;
+  for (int e = e0; e >= e0 - 4; e--) {
+    double err = 0, q = ldexp(1.0, e);
+    for (int64_t i = 0; i < n; i++) {
+      double r = nearbyint(v[i] / q);
+      r = r < -QMAX ? -QMAX : r > QMAX ? QMAX : r;
+      double d = v[i] - r * q;
+      err += d * d;
+    }
+    if (best_err < 0 || err < best_err)
+      best_err = err, best = e;
+  }
+  return best;
 }
 
 static const char *nm(tvm_graph *g, const tvm_gnode *n, const char *suffix) {
@@ -217,7 +251,9 @@ static tvm_status rewrite(tvm_graph *g, cand *c, const tvm_quant_scheme *s,
   for (int64_t i = 0; i < nw; i++)
     if (fabs(wd[i]) > mw)
       mw = fabs(wd[i]);
-  int ex = exponent(c->max_x), ew = exponent(mw), ey = exponent(c->max_y);
+  int ex = best_exponent(c->xs, c->nxs, c->max_x);
+  int ew = best_exponent(wd, nw, mw);
+  int ey = best_exponent(c->ys, c->nys, c->max_y);
   int shift = ey - ex - ew;
   if (shift < 0)
     shift = 0, ey = ex + ew;
@@ -329,6 +365,10 @@ tvm_status tvm_graph_pass_quantize(tvm_graph *g, const tvm_quant_scheme *s,
     int d = 0;
     st = rewrite(g, &cs[i], s, accept, ud, &d);
     done += d;
+  }
+  for (int i = 0; i < nc; i++) {
+    tvm_free(cs[i].xs);
+    tvm_free(cs[i].ys);
   }
   tvm_free(cs);
   if (!st)

@@ -211,8 +211,9 @@ TVM_API tvm_status tvm_graph_pass_place_devices(tvm_graph *g,
  * pads) becomes QuantizeLinear -> Reshape/Transpose into the blocks ->
  * QConv_blocked (int8, int32 sums, requantized by a right shift) ->
  * Transpose/Reshape back -> DequantizeLinear (+ the bias in float), with
- * per-tensor power-of-two scales calibrated by running the float graph's
- * reference on ncalib sample inputs (uniform in [-1, 1), seeds from
+ * per-tensor power-of-two scales (least squared error on the samples)
+ * calibrated by running the float graph's reference on ncalib sample
+ * inputs (uniform in [-1, 1), seeds from
  * seed).  accept(ud, qconv, &yes) asks whether the target runs the new
  * QConv_blocked node; a node it declines stays float.  *nquantized (may
  * be NULL) = the convolutions rewritten.  Ends with dce and toposort. */

@@ -524,7 +524,8 @@ static int32_t supports(tvm_plugin_target *t, const tvm_gnode *n,
       (np == 4 && (pd[0] != pd[1] || pd[0] != pd[2] || pd[0] != pd[3])))
     DECLINE("QConv_blocked: the kernel, strides and pads must be the same "
             "on both axes");
-  if (!vdla_conv_fits(hw, y[2], y[3], y[1], x[1], w[2], S))
+  int bias = tvm_gnode_num_inputs(n) > 2;
+  if (!vdla_conv_fits(hw, y[2], y[3], y[1], x[1], w[2], S, bias))
     DECLINE("QConv_blocked: no tile of %lldx%lld outputs fits the buffers",
             (long long)y[2], (long long)y[3]);
   out->supported = 1;

@@ -6,16 +6,19 @@
  *
  *   X [N/b, C/bi, H, W, b, bi]         int8
  *   W [M/bo, C/bi, KH, KW, bo, bi]     int8
+ *   B [N/b, M/bo, OH, OW, b, bo]       int32 (optional: the bias, at the
+ *                                      sum's scale, for every output)
  *   Y [N/b, M/bo, OH, OW, b, bo]       int8
  *   acc = sum over (C/bi, KH, KW, bi) of int32(pad(X)) * int32(W)
- *   Y   = int8(min(max(acc >> shift, relu ? 0 : -128), 127))
+ *   Y   = int8(min(max((acc + B) >> shift, relu ? 0 : -128), 127))
  *
  * Attributes: strides, pads (as Conv; no dilations, group 1), shift (the
  * requantization: an arithmetic right shift, the power-of-two ratio of
  * the scales), relu (0/1: clip at 0 instead of -128).  Compute: the
  * zero-padded input ("<name>.pad", a select the way a DMA pads), the sum
  * tagged "qconv2d_blocked" ("<name>.acc", int32), then the requantized
- * output.  The reference sums in int32 over logical coordinates,
+ * output (adding B first).  B has the output's full shape so that an
+ * engine loads it into its accumulator like any tile.  The reference sums in int32 over logical coordinates,
  * independently of the compute.
  */
 #include <string.h>
@@ -35,6 +38,9 @@ static tvm_status qc_check(const tvm_gnode *n, qc_info *q, int64_t *oshape) {
       (st = op_check_dtype(n, 1, "W", DT_I8)) ||
       (st = op_attr_int(n, "shift", 0, &q->shift)) ||
       (st = op_attr_int(n, "relu", 0, &q->relu)))
+    return st;
+  if (n->ninputs > 2 && n->inputs[2] &&
+      (st = op_check_dtype(n, 2, "B", DT_I32)))
     return st;
   const tvm_gvalue *x = n->inputs[0], *w = n->inputs[1];
   if (x->ndim != 6 || w->ndim != 6)
@@ -66,6 +72,10 @@ static tvm_status qc_check(const tvm_gnode *n, qc_info *q, int64_t *oshape) {
   oshape[3] = q->win.out[1];
   oshape[4] = q->b;
   oshape[5] = q->bo;
+  const tvm_gvalue *b = n->ninputs > 2 ? n->inputs[2] : NULL;
+  if (b && (b->ndim != 6 || memcmp(b->shape, oshape, 6 * sizeof(int64_t))))
+    return op_fail(n, TVM_ERR_INVALID,
+                   "B must have Y's shape [N/b, M/bo, OH, OW, b, bo]");
   return TVM_OK;
 }
 
@@ -81,7 +91,7 @@ static tvm_status qc_infer(tvm_graph *g, tvm_gnode *n) {
 
 typedef struct qc_ud {
   qc_info q;
-  tvm_tensor *x, *xp, *w, *acc;
+  tvm_tensor *x, *xp, *w, *b, *acc;
 } qc_ud;
 
 /* pad[n, c, y, x, b, i] = inside ? X[n, c, y - ph, x - pw, b, i] : 0 */
@@ -123,11 +133,13 @@ static tvm_expr *qc_acc_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   return tvm_sum(c, tvm_mul(c, a, w), ax, 4);
 }
 
-/* int8(min(max(acc >> shift, lo), 127)) */
+/* int8(min(max((acc + B) >> shift, lo), 127)) */
 static tvm_expr *qc_out_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   qc_ud *u = ud;
-  tvm_expr *args[2] = {tvm_tread(c, u->acc, i, 6),
-                       tvm_int(c, (int32_t)u->q.shift)};
+  tvm_expr *v = tvm_tread(c, u->acc, i, 6);
+  if (u->b)
+    v = tvm_add(c, v, tvm_tread(c, u->b, i, 6));
+  tvm_expr *args[2] = {v, tvm_int(c, (int32_t)u->q.shift)};
   tvm_expr *r = tvm_call(c, TVM_I32, TVM_INTRIN_SHR, args, 2);
   r = tvm_max(c, r, tvm_int(c, u->q.relu ? 0 : -128));
   r = tvm_min(c, r, tvm_int(c, 127));
@@ -144,6 +156,7 @@ static tvm_status qc_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   if (st)
     return st;
   u->x = in[0], u->w = in[1], u->xp = in[0];
+  u->b = n->ninputs > 2 ? in[2] : NULL;
   if (u->q.win.pads[0] || u->q.win.pads[1]) {
     int64_t ps[6];
     memcpy(ps, in[0]->shape_c, sizeof ps);
@@ -176,6 +189,10 @@ static tvm_status qc_reference(const tvm_gnode *n, const DLTensor *const *in,
   const int8_t *wd = (const int8_t *)((const char *)in[1]->data +
                                       in[1]->byte_offset);
   int8_t *yd = (int8_t *)((char *)out[0]->data + out[0]->byte_offset);
+  const int32_t *bd = n->ninputs > 2 && in[2]
+                          ? (const int32_t *)((const char *)in[2]->data +
+                                              in[2]->byte_offset)
+                          : NULL;
   const op_window *win = &q.win;
   int64_t KH = win->k[0], KW = win->k[1], OH = win->out[0], OW = win->out[1];
   int64_t CB = q.C / q.bi, MB = q.M / q.bo, NB = q.N / q.b;
@@ -203,16 +220,19 @@ static tvm_status qc_reference(const tvm_gnode *n, const DLTensor *const *in,
                     for (int64_t i = 0; i < q.bi; i++)
                       acc += (int32_t)xp[i] * (int32_t)wp[i];
                   }
+              int64_t at =
+                  ((((nb * MB + mb) * OH + oh) * OW + ow) * q.b + b) * q.bo + o;
+              if (bd) /* wraps like the accumulator */
+                acc = (int32_t)((uint32_t)acc + (uint32_t)bd[at]);
               int32_t v = acc >> q.shift; /* arithmetic, like the engines */
               v = v < lo ? lo : v > 127 ? 127 : v;
-              yd[((((nb * MB + mb) * OH + oh) * OW + ow) * q.b + b) * q.bo +
-                 o] = (int8_t)v;
+              yd[at] = (int8_t)v;
             }
   return TVM_OK;
 }
 
 static const tvm_gop_def defs[] = {
-    {"QConv_blocked", 2, 2, 1, 1, TVM_PAT_OPAQUE, qc_infer, qc_compute,
+    {"QConv_blocked", 2, 3, 1, 1, TVM_PAT_OPAQUE, qc_infer, qc_compute,
      qc_reference,
      "internal: int8 2-D convolution in a GEMM engine's blocked layout, "
      "int32 sums requantized by a right shift (the quantize pass)"},

@@ -12,9 +12,9 @@
  * Calibration: the float graph runs through the reference evaluator on
  * s->ncalib sample inputs (float inputs uniform in [-1, 1), the
  * distribution `tvmc run` feeds, from seeds s->seed, s->seed + 1, ...;
- * integer inputs in [0, 10)).  For each candidate it records max |x| of
- * its data input and max |y - bias| of its output (the sum before the
- * bias, which stays in float), and keeps the samples.  Scales are powers
+ * integer inputs in [0, 10)).  For each candidate it keeps the samples
+ * of its data input x and of its output y (after the Relu that is y's
+ * only reader, when there is one: that Relu is fused).  Scales are powers
  * of two (per tensor), q = clamp(round(v / 2^e), -127, 127), with e the
  * exponent among e0 = ceil(log2(max / 127)) (nothing clips) and the four
  * finer ones whose quantization of the samples has the least squared
@@ -24,13 +24,16 @@
  * sum >> (ey - ex - ew) (when ey < ex + ew, ey takes ex + ew and the
  * shift is 0).
  *
- * The rewrite of y = Conv(x, W, B):
+ * The rewrite of y = Conv(x, W, B) (-> Relu):
  *   xq  = QuantizeLinear(x, 2^ex, int8 0)                 [N, C, H, W]
  *   xb  = Transpose(Reshape(xq, [N/b, b, C/bi, bi, H, W]), 0 2 4 5 1 3)
- *   yb  = QConv_blocked(xb, Wq [M/bo, C/bi, KH, KW, bo, bi]) shift
+ *   yb  = QConv_blocked(xb, Wq [M/bo, C/bi, KH, KW, bo, bi],
+ *                       Bq = round(B / 2^(ex + ew)) for every output
+ *                       element [N/b, M/bo, OH, OW, b, bo] int32) shift,
+ *                       relu = 1 when the Relu is fused
  *   yq  = Reshape(Transpose(yb, 0 4 1 5 2 3), [N, M, OH, OW])
- *   y'  = DequantizeLinear(yq, 2^ey, int8 0) (+ B as [M, 1, 1])
- * and y' replaces y (same name).  Only nodes the target accepts
+ *   y'  = DequantizeLinear(yq, 2^ey, int8 0)
+ * and y' replaces y, or the fused Relu's output (same name).  Only nodes the target accepts
  * (accept(), the target's supports) are kept; the others stay float.
  * Ends with dce and toposort.
  */
@@ -45,6 +48,7 @@
 
 typedef struct cand {
   tvm_gnode *conv;
+  tvm_gnode *relu; /* the Relu that is the conv's only reader, or NULL */
   double max_x, max_y; /* calibrated */
   float *xs, *ys;      /* the samples of x and y - bias, concatenated */
   int64_t nxs, nys;
@@ -81,6 +85,23 @@ static int is_candidate(const tvm_gnode *n, const tvm_quant_scheme *s) {
   return x->shape[0] % s->block_batch == 0 &&
          x->shape[1] % s->block_in == 0 && w->shape[0] % s->block_out == 0 &&
          w->shape[1] == x->shape[1];
+}
+
+/* The Relu node that is v's only reader, when v is not a graph output;
+ * else NULL. */
+static tvm_gnode *only_relu(const tvm_graph *g, const tvm_gvalue *v) {
+  tvm_gnode *r = NULL;
+  int uses = 0;
+  for (size_t i = 0; i < g->outputs.len; i++)
+    if (g->outputs.data[i] == v)
+      return NULL;
+  for (size_t i = 0; i < g->nodes.len; i++) {
+    tvm_gnode *n = g->nodes.data[i];
+    for (int k = 0; k < n->ninputs; k++)
+      if (n->inputs[k] == v)
+        uses++, r = n;
+  }
+  return uses == 1 && !strcmp(r->op, "Relu") ? r : NULL;
 }
 
 /* Fills t (float, or integer) like tvmc run's random inputs. */
@@ -147,11 +168,7 @@ static tvm_status calibrate(tvm_graph *g, cand *cs, int nc,
     for (int c = 0; c < nc; c++) {
       const DLTensor *x = outs[nout0 + 2 * (size_t)c];
       const DLTensor *y = outs[nout0 + 2 * (size_t)c + 1];
-      const tvm_gnode *n = cs[c].conv;
-      const float *b = n->ninputs > 2 && n->inputs[2]
-                           ? (const float *)n->inputs[2]->data : NULL;
       int64_t nx = numel(x), ny = numel(y);
-      int64_t M = y->shape[1], plane = y->shape[2] * y->shape[3];
       if (!cs[c].xs) {
         cs[c].xs = tvm_malloc((size_t)(nx * s->ncalib) * sizeof(float));
         cs[c].ys = tvm_malloc((size_t)(ny * s->ncalib) * sizeof(float));
@@ -168,8 +185,8 @@ static tvm_status calibrate(tvm_graph *g, cand *cs, int nc,
       }
       for (int64_t i = 0; i < ny; i++) {
         double v = ((const float *)y->data)[i];
-        if (b)
-          v -= b[(i / plane) % M];
+        if (cs[c].relu && v < 0)
+          v = 0;
         cs[c].ys[cs[c].nys++] = (float)v;
         if (fabs(v) > cs[c].max_y)
           cs[c].max_y = fabs(v);
@@ -274,6 +291,25 @@ static tvm_status rewrite(tvm_graph *g, cand *c, const tvm_quant_scheme *s,
   int64_t wshape[6] = {M / BO, C / BI, KH, KW, BO, BI};
   tvm_gvalue *wv = tvm_graph_const(g, nm(g, n, "wq"), TVM_I8, wshape, 6, wq);
   tvm_free(wq);
+  /* the bias at the sum's scale 2^(ex + ew), for every output element */
+  int64_t OH = y->shape[2], OW = y->shape[3];
+  int64_t yshape[6] = {N / B, M / BO, OH, OW, B, BO};
+  tvm_gvalue *bv = NULL;
+  if (b) {
+    int64_t nb = N * M * OH * OW;
+    int32_t *bq = tvm_malloc((size_t)nb * sizeof *bq);
+    if (!bq)
+      return tvm_diag_set(TVM_ERR_NOMEM, "quantize: out of memory");
+    const float *bd = b->data;
+    for (int64_t i = 0; i < nb; i++) { /* i over [N/b, M/bo, OH, OW, b, bo] */
+      int64_t m = (i / (OH * OW * B * BO)) % (M / BO) * BO + i % BO;
+      double q = nearbyint(ldexp(bd[m], -(ex + ew)));
+      bq[i] = (int32_t)(q < -2147483648.0 ? -2147483648.0
+                        : q > 2147483647.0 ? 2147483647.0 : q);
+    }
+    bv = tvm_graph_const(g, nm(g, n, "bq"), TVM_I32, yshape, 6, bq);
+    tvm_free(bq);
+  }
 
   tvm_gvalue *sx, *zx, *sy, *zy;
   scale_zp(g, n, "x", ex, &sx, &zx);
@@ -297,12 +333,13 @@ static tvm_status rewrite(tvm_graph *g, cand *c, const tvm_quant_scheme *s,
   if (tvm_gnode_ints(n, "pads", &v) == 4)
     memcpy(pads, v, sizeof pads);
   tvm_gnode *qn = NULL;
-  tvm_gvalue *yb = tvm_graph_apply(
-      g, "QConv_blocked", nm(g, n, "qconv"), TVM_IN(xb, wv),
-      TVM_ATTRS(tvm_gattr_ints("strides", st2, 2),
-                tvm_gattr_ints("pads", pads, 4), tvm_gattr_int("shift", shift),
-                tvm_gattr_int("relu", 0)),
-      1, &qn);
+  tvm_gvalue *qin[3] = {xb, wv, bv};
+  tvm_gattr qat[4] = {tvm_gattr_ints("strides", st2, 2),
+                      tvm_gattr_ints("pads", pads, 4),
+                      tvm_gattr_int("shift", shift),
+                      tvm_gattr_int("relu", c->relu != NULL)};
+  tvm_gvalue *yb = tvm_graph_apply(g, "QConv_blocked", nm(g, n, "qconv"), qin,
+                                   bv ? 3 : 2, qat, 4, 1, &qn);
   tvm_status st = tvm_graph_status(g);
   if (st)
     return tvm_diag_prefix(st, "quantize: node '%s': ", n->name);
@@ -314,25 +351,20 @@ static tvm_status rewrite(tvm_graph *g, cand *c, const tvm_quant_scheme *s,
   tvm_gvalue *yt = tvm_graph_apply(
       g, "Transpose", nm(g, n, "yt"), TVM_IN(yb),
       TVM_ATTRS(tvm_gattr_ints("perm", p_out, 6)), 1, NULL);
-  int64_t s2[4] = {N, M, y->shape[2], y->shape[3]};
+  int64_t s2[4] = {N, M, OH, OW};
   tvm_gvalue *s2v = tvm_graph_const(g, nm(g, n, "yshape"), TVM_I64,
                                     (int64_t[]){4}, 1, s2);
   tvm_gvalue *yr = tvm_graph_apply(g, "Reshape", nm(g, n, "yr"),
                                    TVM_IN(yt, s2v), NULL, 0, 1, NULL);
   tvm_gvalue *yd = tvm_graph_apply(g, "DequantizeLinear", nm(g, n, "yd"),
                                    TVM_IN(yr, sy, zy), NULL, 0, 1, NULL);
-  tvm_gvalue *out = yd;
-  if (b) {
-    tvm_gvalue *bv = tvm_graph_const(g, nm(g, n, "bias"), TVM_F32,
-                                     (int64_t[]){M, 1, 1}, 3, b->data);
-    out = tvm_graph_apply(g, "Add", nm(g, n, "add"), TVM_IN(yd, bv), NULL, 0,
-                          1, NULL);
-  }
   if ((st = tvm_graph_status(g)))
     return tvm_diag_prefix(st, "quantize: node '%s': ", n->name);
-  tvm_graph_replace_uses(g, y, out);
-  out->name = y->name;
-  y->name = nm(g, n, "float");
+  /* yd replaces the Relu's output when the Relu is fused, else y's */
+  tvm_gvalue *old = c->relu ? c->relu->outputs[0] : y;
+  tvm_graph_replace_uses(g, old, yd);
+  yd->name = old->name;
+  old->name = nm(g, n, "float");
   *done = 1;
   return TVM_OK;
 }
@@ -356,8 +388,11 @@ tvm_status tvm_graph_pass_quantize(tvm_graph *g, const tvm_quant_scheme *s,
   if (!cs)
     return tvm_diag_set(TVM_ERR_NOMEM, "quantize: out of memory");
   for (size_t i = 0; i < g->nodes.len; i++)
-    if (is_candidate(g->nodes.data[i], s))
-      cs[nc++].conv = g->nodes.data[i];
+    if (is_candidate(g->nodes.data[i], s)) {
+      cs[nc].conv = g->nodes.data[i];
+      cs[nc].relu = only_relu(g, cs[nc].conv->outputs[0]);
+      nc++;
+    }
   if (nc)
     st = calibrate(g, cs, nc, s);
   int done = 0;

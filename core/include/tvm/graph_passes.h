@@ -210,7 +210,8 @@ TVM_API tvm_status tvm_graph_pass_place_devices(tvm_graph *g,
  * channels the blocks divide (group 1, no dilation, symmetric explicit
  * pads) becomes QuantizeLinear -> Reshape/Transpose into the blocks ->
  * QConv_blocked (int8, int32 sums, requantized by a right shift) ->
- * Transpose/Reshape back -> DequantizeLinear (+ the bias in float), with
+ * Transpose/Reshape back -> DequantizeLinear (the bias added to the
+ * int32 sums, a Relu that is the Conv's only reader fused as the clip), with
  * per-tensor power-of-two scales (least squared error on the samples)
  * calibrated by running the float graph's reference on ncalib sample
  * inputs (uniform in [-1, 1), seeds from

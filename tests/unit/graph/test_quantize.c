@@ -9,7 +9,8 @@
  *
  * Checked: which convolutions are rewritten (c1, c2; not c0, not what
  * accept() declines), the operators around them, the output names, the
- * weights' blocked int8 layout and the shift, the quantized graph's
+ * weights' blocked int8 layout, the shift, c1's bias (int32, in the
+ * operator) and its Relu (fused: the clip at 0), the quantized graph's
  * output against the float one (cosine >= 0.999 on inputs that
  * calibration did not see), QConv_blocked's reference against a direct
  * int32 loop, and the refusals.
@@ -130,8 +131,8 @@ static void test_rewrites_and_agrees(void **state) {
   assert_int_equal(count_op(q, "QuantizeLinear"), 2);
   assert_int_equal(count_op(q, "DequantizeLinear"), 2);
   assert_int_equal(count_op(q, "Transpose"), 4);
-  assert_non_null(node(q, "c1.add")); /* c1's bias, in float */
-  assert_null(node(q, "c2.add"));     /* c2 has none */
+  assert_int_equal(count_op(q, "Add"), 0);  /* the bias is in QConv_blocked */
+  assert_int_equal(count_op(q, "Relu"), 0); /* fused: c1's only reader */
   /* the output keeps its name */
   const tvm_gvalue *y = q->outputs.data[0];
   assert_string_equal(y->name, ((tvm_gvalue *)f->outputs.data[0])->name);
@@ -152,6 +153,18 @@ static void test_rewrites_and_agrees(void **state) {
   assert_true(mx > 63 && mx <= 127);
   int64_t shift = tvm_gnode_int(qc, "shift", -1);
   assert_true(shift >= 0 && shift <= 31);
+  assert_int_equal(tvm_gnode_int(qc, "relu", -1), 1);
+  /* c1's bias: int32 at the sum's scale, the output's full shape */
+  assert_int_equal(qc->ninputs, 3);
+  const tvm_gvalue *bq = qc->inputs[2];
+  assert_int_equal(bq->dtype.code, kDLInt);
+  assert_int_equal(bq->dtype.bits, 32);
+  int64_t bs[6] = {1, 2, HW, HW, 1, 16};
+  assert_memory_equal(bq->shape, bs, sizeof bs);
+  const tvm_gnode *qc2 = node(q, "c2.qconv");
+  assert_non_null(qc2);
+  assert_int_equal(qc2->ninputs, 2); /* c2 has no bias */
+  assert_int_equal(tvm_gnode_int(qc2, "relu", -1), 0);
 
   static float yf[16 * 16], yq[16 * 16], y0f[16 * HW * HW], y0q[16 * HW * HW];
   for (uint64_t seed = 500; seed < 503; seed++) {
@@ -216,12 +229,17 @@ static void test_bad_scheme(void **state) {
 }
 
 /* QConv_blocked's reference against a direct loop over logical NCHW
- * data (blocks 1 x 16 x 16, 3x3, stride 2, pad 1, shift 3, relu). */
+ * data (blocks 1 x 16 x 16, 3x3, stride 2, pad 1, a bias, shift 3,
+ * relu). */
 static void test_qconv_reference(void **state) {
   (void)state;
   enum { C = 32, M = 16, H = 7, K = 3, OH = 4 };
   static int8_t xl[C][H][H], wl[M][C][K][K], xb[2][H][H][1][16],
       wb[1][2][K][K][16][16], y[1][1][OH][OH][1][16];
+  static int32_t bb[1][1][OH][OH][1][16];
+  for (int i = 0; i < OH; i++)
+    for (int j = 0; j < OH; j++)
+      for (int m = 0; m < M; m++) bb[0][0][i][j][0][m] = (m - 8) * 500 + i - j;
   uint64_t s = 12345;
   for (int c = 0; c < C; c++)
     for (int i = 0; i < H; i++)
@@ -245,8 +263,10 @@ static void test_qconv_reference(void **state) {
   tvm_gvalue *w = tvm_graph_const(g, "w", TVM_I8,
                                   (int64_t[]){1, 2, K, K, 16, 16}, 6, wb);
   int64_t p[4] = {1, 1, 1, 1}, st[2] = {2, 2};
+  tvm_gvalue *bv = tvm_graph_const(g, "b", TVM_I32,
+                                   (int64_t[]){1, 1, OH, OH, 1, 16}, 6, bb);
   tvm_gvalue *o = tvm_graph_apply(
-      g, "QConv_blocked", "q", TVM_IN(x, w),
+      g, "QConv_blocked", "q", TVM_IN(x, w, bv),
       TVM_ATTRS(tvm_gattr_ints("pads", p, 4), tvm_gattr_ints("strides", st, 2),
                 tvm_gattr_int("shift", 3), tvm_gattr_int("relu", 1)),
       1, NULL);
@@ -272,7 +292,7 @@ static void test_qconv_reference(void **state) {
               if (ih < 0 || ih >= H || iw < 0 || iw >= H) continue;
               acc += xl[c][ih][iw] * wl[m][c][a][b];
             }
-        int32_t v = acc >> 3;
+        int32_t v = (acc + bb[0][0][i][j][0][m]) >> 3;
         v = v < 0 ? 0 : v > 127 ? 127 : v;
         nonzero += v != 0, clipped += v == 127;
         assert_int_equal(y[0][0][i][j][0][m], v);

@@ -10,6 +10,8 @@
  *   FAKE_GONE     calls a function of a library that is absent at run time
  *   FAKE_BLOCK_DEFAULT  default of the "block" attribute (default: NULL,
  *                 i.e. required)
+ *   FAKE_QUANT_ACT_BITS  (ABI 6) a quantize slot asking for activations
+ *                 of that many bits (int8 weights, int32 sums, blocks 16)
  *
  * The "device" is host memory; its one kernel family, any function whose
  * name starts with "add", computes C[i] = A[i] + B[i] (float32) for
@@ -214,6 +216,19 @@ static int32_t timer_stop(tvm_plugin_device *d, uint64_t token, double *ms) {
 }
 #endif
 
+#ifdef FAKE_QUANT_ACT_BITS
+static int32_t quantize(tvm_plugin_target *t, tvm_plugin_quant *q) {
+  (void)t;
+  q->enabled = 1;
+  q->act_code = kDLInt, q->act_bits = FAKE_QUANT_ACT_BITS;
+  q->weight_code = kDLInt, q->weight_bits = 8;
+  q->acc_code = kDLInt, q->acc_bits = 32;
+  q->scale = TVM_QUANT_SCALE_POW2;
+  q->block_batch = 1, q->block_in = 16, q->block_out = 16;
+  return 0;
+}
+#endif
+
 static const tvm_plugin_vtable vtable = {
     .struct_size = FAKE_VT_SIZE,
     .nattrs = sizeof schema / sizeof schema[0],
@@ -229,6 +244,9 @@ static const tvm_plugin_vtable vtable = {
     .launch = launch,
     .timer_start = timer_start,
     .timer_stop = timer_stop,
+#ifdef FAKE_QUANT_ACT_BITS
+    .quantize = quantize,
+#endif
 };
 
 static tvm_plugin_desc desc = {sizeof(tvm_plugin_desc), 0, FAKE_NAME, "0.1",

@@ -50,7 +50,7 @@ typedef struct cand {
   tvm_gnode *conv;
   tvm_gnode *relu; /* the Relu that is the conv's only reader, or NULL */
   double max_x, max_y; /* calibrated */
-  float *xs, *ys;      /* the samples of x and y - bias, concatenated */
+  float *xs, *ys;      /* the samples of x and y (after a fused Relu) */
   int64_t nxs, nys;
 } cand;
 

@@ -56,4 +56,5 @@ dist_sdkacc_DATA = \
 	plugin-sdk/example-accel/mock_accel_device.c \
 	plugin-sdk/example-accel/mock_accel.yaml
 dist_sdkdoc_DATA += plugin-sdk/docs/HOST_DEVICE.md \
-	plugin-sdk/docs/HETEROGENEOUS.md
+	plugin-sdk/docs/HETEROGENEOUS.md \
+	plugin-sdk/docs/QUANTIZATION.md

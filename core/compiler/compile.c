@@ -3,7 +3,7 @@
  * execution plan out.
  *
  *   graph table (graph_pipeline below): fold_constants ->
- *   simplify_inference -> alter_layout (the target's layouts;
+ *   simplify_inference -> quantize (targets that ask, ABI 6) -> alter_layout (the target's layouts;
  *   fold_constants again packs the weights) -> cse -> dce -> fuse_ops
  *   (or one group per node)                                 (groups)
  *   per group: compute -> schedule -> tvm_lower            (kernels.c)
@@ -36,6 +36,8 @@ static tvm_status gp_fold(tvm_graph *g, const tvm_target *t,
                           const tvm_compile_options *o, int *dumped);
 static tvm_status gp_simplify(tvm_graph *g, const tvm_target *t,
                               const tvm_compile_options *o, int *dumped);
+static tvm_status gp_quantize(tvm_graph *g, const tvm_target *t,
+                              const tvm_compile_options *o, int *dumped);
 static tvm_status gp_alter_layout(tvm_graph *g, const tvm_target *t,
                                   const tvm_compile_options *o, int *dumped);
 static tvm_status gp_cse(tvm_graph *g, const tvm_target *t,
@@ -53,6 +55,7 @@ static tvm_status gp_place(tvm_graph *g, const tvm_target *t,
 #define GRAPH_PIPELINE(X)                \
   X("fold_constants", gp_fold)           \
   X("simplify_inference", gp_simplify)   \
+  X("quantize", gp_quantize)             \
   X("alter_layout", gp_alter_layout)     \
   X("cse", gp_cse)                       \
   X("dce", gp_dce)                       \
@@ -158,6 +161,39 @@ static tvm_status gp_simplify(tvm_graph *g, const tvm_target *t,
   (void)t, (void)o, (void)dumped;
   return tvm_graph_pass_simplify_inference(g);
 }
+/* quantize's question: does the target run the new QConv_blocked node? */
+static tvm_status quant_accept(void *ud, const tvm_gnode *n, int *yes) {
+  char why[TVM_PLUGIN_REASON_CAP];
+  return tvm_target_supports(ud, n, yes, why, sizeof why);
+}
+
+static tvm_status gp_quantize(tvm_graph *g, const tvm_target *t,
+                              const tvm_compile_options *o, int *dumped) {
+  (void)o;
+  tvm_plugin_quant q;
+  tvm_status st = tvm_target_quantize(t, &q);
+  if (st)
+    return st;
+  if (!q.enabled) {
+    *dumped = 0;
+    return TVM_OK;
+  }
+  if (q.act_code != kDLInt || q.act_bits != 8 || q.weight_code != kDLInt ||
+      q.weight_bits != 8 || q.acc_code != kDLInt || q.acc_bits != 32 ||
+      q.scale != TVM_QUANT_SCALE_POW2)
+    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                        "target '%s' asks for activations %u:%u, weights "
+                        "%u:%u, accumulation %u:%u (DLPack code:bits), scale "
+                        "mode %u; the quantize pass does int8 activations "
+                        "and weights, int32 accumulation and power-of-two "
+                        "scales (TVM_QUANT_SCALE_POW2) only",
+                        t->name, q.act_code, q.act_bits, q.weight_code,
+                        q.weight_bits, q.acc_code, q.acc_bits, q.scale);
+  tvm_quant_scheme s = {(int)q.block_batch, (int)q.block_in,
+                        (int)q.block_out, TVM_QUANT_NCALIB, TVM_QUANT_SEED};
+  return tvm_graph_pass_quantize(g, &s, quant_accept, (void *)t, NULL);
+}
+
 static tvm_status gp_alter_layout(tvm_graph *g, const tvm_target *t,
                                   const tvm_compile_options *o, int *dumped) {
   tvm_status st;

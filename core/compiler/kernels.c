@@ -228,7 +228,8 @@ int kernel_builder_nkernels(const kernel_builder *kb) { return kb->nrecs; }
 
 /* Estimated floating-point work of one node: 2 * multiply-adds for the
  * contractions (Conv2D_winograd: those of the direct convolution it
- * replaces), one operation per output element otherwise. */
+ * replaces; QConv_blocked: its integer ones), one operation per output
+ * element otherwise. */
 static double node_flops(const tvm_gnode *n) {
   const tvm_gvalue *o = n->noutputs > 0 ? n->outputs[0] : NULL;
   double out = o ? (double)tvm_gvalue_numel(o) : 0;
@@ -249,6 +250,13 @@ static double node_flops(const tvm_gnode *n) {
     const tvm_gvalue *w = n->inputs[1];
     return 2.0 * out *
            (double)(w->shape[1] * w->shape[2] * w->shape[3] * w->shape[4]);
+  }
+  /* the quantized convolution: integer multiply-adds, counted alike */
+  if (!strcmp(n->op, "QConv_blocked") && n->ninputs >= 2 && n->inputs[1] &&
+      n->inputs[1]->ndim == 6) { /* W [M/bo, C/bi, KH, KW, bo, bi] */
+    const tvm_gvalue *w = n->inputs[1];
+    return 2.0 * out *
+           (double)(w->shape[1] * w->shape[2] * w->shape[3] * w->shape[5]);
   }
   /* Winograd (U [4, 4, K, C]): the direct 3x3 convolution's count, so
    * that rates compare across the two algorithms */

@@ -14,11 +14,13 @@ libtvm_la_SOURCES += \
 	core/graph/passes/dce.c \
 	core/graph/passes/cse.c \
 	core/graph/passes/fold_constants.c \
-	core/graph/passes/simplify_inference.c
+	core/graph/passes/simplify_inference.c \
+	core/graph/passes/quantize.c
 
 if HAVE_CMOCKA
 graph_tests = tests/unit/graph/test_builder tests/unit/graph/test_printer \
-	tests/unit/graph/test_passes tests/unit/graph/test_passes_numeric
+	tests/unit/graph/test_passes tests/unit/graph/test_passes_numeric \
+	tests/unit/graph/test_quantize
 check_PROGRAMS += $(graph_tests)
 TESTS += $(graph_tests)
 tests_unit_graph_test_builder_SOURCES = tests/unit/graph/test_builder.c \
@@ -37,4 +39,7 @@ tests_unit_graph_test_passes_numeric_SOURCES = \
 	tests/unit/graph/test_passes_numeric.c tests/unit/graph/graph_test.h
 tests_unit_graph_test_passes_numeric_CFLAGS = $(TVM_TEST_CF)
 tests_unit_graph_test_passes_numeric_LDADD = $(TVM_TEST_LIBS) -lm
+tests_unit_graph_test_quantize_SOURCES = tests/unit/graph/test_quantize.c
+tests_unit_graph_test_quantize_CFLAGS = $(TVM_TEST_CF)
+tests_unit_graph_test_quantize_LDADD = $(TVM_TEST_LIBS) -lm
 endif

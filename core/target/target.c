@@ -409,6 +409,27 @@ tvm_status tvm_target_alter_layout(const tvm_target *t, const tvm_gnode *n,
   return TVM_OK;
 }
 
+/* The plugin's quantization request (see tvm/target.h). */
+tvm_status tvm_target_quantize(const tvm_target *t, tvm_plugin_quant *out) {
+  memset(out, 0, sizeof(*out));
+  out->struct_size = sizeof(*out);
+  int32_t (*qz)(tvm_plugin_target *, tvm_plugin_quant *) =
+      TVM_SLOT(t->plugin, quantize);
+  if (qz == NULL) return TVM_OK;
+  tvm_diag_clear();
+  int32_t rc = qz(t->instance, out);
+  if (rc != 0) {
+    out->enabled = 0;
+    if (tvm_diag_status() == TVM_OK)
+      tvm_diag_set(rc < 0 ? rc : TVM_ERR_INTERNAL, "quantize returned %d",
+                   (int)rc);
+    return tvm_diag_prefix(rc < 0 ? rc : TVM_ERR_INTERNAL,
+                           "quantize of target '%s' (plugin '%s'): ",
+                           t->name, t->plugin_name);
+  }
+  return TVM_OK;
+}
+
 /* Whether t runs node n (see tvm/runtime.h): the plugin's ABI 5
  * supports slot, or yes when it has none. */
 tvm_status tvm_target_supports(const tvm_target *t, const tvm_gnode *n,

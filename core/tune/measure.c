@@ -361,8 +361,12 @@ tvm_status tvm_tune_measurer_create(tvm_tune_kernel *k,
   if (m->o.timeout_s <= 0)
     m->o.timeout_s = 10;
   tvm_tune_lowered ref;
-  tvm_status st = tvm_tune_kernel_lower(k, NULL, 1, &ref);
+  tvm_config *dflt = NULL;
+  int generic = 1;
+again:;
+  tvm_status st = tvm_tune_kernel_lower(k, dflt, generic, &ref);
   if (st) {
+    tvm_config_free(dflt);
     tvm_free(m);
     return tvm_diag_prefix(st, "tune: reference of %s: ",
                            tvm_tune_kernel_workload(k));
@@ -388,16 +392,34 @@ tvm_status tvm_tune_measurer_create(tvm_tune_kernel *k,
   if ((st = spawn(m, &ref, m->shm, 0, 0, &kd)) == TVM_OK) {
     if (start_built(m, &kd, &r))
       finish(m, &kd, m->o.timeout_s, &r);
+    if (r.error == TVM_TUNE_ERR_BUILD && generic) {
+      /* a target whose codegen cannot build the core's generic schedule
+       * (an accelerator that only runs its tensorized templates): the
+       * reference is the template at its defaults */
+      tvm_tune_lowered_free(&ref);
+      munmap(m->shm, m->shm_bytes);
+      tvm_free(m->ref);
+      m->shm = NULL, m->ref = NULL, m->out_bytes = 0;
+      if (!(dflt = tvm_config_create())) {
+        tvm_free(m);
+        return tvm_diag_set(TVM_ERR_NOMEM, "tune: out of memory");
+      }
+      generic = 0;
+      goto again;
+    }
     if (r.error)
       st = tvm_diag_set(TVM_ERR_INTERNAL,
-                        "tune: the reference (generic schedule) of %s "
-                        "failed: %s (%s)",
+                        "tune: the reference (%s) of %s failed: %s (%s)",
+                        generic ? "generic schedule"
+                                : "template defaults, the generic schedule "
+                                  "does not build for this target",
                         tvm_tune_kernel_workload(k),
                         tvm_tune_error_name(r.error), r.msg);
     else
       memcpy(m->ref, m->shm, m->out_bytes);
   }
   tvm_tune_lowered_free(&ref);
+  tvm_config_free(dflt);
   if (st) {
     tvm_tune_measurer_free(m);
     return st;

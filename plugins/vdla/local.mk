@@ -58,4 +58,16 @@ tests_plugins_vdla_test_vdla_plugin_SOURCES = \
 tests_plugins_vdla_test_vdla_plugin_CFLAGS = $(TVM_TEST_CF) -I$(srcdir)/plugins/vdla
 tests_plugins_vdla_test_vdla_plugin_LDADD = libtvm_plugin_sdk.la $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_vdla_test_vdla_plugin_DEPENDENCIES = plugins/vdla/tvm-vdla.la
+# zoo:resnet18 quantized for VDLA, the rest on llvm-cpu: placement, the
+# cosine of the logits with fp32, the device against the quantized graph
+check_PROGRAMS += tests/plugins/vdla/test_vdla_resnet18
+TESTS += tests/plugins/vdla/test_vdla_resnet18
+tests_plugins_vdla_test_vdla_resnet18_SOURCES = \
+	tests/plugins/vdla/test_vdla_resnet18.c
+tests_plugins_vdla_test_vdla_resnet18_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_vdla_test_vdla_resnet18_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_vdla_test_vdla_resnet18_DEPENDENCIES = plugins/vdla/tvm-vdla.la
 endif
+# tvmc: the placement report of zoo:resnet18 on vdla, the run's time split
+TESTS += tests/plugins/vdla/test_vdla_tvmc.sh
+EXTRA_DIST += tests/plugins/vdla/test_vdla_tvmc.sh

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tvm/graph.h"
 #include "vdla_plugin.h"
 
 const tvm_host_api *vdla_host;
@@ -472,6 +473,65 @@ static int32_t probe(tvm_plugin_target *t) {
   return TVM_OK;
 }
 
+/* ---- graph side: quantization (ABI 6) and placement (ABI 5) ----------- */
+
+/* VDLA computes in int8 with int32 sums, requantizes by the ALU's right
+ * shift (power-of-two scales), and reads convolutions blocked by its
+ * GEMM shape. */
+static int32_t quantize(tvm_plugin_target *t, tvm_plugin_quant *out) {
+  out->enabled = 1;
+  out->act_code = kDLInt, out->act_bits = 8;
+  out->weight_code = kDLInt, out->weight_bits = 8;
+  out->acc_code = kDLInt, out->acc_bits = 32;
+  out->scale = TVM_QUANT_SCALE_POW2;
+  out->block_batch = t->cfg.batch;
+  out->block_in = t->cfg.block_in;
+  out->block_out = t->cfg.block_out;
+  return TVM_OK;
+}
+
+#define DECLINE(...)                                                     \
+  do {                                                                   \
+    snprintf(out->reason, sizeof out->reason, __VA_ARGS__);             \
+    return TVM_OK;                                                       \
+  } while (0)
+
+/* The target runs QConv_blocked in its own blocks with a square kernel,
+ * one stride and one padding for both axes, and a tile that fits the
+ * buffers (strategy.c); everything else goes to the fallback. */
+static int32_t supports(tvm_plugin_target *t, const tvm_gnode *n,
+                        tvm_plugin_support *out) {
+  const vdla_config *hw = &t->cfg;
+  const char *op = tvm_gnode_op_name(n);
+  int64_t x[TVM_MAX_DIMS], w[TVM_MAX_DIMS], y[TVM_MAX_DIMS];
+  const int64_t *st = NULL, *pd = NULL;
+  out->supported = 0;
+  if (strcmp(op, "QConv_blocked"))
+    DECLINE("%s: VDLA's GEMM and ALU run only int8 convolutions in its "
+            "blocked layout (QConv_blocked, from the quantize pass)", op);
+  if (tvm_gnode_input_shape(n, 0, x) != 6 ||
+      tvm_gnode_input_shape(n, 1, w) != 6 ||
+      tvm_gnode_output_shape(n, 0, y) != 6)
+    DECLINE("QConv_blocked: not 6-D");
+  if (x[4] != hw->batch || x[5] != hw->block_in || w[4] != hw->block_out)
+    DECLINE("QConv_blocked: blocks %lldx%lldx%lld, not the GEMM's %ux%ux%u",
+            (long long)x[4], (long long)x[5], (long long)w[4], hw->batch,
+            hw->block_in, hw->block_out);
+  int ns = tvm_gnode_ints(n, "strides", &st);
+  int np = tvm_gnode_ints(n, "pads", &pd);
+  int64_t S = ns == 2 ? st[0] : 1;
+  if (w[2] != w[3] || (ns == 2 && st[0] != st[1]) ||
+      (np == 4 && (pd[0] != pd[1] || pd[0] != pd[2] || pd[0] != pd[3])))
+    DECLINE("QConv_blocked: the kernel, strides and pads must be the same "
+            "on both axes");
+  int bias = tvm_gnode_num_inputs(n) > 2;
+  if (!vdla_conv_fits(hw, y[2], y[3], y[1], x[1], w[2], S, bias))
+    DECLINE("QConv_blocked: no tile of %lldx%lld outputs fits the buffers",
+            (long long)y[2], (long long)y[3]);
+  out->supported = 1;
+  return TVM_OK;
+}
+
 static const tvm_plugin_vtable vtable = {
     .struct_size = sizeof(tvm_plugin_vtable),
     .nattrs = NATTRS,
@@ -491,6 +551,8 @@ static const tvm_plugin_vtable vtable = {
     .func_get = vdla_func_get,
     .launch = vdla_launch,
     .lower_passes = vdla_lower_passes,
+    .supports = supports,
+    .quantize = quantize,
 };
 
 static const tvm_plugin_desc desc = {

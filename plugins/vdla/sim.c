@@ -222,6 +222,21 @@ static int32_t alu(uint32_t op, int32_t a, int32_t b) {
   }
 }
 
+/* The int32 dot product of n int8 pairs.  The usual block widths get
+ * loops of a constant trip count, which the compiler vectorizes: the
+ * functional simulator of a whole ResNet-18 spends its time here. */
+static int32_t dot(const int8_t *a, const int8_t *b, uint32_t n) {
+  int32_t s = 0;
+  if (n == 16) {
+    for (uint32_t i = 0; i < 16; i++) s += (int32_t)a[i] * (int32_t)b[i];
+  } else if (n == 32) {
+    for (uint32_t i = 0; i < 32; i++) s += (int32_t)a[i] * (int32_t)b[i];
+  } else {
+    for (uint32_t i = 0; i < n; i++) s += (int32_t)a[i] * (int32_t)b[i];
+  }
+  return s;
+}
+
 /* GEMM and ALU: the micro-op loop nest. */
 static int exec_compute(run *r, uint32_t k, const vdla_insn *in) {
   const vdla_config *c = &r->s->c;
@@ -258,10 +273,8 @@ static int exec_compute(run *r, uint32_t k, const vdla_insn *in) {
           const int8_t *x = (const int8_t *)ip, *wt = (const int8_t *)wp;
           for (uint32_t b = 0; b < c->batch; b++)
             for (uint32_t oc = 0; oc < c->block_out; oc++) {
-              int32_t sum = 0;
-              for (uint32_t ic = 0; ic < c->block_in; ic++)
-                sum += (int32_t)x[b * c->block_in + ic] *
-                       (int32_t)wt[oc * c->block_in + ic];
+              int32_t sum = dot(x + b * c->block_in, wt + oc * c->block_in,
+                                c->block_in);
               acc[b * c->block_out + oc] = (int32_t)(
                   (uint32_t)acc[b * c->block_out + oc] + (uint32_t)sum);
             }

@@ -64,11 +64,11 @@ typedef struct need {
 } need;
 
 static need conv_need(int64_t K, int64_t S, int64_t th, int64_t tw,
-                      int64_t toc, int64_t tic, int64_t nvt) {
+                      int64_t toc, int64_t tic, int64_t nvt, int bias) {
   need n; /* every thread has its own copy of each tile */
   n.inp = tic * ((th - 1) * S + K) * ((tw - 1) * S + K) * nvt;
   n.wgt = toc * tic * K * K * nvt;
-  n.acc = toc * th * tw * nvt;
+  n.acc = toc * th * tw * nvt * (bias ? 2 : 1); /* the bias tile beside */
   return n;
 }
 
@@ -89,7 +89,7 @@ static int64_t cap_of(const vdla_config *hw, int buf) {
  * nothing hides) among the tiles that fit; returns that estimate. */
 static double conv_default(const vdla_config *hw, int64_t OH, int64_t OW,
                          int64_t OCO, int64_t ICO, int64_t K, int64_t S,
-                         int64_t nvt, int vt_h, int64_t best[4]) {
+                         int64_t nvt, int vt_h, int bias, int64_t best[4]) {
   double best_cost = -1;
   best[0] = best[1] = best[2] = best[3] = 1;
   int64_t vh = vt_h ? nvt : 1, vo = vt_h ? 1 : nvt;
@@ -101,7 +101,7 @@ static double conv_default(const vdla_config *hw, int64_t OH, int64_t OW,
         if (OCO % toc || (OCO / toc) % vo) continue;
         for (int64_t tic = 1; tic <= ICO; tic++) {
           if (ICO % tic) continue;
-          need n = conv_need(K, S, th, tw, toc, tic, nvt);
+          need n = conv_need(K, S, th, tw, toc, tic, nvt, bias);
           if (n.inp > cap_of(hw, VDLA_BUF_INP) || n.wgt > cap_of(hw, VDLA_BUF_WGT) ||
               n.acc > cap_of(hw, VDLA_BUF_ACC) || toc * tic * K * K > 4096)
             continue;
@@ -127,6 +127,13 @@ static double conv_default(const vdla_config *hw, int64_t OH, int64_t OW,
   return best_cost < 0 ? 1e300 : best_cost;
 }
 
+/* See vdla_plugin.h. */
+int vdla_conv_fits(const vdla_config *hw, int64_t OH, int64_t OW,
+                   int64_t OCO, int64_t ICO, int64_t K, int64_t S, int bias) {
+  int64_t b[4];
+  return conv_default(hw, OH, OW, OCO, ICO, K, S, 1, 1, bias, b) < 1e300;
+}
+
 /* Splits extent by the knob name; default inner dflt; *inner gets it. */
 static tvm_status knob_split(tvm_config *cfg, const char *name, int64_t extent,
                              int64_t dflt, int64_t *inner) {
@@ -146,19 +153,25 @@ static int32_t schedule_conv(tvm_plugin_target *t,
                              uint32_t nouts, tvm_config *cfg) {
   tvm_ctx *c = s->ctx;
   const vdla_config *hw = &t->cfg;
-  tvm_operation *conv = nouts == 1 ? tagged(outs[0], "vdla_conv2d") : NULL;
+  tvm_operation *conv = NULL;
+  if (nouts == 1 && !(conv = tagged(outs[0], "vdla_conv2d")))
+    conv = tagged(outs[0], "qconv2d_blocked"); /* the graph's QConv_blocked */
   tvm_ptrvec ins = {0};
   if (!conv || conv->nreduce != 4 || tvm_op_inputs(conv, &ins) || ins.len != 2) {
     tvm_ptrvec_free(&ins);
     return vdla_fail(TVM_ERR_UNSUPPORTED, "vdla conv2d: expects one output "
-                     "over a 'vdla_conv2d' computation (vdla_workload.h)");
+                     "over a 'vdla_conv2d' computation (vdla_workload.h) or "
+                     "a 'qconv2d_blocked' one (the graph's QConv_blocked)");
   }
   tvm_tensor *pad = ins.data[0], *kernel = ins.data[1];
   tvm_ptrvec_free(&ins);
-  tvm_tensor *res = outs[0], *CT = conv->output;
-  if (res == CT || res->ndim != 6)
+  tvm_tensor *res = outs[0], *CT = conv->output, *bias = NULL;
+  if (res == CT || res->ndim != 6 || tvm_op_inputs(res->op, &ins))
     return vdla_fail(TVM_ERR_UNSUPPORTED, "vdla conv2d: the output must be "
                      "the int8 requantization of the convolution");
+  for (size_t i = 0; i < ins.len; i++) /* a bias tile added before it */
+    if (ins.data[i] != CT) bias = ins.data[i];
+  tvm_ptrvec_free(&ins);
   int64_t OCO = CT->shape_c[1], OH = CT->shape_c[2], OW = CT->shape_c[3];
   int64_t ICO = kernel->shape_c[1], K = kernel->shape_c[2];
   if (CT->shape_c[4] != hw->batch || CT->shape_c[5] != hw->block_out ||
@@ -174,13 +187,13 @@ static int32_t schedule_conv(tvm_plugin_target *t,
   int dflt_axis = 0;
   if (nvt > 1) { /* the threads split what costs less */
     int64_t b0[4], b1[4];
-    double ch = conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 1, b0);
-    double co = conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 0, b1);
+    double ch = conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 1, !!bias, b0);
+    double co = conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 0, !!bias, b1);
     dflt_axis = co < ch;
   }
   int vt_h = tvm_cfg_category(cfg, "vt_axis", vt_axes, 2, dflt_axis) == 0;
   int64_t d[4];
-  conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, vt_h, d);
+  conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, vt_h, !!bias, d);
   int64_t th, tw, toc, tic;
   tvm_status st = knob_split(cfg, "tile_h", OH, d[0], &th);
   if (!st) st = knob_split(cfg, "tile_w", OW, d[1], &tw);
@@ -190,7 +203,7 @@ static int32_t schedule_conv(tvm_plugin_target *t,
   if (nvt > 1 && (vt_h ? (OH / th) % nvt : (OCO / toc) % nvt))
     tvm_cfg_reject(cfg, "%lld virtual threads do not divide the %s tiles",
                    (long long)nvt, vt_h ? "row" : "channel");
-  need n = conv_need(K, S, th, tw, toc, tic, nvt);
+  need n = conv_need(K, S, th, tw, toc, tic, nvt, !!bias);
   if (n.inp > cap_of(hw, VDLA_BUF_INP) || n.wgt > cap_of(hw, VDLA_BUF_WGT) ||
       n.acc > cap_of(hw, VDLA_BUF_ACC))
     tvm_cfg_reject(cfg, "tiles need %lld/%lld/%lld inp/wgt/acc entries, more "
@@ -208,6 +221,9 @@ static int32_t schedule_conv(tvm_plugin_target *t,
     st = tvm_compute_inline(tvm_stage_of(s, pad));
   readers[0] = tvm_stage_op(tvm_stage_of(s, CL));
   if (!st) st = tvm_cache_read(s, kernel, VDLA_SCOPE_WGT, readers, 1, &WL);
+  tvm_tensor *BL = NULL;
+  readers[0] = tvm_stage_op(tvm_stage_of(s, res));
+  if (!st && bias) st = tvm_cache_read(s, bias, VDLA_SCOPE_ACC, readers, 1, &BL);
   if (st) return vdla_fail(st, "vdla conv2d: %s", tvm_diag_message());
 
   /* res: n, oc, y, x, b, o -> n, oco, [vt], yo, xo, oci, yi, xi, b, o */
@@ -240,6 +256,7 @@ static int32_t schedule_conv(tvm_plugin_target *t,
     at = xo;
   }
   if (!st) st = tvm_compute_at(sc, sr, at);
+  if (!st && BL) st = tvm_compute_at(tvm_stage_of(s, BL), sr, at);
   /* CL: n, oc, y, x, b, o | ic, ky, kx, ii -> n, ico, y, x, ici, ky, kx, oc, b, o, ii */
   tvm_iter_var *ico, *ici;
   if (!st) st = tvm_split(sc, tvm_stage_reduce_axis(sc, 0), tic, &ico, &ici);
@@ -346,9 +363,13 @@ static int32_t dense_plain(tvm_plugin_target *t, tvm_schedule *s,
   return schedule_dense(t, NULL, s, outs, nouts, cfg);
 }
 
-/* Matched by the operator names of vdla_workload.h's computations (the
- * graph's quantized operators map onto them). */
+/* Matched by the operator names of vdla_workload.h's computations, and
+ * by the graph's quantized convolution (QConv_blocked, made by the
+ * compiler's quantize pass, whose compute has the same structure). */
 const tvm_plugin_strategy vdla_strategies[] = {
+    {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
+     .op = "QConv_blocked", .name = "vdla.conv2d_gemm", .schedule = conv_plain,
+     .match = TVM_STRATEGY_MATCH_OP, .schedule_call = schedule_conv},
     {.struct_size = sizeof(tvm_plugin_strategy), .priority = 10,
      .op = "vdla_conv2d", .name = "vdla.conv2d_gemm", .schedule = conv_plain,
      .match = TVM_STRATEGY_MATCH_OP, .schedule_call = schedule_conv},
@@ -356,4 +377,4 @@ const tvm_plugin_strategy vdla_strategies[] = {
      .op = "vdla_dense", .name = "vdla.dense_gemm", .schedule = dense_plain,
      .match = TVM_STRATEGY_MATCH_OP, .schedule_call = schedule_dense},
 };
-const uint32_t vdla_nstrategies = 2;
+const uint32_t vdla_nstrategies = 3;

@@ -100,6 +100,11 @@ int32_t vdla_declare_gemm(tvm_plugin_target *t, tvm_ctx *ctx,
 /* ---- strategies (strategy.c) -------------------------------------------- */
 extern const tvm_plugin_strategy vdla_strategies[];
 extern const uint32_t vdla_nstrategies;
+/* 1 when a conv2d of these output rows/columns, channel blocks, square
+ * kernel K and stride S (with a bias tile in the accumulator when bias)
+ * has a tile that fits the buffers (one thread). */
+int vdla_conv_fits(const vdla_config *hw, int64_t OH, int64_t OW,
+                   int64_t OCO, int64_t ICO, int64_t K, int64_t S, int bias);
 
 /* ---- runtime (runtime.c) ------------------------------------------------- */
 int32_t vdla_device_open(tvm_plugin_target *t, tvm_plugin_device **out);

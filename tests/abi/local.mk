@@ -9,6 +9,8 @@ check_LTLIBRARIES += \
 	tests/abi/plugins/fake.la \
 	tests/abi/plugins/abi1.la \
 	tests/abi/plugins/abi3.la \
+	tests/abi/plugins/abi5.la \
+	tests/abi/plugins/quant16.la \
 	tests/abi/plugins/negotiate.la \
 	tests/abi/bad/abi4.la \
 	tests/abi/bad/nullquery.la \
@@ -28,13 +30,25 @@ tests_abi_plugins_abi3_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
 tests_abi_plugins_abi3_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi3\" -DFAKE_ABI=3
 tests_abi_plugins_abi3_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
+# (quantize) an ABI 5 plugin (vtable without quantize) still loads
+tests_abi_plugins_abi5_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_plugins_abi5_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi5\" -DFAKE_ABI=5
+tests_abi_plugins_abi5_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+
+# (quantize) an ABI 6 plugin asking for int16 activations, which the
+# quantize pass does not do: tests/abi/test_quantize_request.sh
+tests_abi_plugins_quant16_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
+tests_abi_plugins_quant16_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"quant16\" -DFAKE_ABI=6 \
+	-DFAKE_QUANT_ACT_BITS=16
+tests_abi_plugins_quant16_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
+
 tests_abi_plugins_negotiate_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
 tests_abi_plugins_negotiate_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"negotiate\" -DFAKE_ABI=0 \
 	-DFAKE_BLOCK_DEFAULT=\"8\"
 tests_abi_plugins_negotiate_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_abi4_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
-tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=6
+tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=7
 tests_abi_bad_abi4_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_nullquery_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
@@ -114,3 +128,6 @@ EXTRA_DIST += tests/abi/test_backend_ops.sh
 tests/abi/test_sdk_example.log: $(filter-out tests/abi/test_sdk_example.log \
 	tests/plugins/mock_accel/test_sdk_example_accel.log,$(TEST_LOGS))
 EXTRA_DIST += tests/abi/test_sdk_example.sh tests/abi/test_cts_llvm_cpu.sh
+# a target asking for a quantization the compiler does not do: a clear error
+TESTS += tests/abi/test_quantize_request.sh
+EXTRA_DIST += tests/abi/test_quantize_request.sh

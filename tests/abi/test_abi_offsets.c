@@ -135,7 +135,18 @@ static void test_vtable(void **state) {
   OFF(tvm_plugin_vtable, lower_passes, 168);
   assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V4, 176); /* ABI 4 ends here */
   OFF(tvm_plugin_vtable, supports, 176);
-  assert_int_equal(sizeof(tvm_plugin_vtable), 184);
+  assert_int_equal(TVM_PLUGIN_VTABLE_SIZE_V5, 184); /* ABI 5 ends here */
+  OFF(tvm_plugin_vtable, quantize, 184);
+  assert_int_equal(sizeof(tvm_plugin_vtable), 192);
+  OFF(tvm_plugin_quant, enabled, 4);
+  OFF(tvm_plugin_quant, act_code, 8);
+  OFF(tvm_plugin_quant, weight_code, 16);
+  OFF(tvm_plugin_quant, acc_code, 24);
+  OFF(tvm_plugin_quant, scale, 32);
+  OFF(tvm_plugin_quant, block_batch, 36);
+  OFF(tvm_plugin_quant, block_out, 44);
+  assert_int_equal(sizeof(tvm_plugin_quant), 48);
+  assert_int_equal(TVM_QUANT_SCALE_POW2, 1);
   OFF(tvm_plugin_support, supported, 4);
   OFF(tvm_plugin_support, reason, 8);
   assert_int_equal(TVM_PLUGIN_REASON_CAP, 160);
@@ -154,7 +165,7 @@ static void test_descriptor_and_constants(void **state) {
   OFF(tvm_plugin_desc, description, 24);
   OFF(tvm_plugin_desc, vtable, 32);
   assert_int_equal(sizeof(tvm_plugin_desc), 40);
-  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 5);
+  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 6);
   assert_int_equal(TVM_PLUGIN_ABI_MIN, 1);
   assert_string_equal(TVM_PLUGIN_ENTRY, "tvm_plugin_query");
   assert_int_equal(TVM_PLUGIN_ATTR_INT, 1);

@@ -77,22 +77,36 @@ static void test_abi4_refused(void **state) {
   tvm_plugin_registry *r = one_plugin("bad", "abi4", dir, sizeof dir, path);
   const tvm_plugin_entry *e = only_entry(r);
   assert_int_equal(e->state, TVM_PLUGIN_SKIPPED);
-  assert_non_null(strstr(e->reason, "answered ABI 6"));
-  assert_non_null(strstr(e->reason, "1 to 5"));
+  assert_non_null(strstr(e->reason, "answered ABI 7"));
+  assert_non_null(strstr(e->reason, "1 to 6"));
   assert_null(tvm_plugin_registry_find(r, "abi4"));
   tvm_plugin_registry_free(r);
   util_rmdir(dir);
 }
 
-/* A plugin speaking up to 6 settles on the host's newest, 5. */
-static void test_negotiates_down_to_5(void **state) {
+/* An ABI 5 plugin (no quantize slot) loads with the ABI 5 vtable; its
+ * graphs stay in floating point. */
+static void test_abi5_loads_with_v5_vtable(void **state) {
+  char dir[256], path[4096];
+  tvm_plugin_registry *r = one_plugin("plugins", "abi5", dir, sizeof dir, path);
+  const tvm_plugin_entry *e = only_entry(r);
+  assert_int_equal(e->state, TVM_PLUGIN_LOADED);
+  assert_int_equal(e->abi_version, 5);
+  assert_int_equal(e->vtable_size, 184);
+  assert_null(TVM_PLUGIN_SLOT(e, quantize));
+  tvm_plugin_registry_free(r);
+  util_rmdir(dir);
+}
+
+/* A plugin speaking up to 7 settles on the host's newest, 6. */
+static void test_negotiates_down_to_6(void **state) {
   char dir[256], path[4096];
   tvm_plugin_registry *r =
       one_plugin("plugins", "negotiate", dir, sizeof dir, path);
   const tvm_plugin_entry *e = only_entry(r);
   assert_int_equal(e->state, TVM_PLUGIN_LOADED);
   assert_string_equal(e->name, "negotiate");
-  assert_int_equal(e->abi_version, 5);
+  assert_int_equal(e->abi_version, 6);
   tvm_plugin_registry_free(r);
   util_rmdir(dir);
 }
@@ -321,7 +335,8 @@ int main(void) {
       cmocka_unit_test(test_abi1_loads_with_v1_vtable),
       cmocka_unit_test(test_abi3_loads_with_v3_vtable),
       cmocka_unit_test(test_abi4_refused),
-      cmocka_unit_test(test_negotiates_down_to_5),
+      cmocka_unit_test(test_abi5_loads_with_v5_vtable),
+      cmocka_unit_test(test_negotiates_down_to_6),
       cmocka_unit_test(test_query_null_refused),
       cmocka_unit_test(test_small_vtable_refused),
       cmocka_unit_test(test_no_entry_symbol),

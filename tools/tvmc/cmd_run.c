@@ -11,7 +11,9 @@
  * dimensions) unless --input-shape states it.  One untimed run,
  * then N timed runs (median, min, max).  --profile adds per-kernel times
  * (tvm_executor_profile); --json prints everything as one JSON object on
- * stdout instead of the tables.
+ * stdout instead of the tables.  A plan on two devices (a target and its
+ * fallback) is always profiled, and the report splits the time between
+ * the target, the fallback and the copies between them.
  */
 #include <errno.h>
 #include <math.h>
@@ -449,7 +451,10 @@ int tvmc_cmd_run(int argc, char **argv) {
   qsort(times, (size_t)o.repeat, sizeof(double), cmp_double);
   double med = o.repeat % 2 ? times[o.repeat / 2]
                             : 0.5 * (times[o.repeat / 2 - 1] + times[o.repeat / 2]);
-  if (o.profile) {
+  /* a plan on two devices always gets the per-step times: the report
+   * splits the run between them */
+  int hetero = p->fallback_plugin_name != NULL;
+  if (o.profile || hetero) {
     prof = calloc(p->nsteps + 1, sizeof(double));
     if (prof == NULL) goto done;
     if (tvm_executor_profile(e, o.repeat, prof) != TVM_OK) {
@@ -484,8 +489,13 @@ int tvmc_cmd_run(int argc, char **argv) {
     }
   }
 
-  double total = 0;
-  for (uint32_t s = 0; prof && s < p->nsteps; s++) total += prof[s];
+  double total = 0, split[3] = {0, 0, 0}; /* target, fallback, copies */
+  for (uint32_t s = 0; prof && s < p->nsteps; s++) {
+    total += prof[s];
+    split[p->steps[s].copy ? 2 : p->steps[s].device ? 1 : 0] += prof[s];
+  }
+  const char *split_names[3] = {p->target_name,
+                                p->fallback_target_name, "copies"};
   char dt[32], sh[256];
   if (o.json) {
     FILE *f = stdout;
@@ -524,7 +534,20 @@ int tvmc_cmd_run(int argc, char **argv) {
       fputc('}', f);
     }
     fputc(']', f);
-    if (prof) {
+    if (hetero && prof) {
+      fprintf(f, ", \"device_split\": [");
+      for (int k = 0; k < 3; k++) {
+        fprintf(f, "%s{\"device\": ", k ? ", " : "");
+        json_str(f, split_names[k]);
+        fprintf(f, ", \"ms\": ");
+        json_num(f, split[k]);
+        fprintf(f, ", \"share\": ");
+        json_num(f, total > 0 ? 100 * split[k] / total : 0);
+        fputc('}', f);
+      }
+      fputc(']', f);
+    }
+    if (prof && o.profile) {
       fprintf(f, ", \"profile\": [");
       for (uint32_t s = 0; s < p->nsteps; s++) {
         const tvm_plan_step *step = &p->steps[s];
@@ -559,7 +582,13 @@ int tvmc_cmd_run(int argc, char **argv) {
       if (st.argmax >= 0) printf(", argmax %lld", (long long)st.argmax);
       printf("\n");
     }
-    if (prof) {
+    if (hetero && prof)
+      printf("devices   %s %.4g ms (%.1f%%), %s %.4g ms (%.1f%%), copies "
+             "%.4g ms (%.1f%%) (sum of per-step means over %d runs)\n",
+             split_names[0], split[0], total > 0 ? 100 * split[0] / total : 0,
+             split_names[1], split[1], total > 0 ? 100 * split[1] / total : 0,
+             split[2], total > 0 ? 100 * split[2] / total : 0, o.repeat);
+    if (prof && o.profile) {
       printf("\n%-4s %-32s %10s %7s %9s\n", "step", "kernel", "ms", "share",
              "GFLOP/s");
       for (uint32_t s = 0; s < p->nsteps; s++) {

@@ -289,6 +289,57 @@ static tvm_status conv_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   return op_te_status(c, n, out[0]);
 }
 
+/* The 2-D float32 case of conv_reference, looped so that each output
+ * plane accumulates contiguously: every output element receives exactly
+ * the same additions in the same order (bias, then input channel, then
+ * window position, in double), so the results are bit-identical to the
+ * generic loop, about twenty times faster (the quantize pass calibrates
+ * by running whole networks through the references). */
+static tvm_status conv2d_f32_reference(const op_window *w, int64_t group,
+                                       const DLTensor *x, const DLTensor *wt,
+                                       const DLTensor *b, DLTensor *y) {
+  int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3];
+  int64_t M = wt->shape[0], KH = w->k[0], KW = w->k[1];
+  int64_t OH = y->shape[2], OW = y->shape[3], cg = C / group, mg = M / group;
+  const float *xd = (const float *)((const char *)x->data + x->byte_offset);
+  const float *wd = (const float *)((const char *)wt->data + wt->byte_offset);
+  float *yd = (float *)((char *)y->data + y->byte_offset);
+  double *acc = tvm_malloc((size_t)(OH * OW) * sizeof *acc);
+  if (!acc)
+    return tvm_diag_set(TVM_ERR_NOMEM, "Conv reference: out of memory");
+  for (int64_t bn = 0; bn < N; bn++)
+    for (int64_t m = 0; m < M; m++) {
+      double b0 = b ? op_dl_getf(b, m) : 0;
+      for (int64_t i = 0; i < OH * OW; i++)
+        acc[i] = b0;
+      int64_t g = m / mg;
+      for (int64_t rc = 0; rc < cg; rc++) {
+        const float *xc = xd + (bn * C + g * cg + rc) * H * W;
+        for (int64_t ky = 0; ky < KH; ky++)
+          for (int64_t kx = 0; kx < KW; kx++) {
+            double wv = wd[((m * cg + rc) * KH + ky) * KW + kx];
+            for (int64_t oh = 0; oh < OH; oh++) {
+              int64_t ih = oh * w->s[0] + ky * w->d[0] - w->pads[0];
+              if (ih < 0 || ih >= H)
+                continue;
+              const float *xr = xc + ih * W;
+              double *ar = acc + oh * OW;
+              for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t iw = ow * w->s[1] + kx * w->d[1] - w->pads[1];
+                if (iw >= 0 && iw < W)
+                  ar[ow] += (double)xr[iw] * wv;
+              }
+            }
+          }
+      }
+      float *yp = yd + (bn * M + m) * OH * OW;
+      for (int64_t i = 0; i < OH * OW; i++)
+        yp[i] = (float)acc[i];
+    }
+  tvm_free(acc);
+  return TVM_OK;
+}
+
 /* Naive convolution: every output element sums over its window. */
 static tvm_status conv_reference(const tvm_gnode *n, const DLTensor *const *in,
                                  DLTensor *const *out) {
@@ -298,6 +349,11 @@ static tvm_status conv_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st)
     return st;
   const DLTensor *x = in[0], *wt = in[1], *b = n->ninputs > 2 ? in[2] : NULL;
+  DLDataType f32 = {kDLFloat, 32, 1};
+  if (w.nsp == 2 && !memcmp(&x->dtype, &f32, sizeof f32) &&
+      !memcmp(&wt->dtype, &f32, sizeof f32) &&
+      !memcmp(&out[0]->dtype, &f32, sizeof f32))
+    return conv2d_f32_reference(&w, group, x, wt, b, out[0]);
   int nsp = w.nsp;
   int64_t C = x->shape[1], M = wt->shape[0], cg = C / group, mg = M / group;
   int64_t ksz = 1, len = op_dl_numel(out[0]);

@@ -29,6 +29,7 @@ libtvm_la_SOURCES += \
 	core/graph/ops/layout_int.h \
 	core/graph/ops/layout.c \
 	core/graph/ops/conv_nchwc.c \
+	core/graph/ops/qconv_blocked.c \
 	core/graph/ops/conv_winograd.c \
 	core/graph/ops/pool_nchwc.c \
 	core/graph/ops/loss.c \

@@ -21,6 +21,7 @@ extern const ops_family ops_matmul_packed_family; /* matmul_packed.c */
 extern const ops_family ops_conv_winograd_family; /* conv_winograd.c */
 extern const ops_family ops_scatter_family;      /* scatter.c */
 extern const ops_family ops_device_family;       /* device.c */
+extern const ops_family ops_qconv_blocked_family; /* qconv_blocked.c */
 
 static const ops_family *const families[] = {
     &ops_elementwise_family, &ops_activation_family,     &ops_broadcast_family,
@@ -36,6 +37,7 @@ static const ops_family *const families[] = {
     &ops_einsum_family,      &ops_groupnorm_family,
     &ops_scatter_family,     &ops_matmul_packed_family,
     &ops_device_family,      &ops_conv_winograd_family,
+    &ops_qconv_blocked_family,
 };
 #define NFAMILIES ((int)(sizeof families / sizeof families[0]))
 

@@ -204,6 +204,36 @@ TVM_API tvm_status tvm_graph_pass_place_devices(tvm_graph *g,
                                                 tvm_place_query_fn query,
                                                 void *ud, int *ncopies);
 
+/* Integer quantization (core/graph/passes/quantize.c) for a target that
+ * asks for it (ABI 6 quantize; plugin-sdk/docs/QUANTIZATION.md): every
+ * float 2-D Conv with constant weights whose batch, input and output
+ * channels the blocks divide (group 1, no dilation, symmetric explicit
+ * pads) becomes QuantizeLinear -> Reshape/Transpose into the blocks ->
+ * QConv_blocked (int8, int32 sums, requantized by a right shift) ->
+ * Transpose/Reshape back -> DequantizeLinear (the bias added to the
+ * int32 sums, a Relu that is the Conv's only reader fused as the clip), with
+ * per-tensor power-of-two scales (least squared error on the samples)
+ * calibrated by running the float graph's reference on ncalib sample
+ * inputs (uniform in [-1, 1), seeds from
+ * seed).  accept(ud, qconv, &yes) asks whether the target runs the new
+ * QConv_blocked node; a node it declines stays float.  *nquantized (may
+ * be NULL) = the convolutions rewritten.  Ends with dce and toposort. */
+/* The compiler's calibration (tvm_compile): two samples from seed 1001
+ * (tvmc run's random inputs use seeds 1, 2, ...). */
+#define TVM_QUANT_NCALIB 2
+#define TVM_QUANT_SEED 1001
+typedef struct tvm_quant_scheme {
+  int block_batch, block_in, block_out; /* QConv_blocked's blocks */
+  int ncalib;                           /* sample inputs, >= 1 */
+  uint64_t seed;                        /* of the first sample */
+} tvm_quant_scheme;
+typedef tvm_status (*tvm_quant_accept_fn)(void *ud, const tvm_gnode *n,
+                                          int *yes);
+TVM_API tvm_status tvm_graph_pass_quantize(tvm_graph *g,
+                                           const tvm_quant_scheme *s,
+                                           tvm_quant_accept_fn accept,
+                                           void *ud, int *nquantized);
+
 /* ---- reference evaluation ------------------------------------------------- */
 /* Runs g with every node's reference implementation, in g->nodes order: the
  * oracle of graph tests.  inputs[i] feeds g->inputs[i]; outputs[i]

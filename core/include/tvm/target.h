@@ -88,6 +88,12 @@ TVM_API tvm_status tvm_target_supports(const tvm_target *t,
                                        int *supported, char *reason,
                                        size_t cap);
 
+/* How target t wants the graph quantized (ABI 6 quantize).  out is
+ * zero-filled first (struct_size set); enabled stays 0 (the graph stays
+ * float) when the plugin has no such slot (ABI 1 to 5 plugins). */
+TVM_API tvm_status tvm_target_quantize(const tvm_target *t,
+                                       tvm_plugin_quant *out);
+
 /* Lowered module -> device blob through the plugin's codegen.  out is
  * zeroed first; free it with tvm_plugin_blob_free. */
 TVM_API tvm_status tvm_target_codegen(const tvm_target *t,

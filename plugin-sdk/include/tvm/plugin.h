@@ -79,6 +79,12 @@
  *      names with `fallback:` and inserts the copies between the two
  *      devices, plugin-sdk/docs/HETEROGENEOUS.md); tvm_plugin_support is
  *      its answer.  Plugins built for 1-4 still load and run every node.
+ *   6  integer quantization.  tvm_plugin_vtable gains quantize (the target
+ *      asks the compiler to quantize the graph for it and says how: the
+ *      dtypes it computes in, how scales are applied, the blocked layout
+ *      of its integer convolutions); tvm_plugin_quant is its answer
+ *      (plugin-sdk/docs/QUANTIZATION.md).  Plugins built for 1-5 still
+ *      load; their graphs stay in floating point.
  */
 #ifndef TVM_PLUGIN_H
 #define TVM_PLUGIN_H
@@ -92,7 +98,7 @@
 extern "C" {
 #endif
 
-#define TVM_PLUGIN_ABI_VERSION 5u /* newest version of this header */
+#define TVM_PLUGIN_ABI_VERSION 6u /* newest version of this header */
 #define TVM_PLUGIN_ABI_MIN 1u     /* oldest version the host accepts */
 #define TVM_PLUGIN_ENTRY "tvm_plugin_query"
 
@@ -331,6 +337,36 @@ typedef struct tvm_plugin_support {
   char reason[TVM_PLUGIN_REASON_CAP];
 } tvm_plugin_support;
 
+/* How a target wants the graph quantized (ABI 6, quantize).  The host
+ * zero-fills it and sets struct_size; a plugin that wants integer
+ * arithmetic sets enabled = 1 and the rest.  The compiler's quantize pass
+ * (core/graph/passes/quantize.c, plugin-sdk/docs/QUANTIZATION.md) then
+ * calibrates per-tensor scales on sample inputs run through the float
+ * graph, rewrites every 2-D convolution whose channels the blocks divide
+ * into a QConv_blocked node (tvm/graph.h's operator library) in the
+ * blocked layout below, and keeps a rewritten node only when the
+ * target's supports (ABI 5) accepts it.  Dtypes are DLPack codes and
+ * bits (kDLInt = 0).  Supported today: act int8, weight int8, acc int32,
+ * scale TVM_QUANT_SCALE_POW2; anything else fails the compilation naming
+ * what the target asked for. */
+enum { /* tvm_plugin_quant.scale */
+  /* per-tensor scales that are powers of two: the int32 accumulator is
+   * requantized by an arithmetic right shift and a clip, no multiply */
+  TVM_QUANT_SCALE_POW2 = 1
+};
+typedef struct tvm_plugin_quant {
+  uint32_t struct_size;
+  uint32_t enabled;                 /* 1: quantize the graph; 0: keep it */
+  uint32_t act_code, act_bits;      /* activations (kDLInt, 8) */
+  uint32_t weight_code, weight_bits; /* weights (kDLInt, 8) */
+  uint32_t acc_code, acc_bits;      /* accumulation (kDLInt, 32) */
+  uint32_t scale;                   /* TVM_QUANT_SCALE_* */
+  /* the blocks of QConv_blocked: data [N/b, C/bi, H, W, b, bi], weight
+   * [M/bo, C/bi, KH, KW, bo, bi]; a convolution needs b | N, bi | C and
+   * bo | M to be quantized */
+  uint32_t block_batch, block_in, block_out;
+} tvm_plugin_quant;
+
 /* ---- run-time half ----------------------------------------------------- */
 enum { /* tvm_plugin_arg.type */
   TVM_ARG_PTR = 1,   /* device memory from mem_alloc */
@@ -423,6 +459,12 @@ typedef struct tvm_plugin_vtable {
    * declines on its YAML's fallback target.  (opt: every node runs) */
   int32_t (*supports)(tvm_plugin_target *t, const tvm_gnode *node,
                       tvm_plugin_support *out);
+
+  /* ABI 6 */
+  /* Does the target want the graph quantized, and how?  Fills *out (see
+   * tvm_plugin_quant) and returns 0, or a negative status.  (opt: the
+   * graph stays in floating point) */
+  int32_t (*quantize)(tvm_plugin_target *t, tvm_plugin_quant *out);
 } tvm_plugin_vtable;
 
 typedef struct tvm_plugin_desc {
@@ -445,6 +487,8 @@ typedef const tvm_plugin_desc *(*tvm_plugin_query_fn)(
 #define TVM_PLUGIN_VTABLE_SIZE_V3 offsetof(tvm_plugin_vtable, device_open_pool)
 /* Size of the vtable for ABI 4: everything before supports. */
 #define TVM_PLUGIN_VTABLE_SIZE_V4 offsetof(tvm_plugin_vtable, supports)
+/* Size of the vtable for ABI 5: everything before quantize. */
+#define TVM_PLUGIN_VTABLE_SIZE_V5 offsetof(tvm_plugin_vtable, quantize)
 /* Size of the host API for ABI 1-3: everything before pool_parallel_for. */
 #define TVM_HOST_API_SIZE_V3 offsetof(tvm_host_api, pool_parallel_for)
 
@@ -476,7 +520,10 @@ _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V2 == 152, "ABI 2 frozen");
 _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V3 == 160, "ABI 3 frozen");
 _Static_assert(offsetof(tvm_plugin_vtable, lower_passes) == 168, "ABI 4 frozen");
 _Static_assert(TVM_PLUGIN_VTABLE_SIZE_V4 == 176, "ABI 4 frozen");
-_Static_assert(sizeof(tvm_plugin_vtable) == 184, "ABI 5 frozen");
+_Static_assert(TVM_PLUGIN_VTABLE_SIZE_V5 == 184, "ABI 5 frozen");
+_Static_assert(sizeof(tvm_plugin_vtable) == 192, "ABI 6 frozen");
+_Static_assert(sizeof(tvm_plugin_quant) == 48, "ABI 6 frozen");
+_Static_assert(offsetof(tvm_plugin_quant, block_batch) == 36, "ABI 6 frozen");
 _Static_assert(sizeof(tvm_plugin_support) == 168, "ABI 5 frozen");
 _Static_assert(sizeof(tvm_plugin_lower_pass) == 32, "ABI 4 frozen");
 _Static_assert(offsetof(tvm_plugin_lower_pass, run) == 24, "ABI 4 frozen");

@@ -4,12 +4,14 @@
  * Built several times with different -D flags into the test plugins of
  * tests/abi (see tests/abi/local.mk):
  *   FAKE_NAME     descriptor name                       (default "fake")
- *   FAKE_ABI      version answered; 0 = min(host, 6)    (default 2)
+ *   FAKE_ABI      version answered; 0 = min(host, 7)    (default 2)
  *   FAKE_VT_SIZE  vtable struct_size                    (default: by ABI)
  *   FAKE_NULL     tvm_plugin_query returns NULL
  *   FAKE_GONE     calls a function of a library that is absent at run time
  *   FAKE_BLOCK_DEFAULT  default of the "block" attribute (default: NULL,
  *                 i.e. required)
+ *   FAKE_QUANT_ACT_BITS  (ABI 6) a quantize slot asking for activations
+ *                 of that many bits (int8 weights, int32 sums, blocks 16)
  *
  * The "device" is host memory; its one kernel family, any function whose
  * name starts with "add", computes C[i] = A[i] + B[i] (float32) for
@@ -37,6 +39,8 @@
 #define FAKE_VT_SIZE TVM_PLUGIN_VTABLE_SIZE_V3
 #elif FAKE_ABI == 4
 #define FAKE_VT_SIZE TVM_PLUGIN_VTABLE_SIZE_V4
+#elif FAKE_ABI == 5
+#define FAKE_VT_SIZE TVM_PLUGIN_VTABLE_SIZE_V5
 #else
 #define FAKE_VT_SIZE sizeof(tvm_plugin_vtable)
 #endif
@@ -212,6 +216,19 @@ static int32_t timer_stop(tvm_plugin_device *d, uint64_t token, double *ms) {
 }
 #endif
 
+#ifdef FAKE_QUANT_ACT_BITS
+static int32_t quantize(tvm_plugin_target *t, tvm_plugin_quant *q) {
+  (void)t;
+  q->enabled = 1;
+  q->act_code = kDLInt, q->act_bits = FAKE_QUANT_ACT_BITS;
+  q->weight_code = kDLInt, q->weight_bits = 8;
+  q->acc_code = kDLInt, q->acc_bits = 32;
+  q->scale = TVM_QUANT_SCALE_POW2;
+  q->block_batch = 1, q->block_in = 16, q->block_out = 16;
+  return 0;
+}
+#endif
+
 static const tvm_plugin_vtable vtable = {
     .struct_size = FAKE_VT_SIZE,
     .nattrs = sizeof schema / sizeof schema[0],
@@ -227,6 +244,9 @@ static const tvm_plugin_vtable vtable = {
     .launch = launch,
     .timer_start = timer_start,
     .timer_stop = timer_stop,
+#ifdef FAKE_QUANT_ACT_BITS
+    .quantize = quantize,
+#endif
 };
 
 static tvm_plugin_desc desc = {sizeof(tvm_plugin_desc), 0, FAKE_NAME, "0.1",
@@ -241,7 +261,7 @@ TVM_PLUGIN_EXPORT const tvm_plugin_desc *tvm_plugin_query(
 #ifdef FAKE_NULL
   return NULL;
 #endif
-  if (FAKE_ABI == 0) desc.abi_version = host_abi_max < 6 ? host_abi_max : 6;
+  if (FAKE_ABI == 0) desc.abi_version = host_abi_max < 7 ? host_abi_max : 7;
   else desc.abi_version = FAKE_ABI;
   return &desc;
 }

@@ -10,9 +10,11 @@
  * float.
  *
  * Calibration: the float graph runs through the reference evaluator on
- * s->ncalib sample inputs (float inputs uniform in [-1, 1), the
- * distribution `tvmc run` feeds, from seeds s->seed, s->seed + 1, ...;
- * integer inputs in [0, 10)).  For each candidate it keeps the samples
+ * s->ncalib sample inputs: the caller's s->samples (real data, e.g.
+ * `tvmc compile --calibrate`; each checked against its graph input's
+ * dtype and shape first), else synthetic ones (float inputs uniform in
+ * [-1, 1), the distribution `tvmc run` feeds, from seeds s->seed,
+ * s->seed + 1, ...; integer inputs in [0, 10)).  For each candidate it keeps the samples
  * of its data input x and of its output y (after the Relu that is y's
  * only reader, when there is one: that Relu is fused).  Scales are powers
  * of two (per tensor), q = clamp(round(v / 2^e), -127, 127), with e the
@@ -135,6 +137,59 @@ static DLDataType dl_of(tvm_dtype t) {
   return d;
 }
 
+/* "float32[1, 3, 224, 224]" into buf. */
+static const char *type_str(tvm_dtype dt, const int64_t *shape, int ndim,
+                            char buf[160]) {
+  char d[32];
+  size_t n = (size_t)snprintf(buf, 160, "%s[", tvm_dtype_str(dt, d));
+  for (int i = 0; i < ndim && n < 160; i++)
+    n += (size_t)snprintf(buf + n, 160 - n, "%s%lld", i ? ", " : "",
+                          (long long)shape[i]);
+  if (n < 160)
+    snprintf(buf + n, 160 - n, "]");
+  return buf;
+}
+
+/* Checks the caller's samples against g's inputs: present, on the CPU,
+ * compact, the input's dtype and shape. */
+static tvm_status check_samples(const tvm_graph *g,
+                                const tvm_quant_scheme *s) {
+  size_t nin = g->inputs.len;
+  for (int k = 0; k < s->ncalib; k++)
+    for (size_t i = 0; i < nin; i++) {
+      const tvm_gvalue *v = g->inputs.data[i];
+      const DLTensor *t = s->samples[(size_t)k * nin + i];
+      char want[160], got[160];
+      const char *name = v->name ? v->name : "?";
+      if (!t || !t->data)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "quantize: calibration sample %d has no tensor "
+                            "for input '%s' (%zu of %zu): give one tensor "
+                            "per graph input, in the graph's input order",
+                            k, name, i + 1, nin);
+      if (t->device.device_type != kDLCPU || t->strides)
+        return tvm_diag_set(TVM_ERR_INVALID,
+                            "quantize: calibration sample %d for input "
+                            "'%s' is not a compact CPU tensor (device type "
+                            "%d, strides %s): copy it into host memory "
+                            "with strides NULL",
+                            k, name, (int)t->device.device_type,
+                            t->strides ? "set" : "NULL");
+      int same = tvm_dtype_eq(t->dtype, v->dtype) && t->ndim == v->ndim;
+      for (int d = 0; same && d < v->ndim; d++)
+        same = t->shape[d] == v->shape[d];
+      if (!same)
+        return tvm_diag_set(
+            TVM_ERR_INVALID,
+            "quantize: calibration sample %d for input '%s': expected %s, "
+            "got %s; each sample must have the graph input's dtype and "
+            "shape (its batch included: give one tensor per batch)",
+            k, name, type_str(v->dtype, v->shape, v->ndim, want),
+            type_str(t->dtype, t->shape, t->ndim, got));
+    }
+  return TVM_OK;
+}
+
 /* Runs the float graph on the samples and records each candidate's
  * ranges (see the file comment). */
 static tvm_status calibrate(tvm_graph *g, cand *cs, int nc,
@@ -160,8 +215,14 @@ static tvm_status calibrate(tvm_graph *g, cand *cs, int nc,
     st = tvm_npy_alloc(dl_of(v->dtype), v->shape, v->ndim, &outs[i]);
   }
   for (int k = 0; k < s->ncalib && !st; k++) {
-    for (size_t i = 0; i < nin; i++)
-      fill_sample(ins[i], numel(ins[i]), s->seed + (uint64_t)k * 7919 + i);
+    for (size_t i = 0; i < nin; i++) {
+      const DLTensor *t = s->samples ? s->samples[(size_t)k * nin + i] : NULL;
+      if (t) /* checked: same dtype and shape */
+        memcpy(ins[i]->data, (const char *)t->data + t->byte_offset,
+               (size_t)numel(t) * ((t->dtype.bits * t->dtype.lanes + 7) / 8));
+      else
+        fill_sample(ins[i], numel(ins[i]), s->seed + (uint64_t)k * 7919 + i);
+    }
     st = tvm_graph_eval_reference(g, (const DLTensor *const *)ins, outs);
     if (st)
       break;
@@ -381,6 +442,8 @@ tvm_status tvm_graph_pass_quantize(tvm_graph *g, const tvm_quant_scheme *s,
       s->block_out < 1 || s->ncalib < 1)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "quantize: blocks and sample count must be >= 1");
+  if (s->samples && (st = check_samples(g, s)))
+    return st;
   if ((st = tvm_graph_toposort(g)))
     return st;
   int nc = 0;

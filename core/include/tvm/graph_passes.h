@@ -214,8 +214,8 @@ TVM_API tvm_status tvm_graph_pass_place_devices(tvm_graph *g,
  * int32 sums, a Relu that is the Conv's only reader fused as the clip), with
  * per-tensor power-of-two scales (least squared error on the samples)
  * calibrated by running the float graph's reference on ncalib sample
- * inputs (uniform in [-1, 1), seeds from
- * seed).  accept(ud, qconv, &yes) asks whether the target runs the new
+ * inputs: the caller's (samples, when not NULL) or synthetic ones
+ * (uniform in [-1, 1), seeds from seed).  accept(ud, qconv, &yes) asks whether the target runs the new
  * QConv_blocked node; a node it declines stays float.  *nquantized (may
  * be NULL) = the convolutions rewritten.  Ends with dce and toposort. */
 /* The compiler's calibration (tvm_compile): two samples from seed 1001
@@ -226,6 +226,11 @@ typedef struct tvm_quant_scheme {
   int block_batch, block_in, block_out; /* QConv_blocked's blocks */
   int ncalib;                           /* sample inputs, >= 1 */
   uint64_t seed;                        /* of the first sample */
+  /* NULL: synthetic samples from seed.  Else the caller's ncalib samples
+   * (calibration on real data): samples[k * ninputs + i] is sample k's
+   * tensor for g->inputs[i], on the CPU, compact (strides NULL), of the
+   * input's dtype and shape (a mismatch is refused, naming the input). */
+  const DLTensor *const *samples;
 } tvm_quant_scheme;
 typedef tvm_status (*tvm_quant_accept_fn)(void *ud, const tvm_gnode *n,
                                           int *yes);

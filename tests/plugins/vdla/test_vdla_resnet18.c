@@ -101,7 +101,8 @@ static tvm_graph *quantized_graph(const tvm_target *t, int *nq) {
   assert_int_equal(tvm_target_quantize(t, &q), TVM_OK);
   assert_int_equal(q.enabled, 1);
   tvm_quant_scheme s = {(int)q.block_batch, (int)q.block_in,
-                        (int)q.block_out, TVM_QUANT_NCALIB, TVM_QUANT_SEED};
+                        (int)q.block_out, TVM_QUANT_NCALIB, TVM_QUANT_SEED,
+                        NULL};
   assert_int_equal(tvm_graph_pass_fold_constants(g), TVM_OK);
   assert_int_equal(tvm_graph_pass_simplify_inference(g), TVM_OK);
   if (tvm_graph_pass_quantize(g, &s, accept, (void *)t, nq) != TVM_OK)

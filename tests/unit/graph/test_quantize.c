@@ -13,7 +13,8 @@
  * operator) and its Relu (fused: the clip at 0), the quantized graph's
  * output against the float one (cosine >= 0.999 on inputs that
  * calibration did not see), QConv_blocked's reference against a direct
- * int32 loop, and the refusals.
+ * int32 loop, and the refusals; calibration on the caller's samples
+ * (the scales follow them) and the refusal of a mismatched sample.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,7 +92,7 @@ static tvm_status accept_none(void *ud, const tvm_gnode *n, int *yes) {
   return TVM_OK;
 }
 
-static const tvm_quant_scheme scheme = {1, 16, 16, 2, 77};
+static const tvm_quant_scheme scheme = {1, 16, 16, 2, 77, NULL};
 
 static void fill(float *x, int64_t n, uint64_t seed) {
   uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
@@ -206,7 +207,7 @@ static void test_declined_stays_float(void **state) {
 static void test_blocks_must_divide(void **state) {
   (void)state;
   tvm_graph *q = build();
-  tvm_quant_scheme s = {1, 24, 16, 1, 1};
+  tvm_quant_scheme s = {1, 24, 16, 1, 1, NULL};
   int nq = -1;
   assert_int_equal(tvm_graph_pass_quantize(q, &s, accept_all, NULL, &nq),
                    TVM_OK);
@@ -218,13 +219,116 @@ static void test_blocks_must_divide(void **state) {
 static void test_bad_scheme(void **state) {
   (void)state;
   tvm_graph *q = build();
-  tvm_quant_scheme s = {1, 0, 16, 2, 1};
+  tvm_quant_scheme s = {1, 0, 16, 2, 1, NULL};
   assert_int_equal(tvm_graph_pass_quantize(q, &s, accept_all, NULL, NULL),
                    TVM_ERR_INVALID);
   assert_non_null(strstr(tvm_diag_message(), "blocks"));
   s.block_in = 16, s.ncalib = 0;
   assert_int_equal(tvm_graph_pass_quantize(q, &s, accept_all, NULL, NULL),
                    TVM_ERR_INVALID);
+  tvm_graph_free(q);
+}
+
+/* The power-of-two exponent of the scale (input 1) of node name, a
+ * QuantizeLinear or DequantizeLinear. */
+static int scale_exp(const tvm_graph *g, const char *name) {
+  const tvm_gnode *n = node(g, name);
+  assert_non_null(n);
+  const float *f = n->inputs[1]->data;
+  int e = 0;
+  assert_true(frexp(*f, &e) == 0.5); /* a power of two: 0.5 * 2^e */
+  return e - 1;
+}
+
+/* Calibration samples: two samples of x and z (the synthetic samples'
+ * values, x times xmul), samples[k * 2 + i] feeding input i. */
+static float sx[2][16 * HW * HW], sz[2][3 * HW * HW];
+static int64_t shx[4] = {1, 16, HW, HW}, shz[4] = {1, 3, HW, HW};
+static DLTensor tsx[2], tsz[2];
+static const DLTensor *samples[4];
+
+static void make_samples(const tvm_quant_scheme *s, float xmul) {
+  for (int k = 0; k < 2; k++) {
+    /* the seeds of the synthetic samples (quantize.c: seed + k * 7919 + i) */
+    fill(sx[k], 16 * HW * HW, s->seed + (uint64_t)k * 7919);
+    fill(sz[k], 3 * HW * HW, s->seed + (uint64_t)k * 7919 + 1);
+    for (int i = 0; i < 16 * HW * HW; i++) sx[k][i] *= xmul;
+    tsx[k] = (DLTensor){sx[k], {kDLCPU, 0}, 4, {kDLFloat, 32, 1}, shx, NULL, 0};
+    tsz[k] = (DLTensor){sz[k], {kDLCPU, 0}, 4, {kDLFloat, 32, 1}, shz, NULL, 0};
+    samples[k * 2] = &tsx[k];
+    samples[k * 2 + 1] = &tsz[k];
+  }
+}
+
+/* The caller's samples replace the synthetic ones: the synthetic samples'
+ * own values give the same scales, x ten times larger gives c1's input
+ * (and output) a scale at least 2^3 larger. */
+static void test_calibration_samples(void **state) {
+  (void)state;
+  static const char *const scales[4] = {"c1.xq", "c1.yd", "c2.xq", "c2.yd"};
+  int def[4], same[4], big[4];
+  tvm_quant_scheme s = scheme;
+  tvm_graph *q = build();
+  if (tvm_graph_pass_quantize(q, &s, accept_all, NULL, NULL) != TVM_OK)
+    fail_msg("%s", tvm_diag_message());
+  for (int i = 0; i < 4; i++) def[i] = scale_exp(q, scales[i]);
+  tvm_graph_free(q);
+
+  make_samples(&s, 1);
+  s.samples = samples;
+  s.seed = 12345; /* unused with samples */
+  q = build();
+  if (tvm_graph_pass_quantize(q, &s, accept_all, NULL, NULL) != TVM_OK)
+    fail_msg("%s", tvm_diag_message());
+  for (int i = 0; i < 4; i++) same[i] = scale_exp(q, scales[i]);
+  tvm_graph_free(q);
+  assert_memory_equal(def, same, sizeof def);
+
+  make_samples(&scheme, 10);
+  q = build();
+  if (tvm_graph_pass_quantize(q, &s, accept_all, NULL, NULL) != TVM_OK)
+    fail_msg("%s", tvm_diag_message());
+  for (int i = 0; i < 4; i++) big[i] = scale_exp(q, scales[i]);
+  tvm_graph_free(q);
+  print_message("c1 input scale 2^%d synthetic, 2^%d on 10x samples; "
+                "output 2^%d, 2^%d\n", def[0], big[0], def[1], big[1]);
+  assert_true(big[0] >= def[0] + 3 && big[0] <= def[0] + 4);
+  assert_true(big[1] > def[1]);
+  assert_true(big[3] > def[3]);
+}
+
+/* A sample whose shape or dtype is not its input's is refused, naming the
+ * sample, the input, what was expected and what was given. */
+static void test_calibration_mismatch(void **state) {
+  (void)state;
+  tvm_quant_scheme s = scheme;
+  make_samples(&s, 1);
+  s.samples = samples;
+  int64_t bad[4] = {1, 3, HW, HW - 1};
+  tsz[1].shape = bad;
+  tvm_graph *q = build();
+  int nq = -1;
+  assert_int_equal(tvm_graph_pass_quantize(q, &s, accept_all, NULL, &nq),
+                   TVM_ERR_INVALID);
+  assert_int_equal(nq, 0);
+  const char *m = tvm_diag_message();
+  print_message("%s\n", m);
+  assert_non_null(strstr(m, "calibration sample 1 for input 'z'"));
+  assert_non_null(strstr(m, "expected float32[1, 3, 8, 8], got "
+                            "float32[1, 3, 8, 7]"));
+  assert_non_null(strstr(m, "graph input's dtype and shape"));
+  assert_int_equal(count_op(q, "Conv"), 3); /* nothing rewritten */
+  tsz[1].shape = shz;
+  tsx[0].dtype.bits = 64;
+  assert_int_equal(tvm_graph_pass_quantize(q, &s, accept_all, NULL, NULL),
+                   TVM_ERR_INVALID);
+  assert_non_null(strstr(tvm_diag_message(), "calibration sample 0 for "
+                         "input 'x': expected float32[1, 16, 8, 8], got "
+                         "float64[1, 16, 8, 8]"));
+  samples[0] = NULL;
+  assert_int_equal(tvm_graph_pass_quantize(q, &s, accept_all, NULL, NULL),
+                   TVM_ERR_INVALID);
+  assert_non_null(strstr(tvm_diag_message(), "no tensor for input 'x'"));
   tvm_graph_free(q);
 }
 
@@ -312,6 +416,8 @@ int main(void) {
       cmocka_unit_test(test_declined_stays_float),
       cmocka_unit_test(test_blocks_must_divide),
       cmocka_unit_test(test_bad_scheme),
+      cmocka_unit_test(test_calibration_samples),
+      cmocka_unit_test(test_calibration_mismatch),
       cmocka_unit_test(test_qconv_reference),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

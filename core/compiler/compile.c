@@ -169,11 +169,19 @@ static tvm_status quant_accept(void *ud, const tvm_gnode *n, int *yes) {
 
 static tvm_status gp_quantize(tvm_graph *g, const tvm_target *t,
                               const tvm_compile_options *o, int *dumped) {
-  (void)o;
   tvm_plugin_quant q;
   tvm_status st = tvm_target_quantize(t, &q);
   if (st)
     return st;
+  if (!q.enabled && (o->calib || o->ncalib))
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "calibration samples given, but target '%s' does "
+                        "not quantize the graph (its plugin asks for no "
+                        "quantization, plugin-sdk/docs/QUANTIZATION.md): "
+                        "they would have no effect; drop them (tvmc: "
+                        "--calibrate) or compile for a target that "
+                        "quantizes, such as vdla",
+                        t->name);
   if (!q.enabled) {
     *dumped = 0;
     return TVM_OK;
@@ -190,7 +198,18 @@ static tvm_status gp_quantize(tvm_graph *g, const tvm_target *t,
                         t->name, q.act_code, q.act_bits, q.weight_code,
                         q.weight_bits, q.acc_code, q.acc_bits, q.scale);
   tvm_quant_scheme s = {(int)q.block_batch, (int)q.block_in,
-                        (int)q.block_out, TVM_QUANT_NCALIB, TVM_QUANT_SEED};
+                        (int)q.block_out, TVM_QUANT_NCALIB, TVM_QUANT_SEED,
+                        NULL};
+  if (o->calib || o->ncalib) {
+    if (!o->calib || o->ncalib < 1)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "calibration: %d samples at %p; give ncalib >= 1 "
+                          "samples with calib not NULL (or neither for "
+                          "synthetic samples)",
+                          o->ncalib, (const void *)o->calib);
+    s.ncalib = o->ncalib;
+    s.samples = o->calib;
+  }
   return tvm_graph_pass_quantize(g, &s, quant_accept, (void *)t, NULL);
 }
 

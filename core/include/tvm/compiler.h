@@ -59,6 +59,16 @@ typedef struct tvm_compile_options {
   void (*placed)(void *ud, const tvm_gnode *n, const tvm_target *on,
                  const char *reason);
   void *placed_ud;
+  /* Calibration samples for a target that quantizes the graph (ABI 6;
+   * plugin-sdk/docs/QUANTIZATION.md): ncalib samples, calib[k * ninputs
+   * + i] being sample k's tensor for graph input i (g->inputs order), on
+   * the CPU, compact, of that input's dtype and shape.  NULL / 0
+   * (default): TVM_QUANT_NCALIB synthetic samples (uniform in [-1, 1)).
+   * Refused for a target that does not quantize (they would have no
+   * effect) and on any dtype or shape mismatch.  Borrowed: read during
+   * tvm_compile only. */
+  const DLTensor *const *calib;
+  int ncalib;
 } tvm_compile_options;
 
 TVM_API void tvm_compile_options_init(tvm_compile_options *o);

@@ -515,6 +515,32 @@ static void test_progress(void **state) {
   tvm_graph_free(g);
 }
 
+/* Calibration samples for a target that does not quantize (llvm-cpu)
+ * are refused: they would have no effect. */
+static void test_calibration_refused(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){4, 16}, 2);
+  x = TVM_OP(g, "Relu", TVM_IN(x), TVM_NOATTRS);
+  CHECK_OK(tvm_graph_mark_output(g, x));
+  static float data[4 * 16];
+  int64_t shape[2] = {4, 16};
+  DLTensor t = {data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
+  const DLTensor *samples[1] = {&t};
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  o.calib = samples;
+  o.ncalib = 1;
+  tvm_plan *p = NULL;
+  assert_int_equal(tvm_compile(g, T, &o, &p), TVM_ERR_INVALID);
+  assert_null(p);
+  const char *m = tvm_diag_message();
+  assert_non_null(strstr(m, "target 'llvm-cpu' does not quantize"));
+  assert_non_null(strstr(m, "no effect"));
+  tvm_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_residual_block),
@@ -534,6 +560,7 @@ int main(void) {
       cmocka_unit_test(test_plan_memory_chain),
       cmocka_unit_test(test_dump_ir),
       cmocka_unit_test(test_progress),
+      cmocka_unit_test(test_calibration_refused),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -71,3 +71,6 @@ endif
 # tvmc: the placement report of zoo:resnet18 on vdla, the run's time split
 TESTS += tests/plugins/vdla/test_vdla_tvmc.sh
 EXTRA_DIST += tests/plugins/vdla/test_vdla_tvmc.sh
+# tvmc --calibrate: zoo:resnet18 calibrated on a .npy, and the refusals
+TESTS += tests/plugins/vdla/test_vdla_calibrate.sh
+EXTRA_DIST += tests/plugins/vdla/test_vdla_calibrate.sh

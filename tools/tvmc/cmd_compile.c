@@ -5,6 +5,7 @@
  *   tvmc compile MODEL --target T [-o model.tvmpkg] [--tuning-log LOG]
  *                [--dump-ir PASS|all] [--no-fuse] [--no-plan-memory]
  *                [--input-shape NAME=1x3x224x224]...
+ *                [--calibrate NAME=FILE.npy]...
  *
  * Also the model loading and compiling that `tvmc run` shares
  * (model_load.h).
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "model_load.h"
+#include "tvm/npy.h"
 #include "tvm/onnx.h"
 #include "tvm/zoo.h"
 #include "tvmc.h"
@@ -128,6 +130,175 @@ tvm_graph *tvmc_load_model(const char *cmd, const char *model,
   return g;
 }
 
+int tvmc_calib_parse(const char *cmd, tvmc_calib *c, const char *arg) {
+  const char *eq = strchr(arg, '=');
+  if (eq == NULL || eq == arg || !eq[1]) {
+    fprintf(stderr, "tvmc %s: --calibrate wants NAME=FILE.npy (NAME: the "
+            "graph input the file feeds), got '%s'\n", cmd, arg);
+    return -1;
+  }
+  if (c->n == TVMC_MAX_CALIB) {
+    fprintf(stderr, "tvmc %s: more than %d --calibrate options (stack "
+            "samples in one file instead: its first dimension holds them)\n",
+            cmd, TVMC_MAX_CALIB);
+    return -1;
+  }
+  c->args[c->n++] = arg;
+  return 0;
+}
+
+/* The calibration samples of the --calibrate files: the files as loaded
+ * and one view per sample and graph input into them (samples[k * nin +
+ * i]), for tvm_compile_options.calib. */
+typedef struct calib_set {
+  DLTensor *files[TVMC_MAX_CALIB];
+  DLTensor *views;
+  const DLTensor **samples;
+  int nfiles, nsamples;
+} calib_set;
+
+static void calib_free(calib_set *cs) {
+  for (int j = 0; j < cs->nfiles; j++) tvm_npy_free(cs->files[j]);
+  free(cs->views);
+  free(cs->samples);
+  memset(cs, 0, sizeof *cs);
+}
+
+/* "float32[1, 3, 224, 224]" into buf. */
+static const char *type_text(tvm_dtype dt, const int64_t *shape, int nd,
+                             char buf[160]) {
+  char d[32];
+  size_t n = (size_t)snprintf(buf, 160, "%s[", tvm_dtype_str(dt, d));
+  for (int i = 0; i < nd && n < 160; i++)
+    n += (size_t)snprintf(buf + n, 160 - n, "%s%lld", i ? ", " : "",
+                          (long long)shape[i]);
+  if (n < 160) snprintf(buf + n, 160 - n, "]");
+  return buf;
+}
+
+/* Loads the --calibrate files for g's inputs into cs and checks them (see
+ * tvmc_calib).  Prints the error and returns -1 on failure. */
+static int calib_load(const char *cmd, const tvm_graph *g,
+                      const tvm_target *t, const tvmc_calib *c,
+                      calib_set *cs) {
+  size_t nin = g->inputs.len;
+  int count[TVMC_MAX_SHAPES] = {0}, owner[TVMC_MAX_CALIB];
+  char want[160], got[160];
+  tvm_plugin_quant q;
+  memset(cs, 0, sizeof *cs);
+  if (tvm_target_quantize(t, &q) != TVM_OK) {
+    fprintf(stderr, "tvmc %s: %s\n", cmd, tvm_diag_message());
+    return -1;
+  }
+  if (!q.enabled) {
+    fprintf(stderr, "tvmc %s: --calibrate has no effect on target '%s': "
+            "it does not quantize the graph (its plugin asks for no "
+            "quantization, plugin-sdk/docs/QUANTIZATION.md); drop "
+            "--calibrate, or compile for a target that quantizes, such as "
+            "--target vdla\n", cmd, t->name);
+    return -1;
+  }
+  if (nin > TVMC_MAX_SHAPES) {
+    fprintf(stderr, "tvmc %s: --calibrate supports models of at most %d "
+            "inputs; this one has %zu\n", cmd, TVMC_MAX_SHAPES, nin);
+    return -1;
+  }
+  for (int j = 0; j < c->n; j++) {
+    const char *arg = c->args[j], *file = strchr(arg, '=') + 1;
+    size_t nl = (size_t)(file - 1 - arg);
+    const tvm_gvalue *v = NULL;
+    for (size_t i = 0; i < nin && !v; i++) {
+      const tvm_gvalue *u = g->inputs.data[i];
+      if (u->name && strlen(u->name) == nl && !strncmp(u->name, arg, nl))
+        v = u, owner[j] = (int)i;
+    }
+    if (v == NULL) {
+      fprintf(stderr, "tvmc %s: --calibrate %s: the model has no input "
+              "'%.*s'; its inputs:", cmd, arg, (int)nl, arg);
+      for (size_t i = 0; i < nin; i++)
+        fprintf(stderr, " %s", ((const tvm_gvalue *)g->inputs.data[i])->name);
+      fprintf(stderr, "\n");
+      return -1;
+    }
+    if (tvm_npy_load(file, &cs->files[j]) != TVM_OK) {
+      fprintf(stderr, "tvmc %s: --calibrate %s: %s\n", cmd, arg,
+              tvm_diag_message());
+      return -1;
+    }
+    cs->nfiles = j + 1;
+    const DLTensor *x = cs->files[j];
+    /* the input's shape, or k of them stacked on the first axis */
+    int ok = tvm_dtype_eq(x->dtype, v->dtype) && x->ndim == v->ndim;
+    int64_t k = 1;
+    for (int d = 1; ok && d < v->ndim; d++) ok = x->shape[d] == v->shape[d];
+    if (ok && v->ndim > 0) {
+      if (v->shape[0] > 0)
+        k = x->shape[0] / v->shape[0],
+        ok = k >= 1 && x->shape[0] % v->shape[0] == 0;
+      else
+        ok = x->shape[0] == 0;
+    }
+    if (!ok) {
+      fprintf(stderr, "tvmc %s: --calibrate %s: %s holds %s, but input "
+              "'%s' is %s: give a file of that dtype whose first dimension "
+              "is k times %lld (k samples stacked; the other dimensions "
+              "equal)\n", cmd, arg, file,
+              type_text(x->dtype, x->shape, x->ndim, got), v->name,
+              type_text(v->dtype, v->shape, v->ndim, want),
+              (long long)(v->ndim ? v->shape[0] : 1));
+      return -1;
+    }
+    count[owner[j]] += (int)k;
+  }
+  for (size_t i = 0; i < nin; i++) {
+    const char *name = ((const tvm_gvalue *)g->inputs.data[i])->name;
+    if (count[i] == 0) {
+      fprintf(stderr, "tvmc %s: --calibrate gives no samples for input "
+              "'%s': every graph input needs samples (one --calibrate "
+              "%s=FILE.npy at least)\n", cmd, name, name);
+      return -1;
+    }
+    if (count[i] != count[0]) {
+      fprintf(stderr, "tvmc %s: --calibrate gives %d samples for input "
+              "'%s' but %d for '%s': every input needs the same number "
+              "(sample k feeds all inputs at once)\n", cmd, count[i], name,
+              count[0], ((const tvm_gvalue *)g->inputs.data[0])->name);
+      return -1;
+    }
+  }
+  cs->nsamples = count[0];
+  size_t nv = (size_t)cs->nsamples * nin;
+  cs->views = calloc(nv, sizeof *cs->views);
+  cs->samples = calloc(nv, sizeof *cs->samples);
+  if (cs->views == NULL || cs->samples == NULL) {
+    fprintf(stderr, "tvmc %s: out of memory for %d calibration samples\n",
+            cmd, cs->nsamples);
+    return -1;
+  }
+  for (size_t i = 0; i < nin; i++) {
+    tvm_gvalue *v = g->inputs.data[i];
+    int64_t n = 1;
+    for (int d = 0; d < v->ndim; d++) n *= v->shape[d];
+    size_t bytes = (size_t)n * ((v->dtype.bits * v->dtype.lanes + 7) / 8);
+    int k = 0;
+    for (int j = 0; j < c->n; j++) {
+      if (owner[j] != (int)i) continue;
+      const DLTensor *x = cs->files[j];
+      int64_t kf = v->ndim && v->shape[0] ? x->shape[0] / v->shape[0] : 1;
+      for (int64_t s = 0; s < kf; s++, k++) {
+        DLTensor *w = &cs->views[(size_t)k * nin + i];
+        w->data = (char *)x->data + (size_t)s * bytes;
+        w->device = x->device;
+        w->ndim = v->ndim;
+        w->dtype = v->dtype;
+        w->shape = v->shape;
+        cs->samples[(size_t)k * nin + i] = w;
+      }
+    }
+  }
+  return 0;
+}
+
 /* The progress bar: one line on stderr, redrawn in place. */
 typedef struct progress {
   int shown;
@@ -196,11 +367,26 @@ tvm_plan *tvmc_compile_graph(const char *cmd, tvm_graph *g,
   o.plan_memory = !a->no_plan_memory;
   o.tuning_log = a->tuning_log;
   o.dump_ir = a->dump_ir;
+  calib_set cs = {0};
+  if (a->calib && a->calib->n) {
+    if (calib_load(cmd, g, t, a->calib, &cs) != 0) {
+      calib_free(&cs);
+      *seconds = 0;
+      return NULL;
+    }
+    o.calib = cs.samples;
+    o.ncalib = cs.nsamples;
+    if (a->placement)
+      fprintf(a->placement, "calibrate %d samples from %d file%s "
+              "(--calibrate)\n", cs.nsamples, cs.nfiles,
+              cs.nfiles == 1 ? "" : "s");
+  }
   if (!a->quiet && isatty(2) && !a->dump_ir) {
     o.progress = draw_progress;
     o.progress_ud = &pr;
   }
   tvm_status st = tvm_compile(g, t, &o, &p);
+  calib_free(&cs);
   if (pr.shown) fprintf(stderr, "\r\033[K");
   *seconds = tvmc_now() - pr.start;
   if (st != TVM_OK) {
@@ -217,12 +403,20 @@ static void usage(FILE *f) {
           "                    [--tuning-log LOG] [--dump-ir PASS|all]\n"
           "                    [--no-fuse] [--no-plan-memory] [--sign KEY]\n"
           "                    [--input-shape NAME=1x3x224x224]...\n"
+          "                    [--calibrate NAME=FILE.npy]...\n"
           "  MODEL is an ONNX file or zoo:NAME (zoo models: tvmc compile\n"
           "  --list-zoo).  Writes a package for `tvmc run`.  Defaults:\n"
           "  --target llvm-cpu, -o MODEL's base name with .tvmpkg.\n"
           "  --input-shape fixes the shape of a graph input whose\n"
           "  dimensions are symbolic (repeat it for several inputs).\n"
-          "  --sign KEY signs the package with a key from tvmc keygen.\n");
+          "  --sign KEY signs the package with a key from tvmc keygen.\n"
+          "  --calibrate NAME=FILE.npy: a target that quantizes (vdla)\n"
+          "  calibrates its int8 scales on these samples of input NAME\n"
+          "  instead of synthetic ones (uniform in [-1, 1)).  FILE's first\n"
+          "  dimension is k times the input's (k samples stacked; the rest\n"
+          "  of the shape and the dtype equal); repeat it to add files or\n"
+          "  to feed other inputs (each input needs the same number of\n"
+          "  samples).  Refused for a target that does not quantize.\n");
   /* the pass names come from the pipeline tables that run them */
   const char *const *gp = tvm_compile_pass_names();
   const char *const *lp = tvm_lower_pass_names();
@@ -253,6 +447,7 @@ int tvmc_cmd_compile(int argc, char **argv) {
   const char *sign_key = NULL;
   tvmc_compile_args ca = {0};
   static tvmc_shapes shapes;
+  static tvmc_calib calib;
   tvm_target *t = NULL;
   tvm_graph *g = NULL;
   tvm_plan *p = NULL;
@@ -290,6 +485,11 @@ int tvmc_cmd_compile(int argc, char **argv) {
       i++;
     } else if (!strncmp(a, "--input-shape=", 14)) {
       if (tvmc_shapes_parse("compile", &shapes, a + 14)) return 2;
+    } else if (!strcmp(a, "--calibrate") && v) {
+      if (tvmc_calib_parse("compile", &calib, v)) return 2;
+      i++;
+    } else if (!strncmp(a, "--calibrate=", 12)) {
+      if (tvmc_calib_parse("compile", &calib, a + 12)) return 2;
     } else if (a[0] != '-' && model == NULL) {
       model = a;
     } else {
@@ -320,6 +520,7 @@ int tvmc_cmd_compile(int argc, char **argv) {
   /* with --dump-ir the IR goes to stdout: the summary goes to stderr */
   ca.placement = ca.dump_ir ? stderr : stdout;
   ca.placement_nodes = 1;
+  ca.calib = &calib;
   if ((p = tvmc_compile_graph("compile", g, t, &ca, &secs)) == NULL)
     goto done;
   if (tvm_package_save(p, out) != TVM_OK ||

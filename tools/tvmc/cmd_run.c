@@ -4,7 +4,7 @@
  *
  *   tvmc run MODEL|PACKAGE [--target T] [--input NAME=FILE.npy ...]
  *            [--input-shape NAME=DIMS ...] [--output-dir DIR] [--repeat N]
- *            [--profile] [--json]
+ *            [--profile] [--json] [--calibrate NAME=FILE.npy ...]
  *
  * Inputs not given get deterministic pseudo-random data.  When MODEL is
  * compiled, an input given as a file fixes that input's shape (symbolic
@@ -41,6 +41,7 @@ typedef struct run_opts {
   int json;
   const char *trusted_keys; /* refuse packages not signed by these keys */
   const char *tuning_log;   /* compiling a model: the tuned configs */
+  tvmc_calib calib;         /* compiling a model: calibration samples */
 } run_opts;
 
 static void usage(FILE *f) {
@@ -49,13 +50,18 @@ static void usage(FILE *f) {
           "                [--input-shape NAME=1x3x224x224]...\n"
           "                [--output-dir DIR] [--repeat N] [--profile] [--json]\n"
           "                [--trusted-keys FILE] [--tuning-log LOG]\n"
+          "                [--calibrate NAME=FILE.npy]...\n"
           "  Runs a package from tvmc compile (or compiles MODEL: an ONNX\n"
           "  file or zoo:NAME) and prints latency and an output summary.\n"
           "  Defaults: the package's own target (llvm-cpu for a model),\n"
           "  --repeat 10, random inputs.  A model input with symbolic\n"
           "  dimensions takes its shape from --input-shape, else from its\n"
           "  --input file.  --tuning-log (a log of tvmc tune) applies to\n"
-          "  a model compiled here, not to a package (compiled already).\n");
+          "  a model compiled here, not to a package (compiled already).\n"
+          "  --calibrate NAME=FILE.npy, for a model compiled here for a\n"
+          "  target that quantizes (vdla): calibration samples of input\n"
+          "  NAME, k of them stacked on FILE's first dimension (see tvmc\n"
+          "  compile --help).\n");
 }
 
 /* Is path a package (by its magic, else by its extension)? */
@@ -282,6 +288,11 @@ static int parse_args(int argc, char **argv, run_opts *o) {
       o->trusted_keys = v, i++;
     } else if (!strcmp(a, "--tuning-log") && v) {
       o->tuning_log = v, i++;
+    } else if (!strcmp(a, "--calibrate") && v) {
+      if (tvmc_calib_parse("run", &o->calib, v)) return 2;
+      i++;
+    } else if (!strncmp(a, "--calibrate=", 12)) {
+      if (tvmc_calib_parse("run", &o->calib, a + 12)) return 2;
     } else if (a[0] != '-' && o->model == NULL) {
       o->model = a;
     } else {
@@ -315,6 +326,12 @@ static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
               "instead)\n", o->model);
       return 1;
     }
+    if (o->calib.n) {
+      fprintf(stderr, "tvmc run: --calibrate applies when compiling a "
+              "model; %s is a package, calibrated when it was compiled "
+              "(pass --calibrate to tvmc compile instead)\n", o->model);
+      return 1;
+    }
     if (o->target) {
       if (tvm_target_load(o->target, t) != TVM_OK ||
           tvm_package_load(o->model, *t, p) != TVM_OK)
@@ -338,6 +355,7 @@ static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
   double secs;
   ca.quiet = o->json;
   ca.tuning_log = o->tuning_log;
+  ca.calib = &o->calib;
   ca.placement = o->json ? NULL : stdout; /* the counts */
   if (tvm_target_load(o->target ? o->target : "llvm-cpu", t) != TVM_OK)
     goto fail;

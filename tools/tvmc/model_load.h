@@ -40,6 +40,21 @@ int tvmc_shapes_has(const tvmc_shapes *sh, const char *name, size_t namelen);
 tvm_graph *tvmc_load_model(const char *cmd, const char *model,
                            const tvmc_shapes *sh);
 
+/* Calibration files from --calibrate NAME=FILE.npy (repeatable), in the
+ * order given: a target that quantizes calibrates on them instead of
+ * synthetic samples.  A file of input NAME whose leading dimension is k
+ * times the input's (the rest equal) gives k samples; several files of
+ * one input add their samples in order; every graph input needs the
+ * same number of samples. */
+#define TVMC_MAX_CALIB 64
+typedef struct tvmc_calib {
+  const char *args[TVMC_MAX_CALIB]; /* "NAME=FILE.npy" */
+  int n;
+} tvmc_calib;
+/* Adds "NAME=FILE.npy" to c.  Prints the error (prefixed by cmd) and
+ * returns -1 when it is malformed or c is full. */
+int tvmc_calib_parse(const char *cmd, tvmc_calib *c, const char *arg);
+
 /* Compile options a command line gave. */
 typedef struct tvmc_compile_args {
   const char *tuning_log;
@@ -51,6 +66,7 @@ typedef struct tvmc_compile_args {
    * placement_nodes also lists every node, not only the counts. */
   FILE *placement;
   int placement_nodes;
+  const tvmc_calib *calib; /* NULL or none: synthetic calibration */
 } tvmc_compile_args;
 
 /* Compiles g for t (progress bar on a terminal); *seconds = wall time.

@@ -13,7 +13,8 @@ libtvm_la_SOURCES += \
 	core/compiler/kernels.c \
 	core/compiler/tune_kernel.c \
 	core/compiler/compile.c \
-	core/compiler/limits.c
+	core/compiler/limits.c \
+	core/compiler/gpu_layout.c
 
 if HAVE_CMOCKA
 compiler_graph_tests = tests/unit/graph/test_fuse tests/unit/graph/test_plan_memory

@@ -10,8 +10,7 @@ libtvm_la_SOURCES += \
 	core/schedule/print.c \
 	core/schedule/gpu_int.h \
 	core/schedule/gpu_templates.c \
-	core/schedule/gpu_winograd.c \
-	core/schedule/gpu_layout.c
+	core/schedule/gpu_winograd.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/schedule/test_schedule

@@ -44,7 +44,6 @@
 #include <string.h>
 
 #include "tvm/graph_passes.h"
-#include "tvm/npy.h"
 
 #define QMAX 127
 
@@ -137,6 +136,31 @@ static DLDataType dl_of(tvm_dtype t) {
   return d;
 }
 
+/* A compact zeroed CPU tensor of v's dtype and shape (one block: the
+ * DLTensor, its shape, its data), freed with tvm_free.  The graph layer
+ * has no runtime (tvm/npy.h) to allocate with. */
+static tvm_status alloc_like(const tvm_gvalue *v, DLTensor **out) {
+  int64_t n = 1;
+  for (int d = 0; d < v->ndim; d++) n *= v->shape[d];
+  size_t head = sizeof(DLTensor) + sizeof(int64_t) * (size_t)(v->ndim + 1);
+  head = (head + 63) & ~(size_t)63;
+  size_t bytes = (size_t)n * ((v->dtype.bits * v->dtype.lanes + 7) / 8);
+  char *p = tvm_calloc(1, head + (bytes ? bytes : 1));
+  *out = NULL;
+  if (!p)
+    return tvm_diag_set(TVM_ERR_NOMEM, "quantize: out of memory for a "
+                        "%zu-byte calibration tensor", bytes);
+  DLTensor *t = (DLTensor *)p;
+  t->shape = (int64_t *)(p + sizeof(DLTensor));
+  for (int d = 0; d < v->ndim; d++) t->shape[d] = v->shape[d];
+  t->ndim = v->ndim;
+  t->dtype = dl_of(v->dtype);
+  t->device.device_type = kDLCPU;
+  t->data = p + head;
+  *out = t;
+  return TVM_OK;
+}
+
 /* "float32[1, 3, 224, 224]" into buf. */
 static const char *type_str(tvm_dtype dt, const int64_t *shape, int ndim,
                             char buf[160]) {
@@ -208,11 +232,11 @@ static tvm_status calibrate(tvm_graph *g, cand *cs, int nc,
     st = tvm_diag_set(TVM_ERR_NOMEM, "quantize: out of memory");
   for (size_t i = 0; i < nin && !st; i++) {
     const tvm_gvalue *v = g->inputs.data[i];
-    st = tvm_npy_alloc(dl_of(v->dtype), v->shape, v->ndim, &ins[i]);
+    st = alloc_like(v, &ins[i]);
   }
   for (size_t i = 0; i < nout && !st; i++) {
     const tvm_gvalue *v = g->outputs.data[i];
-    st = tvm_npy_alloc(dl_of(v->dtype), v->shape, v->ndim, &outs[i]);
+    st = alloc_like(v, &outs[i]);
   }
   for (int k = 0; k < s->ncalib && !st; k++) {
     for (size_t i = 0; i < nin; i++) {
@@ -255,9 +279,9 @@ static tvm_status calibrate(tvm_graph *g, cand *cs, int nc,
     }
   }
   for (size_t i = 0; ins && i < nin; i++)
-    tvm_npy_free(ins[i]);
+    tvm_free(ins[i]);
   for (size_t i = 0; outs && i < nout; i++)
-    tvm_npy_free(outs[i]);
+    tvm_free(outs[i]);
   tvm_free(ins);
   tvm_free(outs);
   g->outputs.len = nout0;

@@ -1,5 +1,5 @@
 /*
- * core/schedule/gpu_layout.c - the layout choice that goes with the core's
+ * core/compiler/gpu_layout.c - the layout choice that goes with the core's
  * GPU templates (tvm/gpu_templates.h), for a thread target's
  * alter_layout slot (ABI 3).  arm-mali and cuda use it with their own
  * limits; see tvm_gpu_alter_layout in the header for the rules.
@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_int.h"
+#include "tvm/gpu_templates.h"
 #include "tvm/graph.h"
 #include "tvm/plugin.h"
 

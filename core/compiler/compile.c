@@ -622,6 +622,8 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
                   gk[i].kernel ? gk[i].kernel : "(nothing to compute)");
   }
 
+  if (o->lower_only) /* p stays NULL */
+    goto out;
   if ((st = tvm_graph_plan_memory(g, gr, o->plan_memory, &mem)))
     goto out;
   if (dump_wanted(o, "plan_memory")) {

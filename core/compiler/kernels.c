@@ -444,20 +444,39 @@ static tvm_status call_hook(kernel_builder *kb, const tvm_graph_group *G,
   return kb->hooks->kernel(kb->hooks->ud, &k, cfg);
 }
 
-/* The strategy tried first for G's anchor (what the tuner's hook keys
- * its records by); when none applies, the core's generic schedule: on a
- * thread target compiler_generic_thread_strategy (its block size is a
- * knob), else NULL (nothing to tune). */
+/* The strategy that schedules G's anchor at its defaults (what the
+ * tuner's hook keys its records by): the first that does not decline it
+ * (a tensor-core MatMul template declines float32 and the next one takes
+ * it); when none applies, the core's generic schedule: on a thread target
+ * compiler_generic_thread_strategy (its block size is a knob), else NULL
+ * (nothing to tune). */
 static const tvm_plugin_strategy *first_strategy(kernel_builder *kb,
-                                                 const tvm_graph_group *G) {
-  const tvm_plugin_strategy *c[1];
+                                                 const tvm_graph_group *G,
+                                                 tvm_tensor **outs) {
+  const tvm_plugin_strategy *c[16];
   const tvm_gnode *a = G->anchor;
-  if (tvm_target_strategies(kb->t, a->op, a->def ? (int)a->def->pattern : -1,
-                            c, 1))
-    return c[0];
-  return tvm_strategy_env_family(kb->env) == TVM_FAMILY_THREAD
-             ? &compiler_generic_thread_strategy
-             : NULL;
+  int pat = a->def ? (int)a->def->pattern : -1;
+  int n = tvm_target_strategies(kb->t, a->op, pat, c, 16);
+  const tvm_plugin_strategy *generic =
+      tvm_strategy_env_family(kb->env) == TVM_FAMILY_THREAD
+          ? &compiler_generic_thread_strategy
+          : NULL;
+  if (n <= 1 || !kb->hooks) return n ? c[0] : generic;
+  /* several may apply: ask which one takes the group at its defaults */
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s = NULL;
+  const char *used = NULL;
+  const tvm_plugin_strategy *r = c[0];
+  if (cfg && tvm_strategy_schedule(kb->env, a->op, pat, a, outs, G->noutputs,
+                                   cfg, &s, &used) == TVM_OK) {
+    r = generic;
+    for (int i = 0; i < n && used; i++)
+      if (c[i]->name && !strcmp(c[i]->name, used)) r = c[i];
+  }
+  tvm_diag_clear();
+  if (s) tvm_schedule_free(s);
+  tvm_config_free(cfg);
+  return r;
 }
 
 /* Schedules outs through the target's strategies for the anchor (by
@@ -473,7 +492,7 @@ static tvm_status schedule_group(kernel_builder *kb, const tvm_graph_group *G,
   *sp = NULL;
   if (!cfg)
     return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
-  st = call_hook(kb, G, first_strategy(kb, G), key, flops, 0, cfg);
+  st = call_hook(kb, G, first_strategy(kb, G, outs), key, flops, 0, cfg);
   if (!st)
     st = tvm_strategy_schedule(kb->env, a->op,
                                a->def ? (int)a->def->pattern : -1, a, outs,
@@ -548,7 +567,8 @@ tvm_status kernel_builder_add(kernel_builder *kb, const tvm_graph *g,
     out->kernel = r->name;
     out->label = r->label;
     out->reused = 1;
-    st = call_hook(kb, G, first_strategy(kb, G), key, out->flops, 1, NULL);
+    st = call_hook(kb, G, first_strategy(kb, G, outs), key, out->flops, 1,
+                   NULL);
     tvm_free(key);
     tvm_ptrmap_free(&seen);
     return st;

@@ -19,6 +19,7 @@ struct tvm_plugin_target {
   int64_t max_regs;        /* registers per block */
   int64_t device;          /* ordinal */
   int64_t wino_min_ch;     /* winograd_min_channels (0: no Winograd) */
+  int64_t spatial_pack;    /* 1: NCHW4c spatial-pack convolutions */
   char *description;
   tvm_plugin_scope scopes[6];
   tvm_plugin_target_info info;

@@ -45,6 +45,10 @@ static const tvm_plugin_attr schema[] = {
     ATTR(TVM_PLUGIN_ATTR_INT, "winograd_min_channels", "32", 0, 65536, NULL,
          "3x3 stride-1 convolutions with at least this many input and "
          "output channels run as Winograd F(2x2, 3x3); 0: never"),
+    ATTR(TVM_PLUGIN_ATTR_INT, "spatial_pack", "0", 0, 1, NULL,
+         "1: the other float32 convolutions run as the core's spatial-pack "
+         "template in NCHW4c (slower than the generic schedule on an H200, "
+         "bench/RESULTS.md); 0: they keep NCHW and the generic schedule"),
 };
 #define NSCHEMA (sizeof schema / sizeof schema[0])
 
@@ -112,12 +116,18 @@ static tvm_gpu_limits cuda_gpu_limits(const tvm_plugin_target *t) {
 }
 
 /* The alter_layout slot: the core's layout choice for its GPU templates
- * (channel-blocked NCHW4c convolutions, Winograd from
- * winograd_min_channels on). */
+ * (Winograd from winograd_min_channels on; channel-blocked NCHW4c
+ * spatial-pack convolutions only with spatial_pack 1: on an H200 their
+ * Mali-sized register blocks left too few threads, and ResNet-18 ran
+ * 2.2 ms against 1.7 ms with the generic schedule). */
 static int32_t cuda_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
                                  tvm_plugin_layout *out) {
   tvm_gpu_limits l = cuda_gpu_limits(t);
-  return tvm_gpu_alter_layout(&l, t->wino_min_ch, n, out);
+  int32_t r = tvm_gpu_alter_layout(&l, t->wino_min_ch, n, out);
+  if (r == 0 && !t->spatial_pack &&
+      strcmp(out->weight, TVM_LAYOUT_WINOGRAD_F2X3) != 0)
+    out->data[0] = out->weight[0] = out->out[0] = 0;
+  return r;
 }
 
 /* Schedule templates, by graph operator: MatMul's own, the core's GPU
@@ -153,6 +163,7 @@ static int32_t target_create(const tvm_plugin_attr_value *v, uint32_t n,
   t->max_regs = (a = tvm_c_attr(v, n, "max_registers_per_block")) ? a->i : 65536;
   t->device = (a = tvm_c_attr(v, n, "device")) ? a->i : 0;
   t->wino_min_ch = (a = tvm_c_attr(v, n, "winograd_min_channels")) ? a->i : 32;
+  t->spatial_pack = (a = tvm_c_attr(v, n, "spatial_pack")) ? a->i : 0;
   char desc[160];
   snprintf(desc, sizeof desc,
            "CUDA sm_%lld (NVRTC), <= %lld threads and %lld B shared memory "

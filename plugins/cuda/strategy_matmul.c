@@ -73,16 +73,18 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   OK(tvm_op_match_matmul(outs, nouts, "cuda matmul template", &A, &B));
   C = outs[0];
   int64_t M = C->shape_c[0], N = C->shape_c[1], K = A->shape_c[1];
-  /* defaults: 128 x 128 blocks of 16 x 16 threads, 8 x 8 outputs per
-   * thread as 2 x 2 virtual threads of 4 x 4 (strided by 64 so that a
-   * warp's reads of the B tile are consecutive float4s), k by 8; smaller
-   * blocks where the product is small (fewer blocks than about two per
-   * SM waste the machine) */
-  int big = M * N >= (int64_t)256 * 256 * 4;
+  /* defaults, from SGEMM 4096^3 on an H200 (bench/RESULTS.md): 128 x 128
+   * blocks of 16 x 16 threads, 8 x 8 outputs per thread as 2 x 2 virtual
+   * threads of 4 x 4, k by 32, float4 fetches: 3.86 ms, against 4.04 ms
+   * without virtual threads, 4.56 ms with k by 16, 5.85 ms with k by 8,
+   * and 4.82 ms for 64 x 64 blocks of 4 x 4 (the old default).  Products
+   * too small for 128 x 128 blocks on every SM take 64 x 64 of 4 x 4. */
+  int big = M * N >= (int64_t)128 * 128 * 132;
   int64_t bm = tvm_cfg_choice(cfg, "tile_block", block_choices, 4, big ? 3 : 2);
   int64_t tm = tvm_cfg_choice(cfg, "tile_thread", thread_choices, 4, big ? 3 : 2);
-  int64_t bk = tvm_cfg_choice(cfg, "tile_k", k_choices, 4, 1);
-  int64_t vt = tvm_cfg_choice(cfg, "vthreads", vt_choices, 2, tm >= 4 ? 1 : 0);
+  int64_t bk = tvm_cfg_choice(cfg, "tile_k", k_choices, 4,
+                              big && K % 32 == 0 ? 3 : 1);
+  int64_t vt = tvm_cfg_choice(cfg, "vthreads", vt_choices, 2, big ? 1 : 0);
   int64_t nt = bm / tm; /* threads per block edge */
   /* float4 fetches need whole vectors along rows of both operands, and
    * by default as many vectors as a multiple of the threads */

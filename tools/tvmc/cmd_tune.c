@@ -450,6 +450,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
   tvm_compile_options co;
   tvm_compile_options_init(&co);
   co.tune = &hx;
+  co.lower_only = 1; /* no target compiler in this process: see compiler.h */
   if (tvm_compile(g, t, &co, &p) != TVM_OK) {
     fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
     goto out;
@@ -499,6 +500,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
     tvm_tune_hooks ht = {tune_hook, r};
     tvm_compile_options_init(&co);
     co.tune = &ht;
+    co.lower_only = 1;
     if (tvm_compile(g, t, &co, &p) != TVM_OK) {
       if (r->tty)
         fprintf(stderr, "\r\033[K");

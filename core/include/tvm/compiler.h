@@ -69,6 +69,13 @@ typedef struct tvm_compile_options {
    * tvm_compile only. */
   const DLTensor *const *calib;
   int ncalib;
+  /* 1: stop once every kernel is scheduled and lowered (the tuner's
+   * passes, which only need the kernels its hooks see): no memory plan,
+   * no target codegen, *out is NULL.  A tuner must not run the target's
+   * compiler in its own process: NVRTC initializes the CUDA driver, and
+   * the children it forks to measure candidates then cannot (cuInit
+   * answers CUDA_ERROR_NOT_INITIALIZED after a fork). */
+  int lower_only;
 } tvm_compile_options;
 
 TVM_API void tvm_compile_options_init(tvm_compile_options *o);

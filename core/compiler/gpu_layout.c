@@ -55,7 +55,7 @@ static int wants_winograd(const tvm_gnode *n, const int64_t *xs,
 }
 
 int32_t tvm_gpu_alter_layout(const tvm_gpu_limits *lim,
-                             int64_t winograd_min_channels,
+                             int64_t winograd_min_channels, int spatial_pack,
                              const tvm_gnode *n, tvm_plugin_layout *out) {
   int64_t xs[TVM_MAX_DIMS], ws[TVM_MAX_DIMS];
   tvm_dtype xt;
@@ -73,7 +73,7 @@ int32_t tvm_gpu_alter_layout(const tvm_gpu_limits *lim,
     snprintf(out->out, sizeof out->out, "NCHW");
     return 0;
   }
-  if (M % vw != 0) return 0;
+  if (!spatial_pack || M % vw != 0) return 0;
   if (group == 1) {
     int64_t ib = input_block(C, vw);
     snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ib);

@@ -39,5 +39,5 @@ tvm_gpu_limits mali_gpu_limits(const tvm_plugin_target *t) {
 int32_t mali_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
                           tvm_plugin_layout *out) {
   tvm_gpu_limits l = mali_gpu_limits(t);
-  return tvm_gpu_alter_layout(&l, WINO_MIN_CHANNELS, n, out);
+  return tvm_gpu_alter_layout(&l, WINO_MIN_CHANNELS, 1, n, out);
 }

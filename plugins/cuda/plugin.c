@@ -123,11 +123,8 @@ static tvm_gpu_limits cuda_gpu_limits(const tvm_plugin_target *t) {
 static int32_t cuda_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
                                  tvm_plugin_layout *out) {
   tvm_gpu_limits l = cuda_gpu_limits(t);
-  int32_t r = tvm_gpu_alter_layout(&l, t->wino_min_ch, n, out);
-  if (r == 0 && !t->spatial_pack &&
-      strcmp(out->weight, TVM_LAYOUT_WINOGRAD_F2X3) != 0)
-    out->data[0] = out->weight[0] = out->out[0] = 0;
-  return r;
+  return tvm_gpu_alter_layout(&l, t->wino_min_ch, (int)t->spatial_pack, n,
+                              out);
 }
 
 /* Schedule templates, by graph operator: MatMul's own, the core's GPU

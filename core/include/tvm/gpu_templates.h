@@ -150,7 +150,8 @@ TVM_API tvm_status tvm_gpu_schedule_injective(tvm_schedule *s,
  *    channels (<= 0: never) -> data and out "NCHW", weight
  *    TVM_LAYOUT_WINOGRAD_F2X3 (the node becomes Conv2D_winograd, its
  *    kernel transformed at compile time);
- *  - else, output channels a multiple of lim->lanes: Conv_NCHWc with
+ *  - else, when spatial_pack is set and the output channels are a
+ *    multiple of lim->lanes: Conv_NCHWc with
  *    output blocks of lanes channels (NCHW<lanes>c), input blocks of
  *    lanes where they divide the input channels, else the whole channel
  *    count up to 16 (an RGB input), else 1; depthwise (group == C == M)
@@ -159,6 +160,7 @@ TVM_API tvm_status tvm_gpu_schedule_injective(tvm_schedule *s,
  * alter_layout pass). */
 TVM_API int32_t tvm_gpu_alter_layout(const tvm_gpu_limits *lim,
                                      int64_t winograd_min_channels,
+                                     int spatial_pack,
                                      const struct tvm_gnode *n,
                                      struct tvm_plugin_layout *out);
 

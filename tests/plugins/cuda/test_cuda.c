@@ -238,6 +238,44 @@ static const tvm_plugin_strategy *strategy(const tvm_target *t,
   return NULL;
 }
 
+/* Template strat of target t at a knob setting (names[i] set to index
+ * idx[i]; NULL or a NULL name ends), define-by-run: one pass records the
+ * knobs (the defaults may not fit the shape), then they are set.  The
+ * schedule is lowered as function fname over (A, B, C) into *m (ctx c)
+ * and compiled into *blob; skips when NVRTC is missing.  Returns the
+ * config and *sp the schedule (the caller frees both). */
+static tvm_config *template_build(tvm_target *t,
+                                  const tvm_plugin_strategy *strat,
+                                  tvm_ctx *c, tvm_tensor **in, tvm_tensor *C,
+                                  const char *const *names, const int *idx,
+                                  const char *fname, tvm_schedule **sp,
+                                  tvm_module *m, tvm_plugin_blob *blob) {
+  tvm_config *cfg = tvm_config_create();
+  tvm_schedule *s;
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  (void)strat->schedule(t->instance, s, &C, 1, cfg);
+  tvm_schedule_free(s);
+  for (int i = 0; names && names[i]; i++)
+    assert_int_equal(tvm_config_set(cfg, names[i], idx[i]), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  if (strat->schedule(t->instance, s, &C, 1, cfg) != TVM_OK)
+    fail_msg("template %s: %s", strat->name, tvm_diag_message());
+  tvm_lower_options o;
+  tvm_lower_options_init(&o);
+  tvm_target_lower_options(t, &o);
+  *m = (tvm_module){c, NULL, 0};
+  if (tvm_lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, fname, &o, m) != TVM_OK)
+    fail_msg("lower: %s", tvm_diag_message());
+  tvm_status st = tvm_target_codegen(t, m, blob);
+  if (st == TVM_ERR_UNAVAILABLE) {
+    printf("skipped: %s\n", tvm_diag_message());
+    skip();
+  }
+  if (st != TVM_OK) fail_msg("codegen: %s", tvm_diag_message());
+  *sp = s;
+  return cfg;
+}
+
 /* The MatMul template at a knob setting (sets[] = knob name, index; NULL
  * name ends): lowered for cuda-sm90, compiled, no spills in ptxas -v; the
  * same device function compiled by the opencl target and run on its device
@@ -252,31 +290,11 @@ static void matmul_template(const char *const *names, const int *idx,
   in[0] = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){M, K}, 2);
   in[1] = tvm_placeholder(c, "B", TVM_F32, (int64_t[]){K, N}, 2);
   tvm_tensor *C = tvm_compute(c, "C", (int64_t[]){M, N}, 2, mm_body, in);
-  tvm_config *cfg = tvm_config_create();
   tvm_schedule *s;
-  /* define-by-run: one pass records the knobs (the defaults may not fit
-   * this shape), then they are set */
-  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
-  (void)strat->schedule(t->instance, s, &C, 1, cfg);
-  tvm_schedule_free(s);
-  for (int i = 0; names[i]; i++)
-    assert_int_equal(tvm_config_set(cfg, names[i], idx[i]), TVM_OK);
-  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
-  if (strat->schedule(t->instance, s, &C, 1, cfg) != TVM_OK)
-    fail_msg("template: %s", tvm_diag_message());
-  tvm_lower_options o;
-  tvm_lower_options_init(&o);
-  tvm_target_lower_options(t, &o);
-  tvm_module m = {c, NULL, 0};
-  if (tvm_lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, "mm", &o, &m) != TVM_OK)
-    fail_msg("lower: %s", tvm_diag_message());
+  tvm_module m;
   tvm_plugin_blob blob;
-  tvm_status st = tvm_target_codegen(t, &m, &blob);
-  if (st == TVM_ERR_UNAVAILABLE) {
-    printf("skipped: %s\n", tvm_diag_message());
-    skip();
-  }
-  if (st != TVM_OK) fail_msg("codegen: %s", tvm_diag_message());
+  tvm_config *cfg = template_build(t, strat, c, in, C, names, idx, "mm", &s,
+                                   &m, &blob);
   char *ptx = section(&blob, "ptx"), *cfgs = tvm_config_str(cfg);
   char *rep = ptxas(ptx, 90);
   if (rep) {
@@ -453,29 +471,11 @@ static void wmma_compile(const char *target, int arch, tvm_dtype dt,
   const tvm_plugin_strategy *strat = strategy(t, "cuda.matmul_wmma");
   tvm_tensor *in[2], *C = wmma_te(c, dt, M, N, K, in);
   if (rounded) C = wmma_rounded(c, C, dt);
-  tvm_config *cfg = tvm_config_create();
   tvm_schedule *s;
-  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
-  (void)strat->schedule(t->instance, s, &C, 1, cfg);
-  tvm_schedule_free(s);
-  for (int i = 0; names && names[i]; i++)
-    assert_int_equal(tvm_config_set(cfg, names[i], idx[i]), TVM_OK);
-  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
-  if (strat->schedule(t->instance, s, &C, 1, cfg) != TVM_OK)
-    fail_msg("wmma template: %s", tvm_diag_message());
-  tvm_lower_options o;
-  tvm_lower_options_init(&o);
-  tvm_target_lower_options(t, &o);
-  tvm_module mod = {c, NULL, 0};
-  if (tvm_lower(s, (tvm_tensor *[]){in[0], in[1], C}, 3, "wmma", &o, &mod) != TVM_OK)
-    fail_msg("lower: %s", tvm_diag_message());
+  tvm_module mod;
   tvm_plugin_blob blob;
-  tvm_status st = tvm_target_codegen(t, &mod, &blob);
-  if (st == TVM_ERR_UNAVAILABLE) {
-    printf("skipped: %s\n", tvm_diag_message());
-    skip();
-  }
-  if (st != TVM_OK) fail_msg("codegen: %s", tvm_diag_message());
+  tvm_config *cfg = template_build(t, strat, c, in, C, names, idx, "wmma", &s,
+                                   &mod, &blob);
   char *src = section(&blob, "source"), *ptx = section(&blob, "ptx");
   char *cfgs = tvm_config_str(cfg);
   if (getenv("GPU_DUMP")) printf("%s\n", src);

@@ -84,10 +84,22 @@ def worker_loop(kind, model, threads, xfile, extra):
         mod = from_onnx(onnx.load(model), keep_params_in_input=False)
         if kind == "tvm-tuned":
             work = tempfile.mkdtemp(prefix="tvm_ms_")
-            with target:
-                mod = relax.get_pipeline(
-                    "static_shape_tuning", target=target, work_dir=work,
-                    total_trials=extra["trials"])(mod)
+            # MetaSchedule prints its progress on stdout, which is this
+            # worker's pipe to the driver: send it to stderr meanwhile
+            sys.stdout.flush()
+            saved = os.dup(1)
+            os.dup2(2, 1)
+            t1 = time.time()
+            try:
+                with target:
+                    mod = relax.get_pipeline(
+                        "static_shape_tuning", target=target, work_dir=work,
+                        total_trials=extra["trials"])(mod)
+            finally:
+                sys.stdout.flush()
+                os.dup2(saved, 1)
+                os.close(saved)
+            info["tune_s"] = time.time() - t1
         ex = tvm.compile(mod, target=target)
         info["compile_s"] = time.time() - t0
         vm = relax.VirtualMachine(ex, tvm.cpu())
@@ -130,10 +142,17 @@ class Worker:
             [sys.executable, os.path.abspath(__file__), "--worker", kind,
              model, str(threads), xfile, json.dumps(extra)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(kind + " worker failed to start")
-        self.info = json.loads(line)
+        while True:  # skip anything a library printed before "ready"
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError(kind + " worker failed to start")
+            try:
+                info = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(info, dict) and info.get("ready"):
+                break
+        self.info = info
 
     def ask(self, cmd):
         self.proc.stdin.write(cmd + "\n")
@@ -361,7 +380,8 @@ def main():
                     "ours_ms": ours, "peer_ms": med, "ratio": ours / med,
                     "rel_err": err,
                     "ours_compile_s": fws["tvm-c"].info["compile_s"],
-                    "peer_compile_s": fws[k].info.get("compile_s")})
+                    "peer_compile_s": fws[k].info.get("compile_s"),
+                    "peer_tune_s": fws[k].info.get("tune_s")})
             if ref is None:
                 rows.append({"label": "%s %dt" % (model, t), "model": model,
                              "threads": t, "peer": "-", "ours_ms": ours,
@@ -378,6 +398,11 @@ def main():
             f(r["peer_ms"], "%.3g"), f(r["ratio"], "%.2fx"),
             f(r["rel_err"], "%.1e"), f(r["ours_compile_s"], "%.2f"),
             f(r["peer_compile_s"], "%.1f")))
+    for r in rows:
+        if r.get("peer_tune_s"):
+            table.append("\n%s %dt: %s tuned in %.0f s of its compile's "
+                         "%.0f s" % (r["model"], r["threads"], r["peer"],
+                                     r["peer_tune_s"], r["peer_compile_s"]))
     svg = os.path.join(HERE, "latency.svg")
     svg_bars(rows, svg)
     report = "\n".join(["    " + l for l in lines]) + "\n\n" + \

@@ -7,7 +7,9 @@
  * compared with tvm_graph_eval_reference on random inputs: strides, pads,
  * dilations, odd channel counts (blocks 3, 4, 8, 16), depthwise, group
  * convolutions (kept NCHW), residual blocks with per-channel constants,
- * and graph outputs that keep their names and the model's layout.  Also
+ * and graph outputs that keep their names and the model's layout; the
+ * conv template's register blocks over output channel chunks, rows and
+ * pixels, preset through the tuner's compile hook.  Also
  * the dense (Gemm transB = 1) template: shapes, epilogues, fallbacks; and
  * matrix products with a constant right operand packed by alter_layout
  * (MatMul_packed, NK<nr>n, the last panel zero-padded).
@@ -17,6 +19,7 @@
 #include "../../unit/compiler/compile_test.h"
 #include "tvm/graph_passes.h"
 #include "tvm/target.h"
+#include "tvm/tune.h"
 
 #define F32 tvm_dt(kDLFloat, 32, 1)
 #define RTOL 1e-4
@@ -649,6 +652,83 @@ static void test_option_off(void **state) {
   tvm_graph_free(g);
 }
 
+/* The conv2d_NCHWc template's register block (tile_oc output channel
+ * chunks x tile_oh rows x tile_ow pixels), each knob preset through the
+ * tuner's compile hook: every block computes what the reference does, and
+ * the block reaches the loop IR (the accumulator buffer holds
+ * tile_oc x tile_oh x tile_ow x oc_block floats). */
+typedef struct block_preset {
+  int oc, oh, ow; /* indices into the knobs' choices */
+  int hits;
+} block_preset;
+
+static tvm_status preset_block(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
+  block_preset *b = ud;
+  if (!cfg || strcmp(tvm_tune_kernel_template(k), "llvm-cpu.conv2d_NCHWc"))
+    return TVM_OK;
+  b->hits++;
+  tvm_status st = tvm_config_preset(cfg, "tile_oc", b->oc);
+  if (!st) st = tvm_config_preset(cfg, "tile_oh", b->oh);
+  if (!st) st = tvm_config_preset(cfg, "tile_ow", b->ow);
+  return st;
+}
+
+static void test_conv_register_blocks(void **state) {
+  (void)state;
+  int lanes = (int)tvm_target_info(T)->vector_bits / 32;
+  if (lanes < 4) lanes = 4;
+  if (lanes > 16) lanes = 16;
+  /* 32 -> 64 channels: 4 or 8 chunks, tile_oc in {1, 2, 4}; 8x8 outputs
+   * (stride 1) or 4x4 (stride 2): tile_oh/ow in {1, 2, 4, 8} or {1, 2, 4} */
+  static const struct { int stride, oc, oh, ow, tc, th, tw; } cases[] = {
+      {1, 2, 1, 1, 4, 2, 2}, {1, 1, 0, 3, 2, 1, 8}, {1, 0, 2, 0, 1, 4, 1},
+      {2, 2, 1, 1, 4, 2, 2}, {2, 1, 2, 0, 2, 4, 1}, {2, 2, 0, 2, 4, 1, 4},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    block_preset b = {cases[i].oc, cases[i].oh, cases[i].ow, 0};
+    tvm_graph *g = NULL;
+    tvm_plan *p = NULL;
+    tensors in, want, got;
+    CHECK_OK(tvm_graph_create(&g));
+    tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 32, 8, 8}, 4);
+    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){64, 32, 3, 3}, 4, 7 + i, 0.2);
+    tvm_gvalue *bias = tvm_graph_random(g, "b", (int64_t[]){64}, 1, 8 + i, 0.2);
+    tvm_gattr at[2] = {
+        tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4),
+        tvm_gattr_ints("strides", (int64_t[]){cases[i].stride, cases[i].stride}, 2)};
+    tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), at, 2, 1, NULL);
+    y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
+    CHECK_OK(tvm_graph_mark_output(g, y));
+    tensors_alloc(&in, &g->inputs, 40 + i);
+    eval_graph(g, &in, &want);
+    tvm_tune_hooks hooks = {preset_block, &b};
+    tvm_compile_options o;
+    tvm_compile_options_init(&o);
+    o.tune = &hooks;
+    o.dump_ir = "vectorize";
+    char *ir = NULL;
+    size_t n = 0;
+    o.dump_to = open_memstream(&ir, &n);
+    assert_non_null(o.dump_to);
+    OKR(tvm_compile(g, T, &o, &p));
+    fclose(o.dump_to);
+    assert_int_equal(b.hits, 1);
+    run_plan(p, T, &in, &got);
+    expect_close(&got, &want, RTOL);
+    char acc[64];
+    snprintf(acc, sizeof acc, "[float32 * %d]",
+             cases[i].tc * cases[i].th * cases[i].tw * lanes);
+    if (!strstr(ir, acc))
+      fail_msg("case %zu: no %s accumulator block in:\n%s", i, acc, ir);
+    free(ir);
+    tensors_free(&in);
+    tensors_free(&want);
+    tensors_free(&got);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+  }
+}
+
 /* The plugin's slot answers through the host accessor (ABI 3). */
 static void test_plugin_slot(void **state) {
   (void)state;
@@ -685,6 +765,7 @@ int main(void) {
       cmocka_unit_test(test_pass_alone),
       cmocka_unit_test(test_plugin_slot),
       cmocka_unit_test(test_conv_cases),
+      cmocka_unit_test(test_conv_register_blocks),
       cmocka_unit_test(test_residual_blocked),
       cmocka_unit_test(test_pools_blocked),
       cmocka_unit_test(test_concat_blocked),

@@ -37,6 +37,17 @@ const char *tvm_tune_error_name(int err) {
   return err >= 0 && err <= 7 ? err_names[err] : "unknown";
 }
 
+double tvm_tune_cost(const double *costs, int n) {
+  double best = 0;
+  for (int i = 0; i < n; i++) {
+    if (!(costs[i] > 0))
+      return 0;
+    if (i == 0 || costs[i] < best)
+      best = costs[i];
+  }
+  return best;
+}
+
 static int error_parse(const char *s) {
   for (int i = 0; i <= 7; i++)
     if (strcmp(s, err_names[i]) == 0)
@@ -169,17 +180,15 @@ static int record_from_json(const tvm_json *o, tvm_tune_record *r,
   tmp.error = r->error;
   tmp.gflops = tvm_json_get_num(o, "gflops", 0);
   tmp.time = tvm_json_get_num(o, "time", 0);
-  double sum = 0;
   for (size_t i = 0; i < costs->n && i < 16; i++) {
     if (costs->items[i]->type != TVM_JSON_NUMBER) {
       snprintf(why, nwhy, "costs[%zu] is not a number", i);
       return 0;
     }
     tmp.costs[tmp.ncosts++] = costs->items[i]->num;
-    sum += costs->items[i]->num;
   }
-  tmp.mean_s = tmp.ncosts ? sum / tmp.ncosts : 0;
-  if (tmp.error == TVM_TUNE_OK && (tmp.ncosts == 0 || !(tmp.mean_s > 0))) {
+  tmp.cost_s = tvm_tune_cost(tmp.costs, tmp.ncosts);
+  if (tmp.error == TVM_TUNE_OK && (tmp.ncosts == 0 || !(tmp.cost_s > 0))) {
     snprintf(why, nwhy, "an ok record needs positive costs");
     return 0;
   }
@@ -280,7 +289,7 @@ const tvm_tune_record *tvm_tune_log_best(const tvm_tune_log *l,
     if (r->error != TVM_TUNE_OK || strcmp(r->workload, workload) != 0 ||
         strcmp(r->target, target) != 0)
       continue;
-    if (!best || r->mean_s < best->mean_s)
+    if (!best || r->cost_s < best->cost_s)
       best = r;
   }
   return best;

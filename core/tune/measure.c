@@ -485,11 +485,8 @@ tvm_status tvm_tune_measure(tvm_tune_measurer *m,
                  "%.3g > %.3g", r->max_rel_err, m->o.tolerance);
         continue;
       }
-      double sum = 0;
-      for (int q = 0; q < r->ncosts; q++)
-        sum += r->costs[q];
-      r->mean_s = r->ncosts ? sum / r->ncosts : 0;
-      if (!(r->mean_s > 0)) {
+      r->cost_s = tvm_tune_cost(r->costs, r->ncosts);
+      if (!(r->cost_s > 0)) {
         r->error = TVM_TUNE_ERR_RUN;
         snprintf(r->msg, sizeof r->msg, "no timing");
       }

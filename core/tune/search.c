@@ -429,7 +429,7 @@ static tvm_status record(search *s, uint64_t idx, const tvm_tune_result *r,
   if (!c)
     return tvm_diag_set(TVM_ERR_NOMEM, "tune: out of memory");
   double flops = tvm_tune_kernel_flops(s->k);
-  double gf = !r->error && r->mean_s > 0 ? flops / r->mean_s * 1e-9 : 0;
+  double gf = !r->error && r->cost_s > 0 ? flops / r->cost_s * 1e-9 : 0;
   c->state = r->error == TVM_TUNE_ERR_INVALID ? ST_INVALID : ST_MEASURED;
   c->gflops = gf;
   if (r->error != TVM_TUNE_ERR_INVALID) {
@@ -439,7 +439,7 @@ static tvm_status record(search *s, uint64_t idx, const tvm_tune_result *r,
         s->best = gf;
         s->best_idx = idx;
         s->have_best = 1;
-        s->res->best_mean_s = r->mean_s;
+        s->res->best_cost_s = r->cost_s;
       }
     }
     tvm_tune_task_result *res = s->res;
@@ -573,12 +573,12 @@ static tvm_status confirm(search *s, tvm_tune_measurer *m, uint64_t dflt,
     tvm_tune_lowered_free(&l);
     if (st)
       return st;
-    if (r.error || !(r.mean_s > 0))
+    if (r.error || !(r.cost_s > 0))
       continue;
     if (i % 2)
-      gb[nb++] = flops / r.mean_s * 1e-9;
+      gb[nb++] = flops / r.cost_s * 1e-9;
     else
-      gd[nd++] = flops / r.mean_s * 1e-9;
+      gd[nd++] = flops / r.cost_s * 1e-9;
   }
   qsort(gd, (size_t)nd, sizeof *gd, cmp_dbl);
   qsort(gb, (size_t)nb, sizeof *gb, cmp_dbl);
@@ -638,7 +638,7 @@ tvm_status tvm_tune_task(tvm_tune_kernel *k, tvm_config *cfg,
     tvm_tune_result pr;
     memset(&pr, 0, sizeof pr);
     pr.error = r->error;
-    pr.mean_s = r->mean_s;
+    pr.cost_s = r->cost_s;
     pr.ncosts = r->ncosts;
     memcpy(pr.costs, r->costs, sizeof pr.costs);
     if ((st = record(&s, idx, &pr, 1)))

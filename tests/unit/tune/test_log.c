@@ -71,7 +71,7 @@ static void test_round_trip_and_malformed(void **state) {
   const tvm_tune_record *b = tvm_tune_log_best(l, "wl-a", "llvm-cpu");
   assert_non_null(b);
   assert_int_equal(b->idx[0], 2);
-  assert_true(b->mean_s == 1e-3);
+  assert_true(b->cost_s == 1e-3);
   assert_string_equal(b->config_str, "tile=x");
   assert_int_equal(b->nent[0], 4);
   assert_null(tvm_tune_log_best(l, "wl-a", "other-target"));
@@ -98,6 +98,16 @@ static void test_round_trip_and_malformed(void **state) {
   unlink(path);
   assert_int_equal(tvm_tune_log_read("/nonexistent/log.jsonl", &l),
                    TVM_ERR_IO);
+}
+
+/* A candidate's cost is the fastest of its repeats; a non-positive one
+ * makes the whole measurement invalid. */
+static void test_cost_of_repeats(void **state) {
+  (void)state;
+  assert_true(tvm_tune_cost((double[]){2e-3, 1e-3, 3e-3}, 3) == 1e-3);
+  assert_true(tvm_tune_cost((double[]){4e-3}, 1) == 4e-3);
+  assert_true(tvm_tune_cost((double[]){2e-3, 0, 3e-3}, 3) == 0);
+  assert_true(tvm_tune_cost(NULL, 0) == 0);
 }
 
 static void test_model_ranks(void **state) {
@@ -153,6 +163,7 @@ static void test_model_ranks(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip_and_malformed),
+      cmocka_unit_test(test_cost_of_repeats),
       cmocka_unit_test(test_model_ranks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

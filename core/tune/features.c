@@ -13,7 +13,13 @@
  * and weighted by trip count.  Everything is folded into a fixed-length
  * vector of log2-scaled numbers (shape-independent): totals, per
  * annotation kind the loop counts and extents, and the six most touched
- * accesses sorted by touch count.  34 + 6 x 5 = 64 numbers.
+ * accesses sorted by touch count.  Three more say what the register
+ * block does: the load instructions left after unrolling, vectorizing and
+ * common-subexpression elimination (an access counts once per iteration
+ * of the unrolled and vectorized loops whose variables its index does not
+ * use, and once per vector along a vectorized loop it does use), the
+ * flops per such load, and the largest unrolled block (product of the
+ * unrolled extents around an access).  37 + 6 x 5 = 67 numbers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,6 +47,7 @@ typedef struct walk {
   double fadd, fmul, fdiv, fmath, iops, cmp, loads, stores, vec_lanes;
   double loop_count[6], loop_ext[6], loop_ext_max[6];
   double max_depth, local_bytes, par_ext, inner_ext, unroll_body;
+  double eff_loads, unroll_block;
   acc accs[64];
   int nacc;
 } walk;
@@ -124,9 +131,23 @@ static void access(walk *w, const tvm_expr *index, tvm_dtype t, int store) {
   a->bytes = (double)tvm_dtype_bytes(t) * w->trip;
   a->store = store;
   a->vector = index && index->kind == TVM_RAMP;
-  for (int d = 0; d < w->depth; d++)
-    if (!uses(index, w->var[d]))
+  double share = 1, block = 1; /* see the top of the file */
+  for (int d = 0; d < w->depth; d++) {
+    int u = uses(index, w->var[d]);
+    if (!u)
       a->reuse *= w->ext[d];
+    if (w->kind[d] == TVM_FOR_UNROLLED) {
+      block *= w->ext[d];
+      if (!u)
+        share *= w->ext[d];
+    } else if (w->kind[d] == TVM_FOR_VECTORIZED) {
+      share *= w->ext[d];
+    }
+  }
+  if (!store)
+    w->eff_loads += w->trip / share;
+  if (block > w->unroll_block)
+    w->unroll_block = block;
   a->stride = -1;
   /* stride w.r.t. the innermost non-vectorized loop using it, else 0 */
   for (int d = w->depth - 1; d >= 0; d--) {
@@ -257,7 +278,8 @@ static const char *const names[] = {
     "serial_n", "serial_ext", "serial_max", "parallel_n", "parallel_ext",
     "parallel_max", "vector_n", "vector_ext", "vector_max", "unroll_n",
     "unroll_ext", "unroll_max", "thread_n", "thread_ext", "thread_max",
-    "vthread_n", "vthread_ext", "vthread_max"};
+    "vthread_n", "vthread_ext", "vthread_max", "eff_loads",
+    "flop_per_eff_load", "unroll_block"};
 
 const char *tvm_tune_feature_name(int i) {
   static char buf[8][24];
@@ -310,6 +332,9 @@ void tvm_tune_features(const tvm_func *f, float *out) {
     out[i++] = (float)w.loop_ext[k];
     out[i++] = (float)lg(w.loop_ext_max[k]);
   }
+  out[i++] = (float)lg(w.eff_loads);
+  out[i++] = (float)(w.eff_loads > 0 ? lg(flops / w.eff_loads) : 0);
+  out[i++] = (float)lg(w.unroll_block);
   for (int a = 0; a < NACC && i + ACC_F <= TVM_TUNE_NFEATURES; a++) {
     if (a < w.nacc) {
       const acc *x = &w.accs[a];

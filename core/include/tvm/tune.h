@@ -56,7 +56,7 @@ TVM_API const struct tvm_target *tvm_tune_kernel_target(
     const tvm_tune_kernel *k);
 
 /* Fixed-length, shape-independent loop-program features (features.c). */
-#define TVM_TUNE_NFEATURES 64
+#define TVM_TUNE_NFEATURES 67
 
 /* An argument of a lowered candidate. */
 typedef struct tvm_tune_arg {

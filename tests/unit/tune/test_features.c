@@ -97,6 +97,13 @@ static void test_schedule_visible(void **state) {
   assert_true(plain[feat("fmul")] > 17.9 && plain[feat("fmul")] < 18.1);
   /* the most touched access is the same count in both */
   assert_true(plain[feat("acc0_touch")] == tiled[feat("acc0_touch")]);
+  /* loads after vectorizing: A[i, k] is one broadcast per 8 lanes and
+   * B[k, j] one vector, where the plain loop loads every element */
+  assert_true(plain[feat("eff_loads")] == plain[feat("loads")]);
+  assert_true(tiled[feat("eff_loads")] < plain[feat("eff_loads")] - 2.5);
+  assert_true(tiled[feat("flop_per_eff_load")] >
+              plain[feat("flop_per_eff_load")] + 1.5); /* 16/3 vs 2/3 */
+  assert_true(plain[feat("unroll_block")] == 1); /* lg(1 + 1) */
 }
 
 static void test_shape_scaling(void **state) {

@@ -30,13 +30,14 @@
  * Knobs (the tuner's space, tvm/config.h):
  *   tile_oc       1 to 4 output channel chunks (a divisor of their count)
  *                 in the register block; regular convolutions only.
- *                 Default 2 where the count is even, else 1.
+ *                 Default 2 where the count is even, unless one chunk
+ *                 fills more of the accumulator budget (see tile_ow).
  *   tile_ow       a divisor of the output width up to 32: output pixels
  *                 of a row in the register block.  Default the largest
- *                 one up to min(14, registers - 4) / tile_oc's default -
- *                 7 on AVX-512's 32 zmm registers, 6 on AVX2's 16 ymm -
- *                 so the accumulators, the weight vectors and the
- *                 broadcast fit.
+ *                 one up to min(14, registers - 4) / tile_oc - 7 on
+ *                 AVX-512's 32 zmm registers with two chunks, 6 on AVX2's
+ *                 16 ymm - so the accumulators, the weight vectors and
+ *                 the broadcast fit.
  *   tile_oh       a divisor of the output height up to 8: output rows in
  *                 the register block, by default what the width left of
  *                 that budget.  Blocks whose accumulators leave fewer than
@@ -117,11 +118,19 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
    * one chunk on every layer with 14x14 or fewer pixels and on the
    * stride-2 ones (each broadcast then feeds two FMAs: one chunk's block
    * is bound by loads). */
-  int64_t OCC = O->shape_c[1];
-  int64_t tc_dflt = !depthwise && OCC % 2 == 0 ? 2 : 1;
-  int64_t cap = isa.vregs - 4 < 14 ? isa.vregs - 4 : 14;
-  cap = cap / vpo > 1 ? cap / vpo : 1;
-  cap = cap / tc_dflt > 1 ? cap / tc_dflt : 1;
+  int64_t OCC = O->shape_c[1], OH = O->shape_c[2];
+  int64_t budget = isa.vregs - 4 < 14 ? isa.vregs - 4 : 14;
+  budget = budget / vpo > 1 ? budget / vpo : 1;
+  /* two chunks unless one chunk fills more of the budget (a prime width
+   * such as 7 leaves AVX2's 6 pixels per chunk a block of 1) */
+  int64_t tc_dflt = 1, cap = budget, best = 0;
+  for (int64_t c = !depthwise && OCC % 2 == 0 ? 2 : 1; c >= 1; c--) {
+    int64_t per = budget / c > 1 ? budget / c : 1;
+    int64_t w = divisor_upto(OW, per);
+    int64_t h = divisor_upto(OH, per / w > 1 ? per / w : 1);
+    if (c * w * h > best)
+      best = c * w * h, tc_dflt = c, cap = per;
+  }
   int64_t choices[32];
   int nch = 0, dflt = 0;
   for (int64_t d = 1; d <= OW && d <= 32 && nch < 32; d++)
@@ -133,7 +142,7 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   if (tw > 1 && tw * vpo > isa.vregs - 2)
     tvm_cfg_reject(cfg, "tile_ow %lld needs %lld accumulator registers of %d",
                    (long long)tw, (long long)(tw * vpo), isa.vregs);
-  int64_t OH = O->shape_c[2], hch[8];
+  int64_t hch[8];
   int nh = 0;
   for (int64_t d = 1; d <= OH && d <= 8 && nh < 8; d++)
     if (OH % d == 0)

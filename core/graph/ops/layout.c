@@ -274,6 +274,45 @@ static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
     kind[k] = b[k] == 1 ? 0 : li.src.block[k] ? 1 : 2;
   }
   int64_t oi[TVM_MAX_DIMS] = {0};
+  /* An unblocked source read inside its extents (the weights' OIHW or
+   * KN, every compile): the source offset is linear in the destination
+   * indices, so the walk adds a stride per dimension instead of
+   * recomputing the offset per element. */
+  int linear = !li.pad;
+  for (int k = 0; k < ns; k++)
+    linear &= kind[k] == 0;
+  if (linear) {
+    int64_t sstride[TVM_MAX_DIMS], dstride[TVM_MAX_DIMS] = {0};
+    for (int k = ns - 1; k >= 0; k--)
+      sstride[k] = k == ns - 1 ? 1 : sstride[k + 1] * x->shape[k + 1];
+    for (int k = 0; k < ns; k++) {
+      /* L = ((oi[prim] * qb0 + oi[q0]) * qb1 + oi[q1]) ... */
+      int64_t m = sstride[k];
+      for (int r = nq[k] - 1; r >= 0; r--) {
+        dstride[q[k][r]] += m;
+        m *= qb[k][r];
+      }
+      dstride[prim[k]] += m;
+    }
+    int64_t inner = out[0]->shape[nd - 1], is = dstride[nd - 1], flat = 0;
+    for (int64_t e = 0; e < len; e += inner) {
+      if (eb == 4) {
+        for (int64_t j = 0; j < inner; j++)
+          memcpy(dst + (e + j) * 4, src + (flat + j * is) * 4, 4);
+      } else {
+        for (int64_t j = 0; j < inner; j++)
+          lt_copy(dst + (e + j) * eb, src + (flat + j * is) * eb, eb);
+      }
+      for (int d = nd - 2; d >= 0; d--) {
+        flat += dstride[d];
+        if (++oi[d] < out[0]->shape[d])
+          break;
+        flat -= dstride[d] * out[0]->shape[d];
+        oi[d] = 0;
+      }
+    }
+    return TVM_OK;
+  }
   for (int64_t e = 0; e < len; e++) {
     int64_t flat = 0;
     int outside = 0;

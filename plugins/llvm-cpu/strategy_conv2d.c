@@ -112,12 +112,12 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   int64_t OW = O->shape_c[3], OB = O->shape_c[4];
   int64_t vpo = (OB + isa.lanes - 1) / isa.lanes; /* vectors per ow */
   /* Default register block: two output channel chunks (regular
-   * convolutions with an even chunk count) times up to cap / 2 output
-   * pixels.  Measured on ResNet-18's layers (AVX-512, 1 thread): 14-16
-   * accumulators over two chunks ran 1.2-2.3x faster than 14 pixels of
-   * one chunk on every layer with 14x14 or fewer pixels and on the
-   * stride-2 ones (each broadcast then feeds two FMAs: one chunk's block
-   * is bound by loads). */
+   * convolutions with an even chunk count) times up to budget / 2 output
+   * pixels.  Each broadcast then feeds two FMAs: one chunk's block needs
+   * a load per FMA and is bound by loads.  Tuning ResNet-18's 15
+   * convolutions (AVX-512, 1 thread, 8-31 configurations each), 14
+   * layers' fastest configuration had tile_oc 2 or 4; the 15th (14x14,
+   * 14 pixels of one chunk) was 4% ahead of 2 x 7. */
   int64_t OCC = O->shape_c[1], OH = O->shape_c[2];
   int64_t budget = isa.vregs - 4 < 14 ? isa.vregs - 4 : 14;
   budget = budget / vpo > 1 ? budget / vpo : 1;

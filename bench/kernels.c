@@ -9,7 +9,7 @@
  * dnnl_sgemm calls over the batch.
  *
  *   build/bench/kernels [threads=1] [rounds=5] [runs_per_round=8]
- *                       [conv|dw|gemm|bmm ...]
+ *                       [conv|dw|gemm|bmm ...] [tune=N]
  *
  * tvm-c: each layer is a one-operator graph (Conv + bias + Relu, or
  * MatMul with a constant right-hand side) compiled for llvm-cpu with the
@@ -17,7 +17,10 @@
  * kernels that compute it (the layout transforms into and out of
  * NCHW16c, which a whole network pays once, are left out, as oneDNN's
  * reorders are; the batched products count every step, since both of
- * their operands change with every run).  oneDNN: the same convolution with layouts of its own
+ * their operands change with every run).  With tune=N every templated
+ * kernel is first tuned with N measurements (tvm_tune_task, xgb when
+ * built in) and compiled with the best configuration found; without it,
+ * the templates' defaults.  oneDNN: the same convolution with layouts of its own
  * choosing (format "any"), bias and a ReLU post-op, no reorders timed;
  * dnnl_sgemm.  OpenBLAS: cblas_sgemm, OPENBLAS_CORETYPE from the detected
  * ISA (bench/machine.c).  Each round times every side in turn after a
@@ -40,6 +43,8 @@
 #include "machine.h"
 #include "tvm/compiler.h"
 #include "tvm/runtime.h"
+#include "tvm/target.h"
+#include "tvm/tune.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -143,10 +148,49 @@ static void ours_free(ours *o) {
   memset(o, 0, sizeof *o);
 }
 
+/* "tune=N": every templated kernel is tuned (N measurements, xgb when
+ * built in, else random; tvm_tune_task as `tvmc tune` runs it) and
+ * compiled with its best configuration before it is timed. */
+static int tune_trials;
+static tvm_tune_model *tune_cost;
+static tvm_tune_data *tune_data;
+static int tune_group;
+static double tune_seconds;
+
+static tvm_status tune_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
+  const tvm_target *t = ud;
+  if (!cfg || tvm_tune_kernel_reused(k))
+    return TVM_OK;
+  tvm_tune_task_opts o;
+  memset(&o, 0, sizeof o);
+  o.tuner = tune_cost ? TVM_TUNER_XGB : TVM_TUNER_RANDOM;
+  o.trials = tune_trials;
+  o.batch = 8;
+  o.seed = 1;
+  o.group = tune_group++;
+  o.measure.number = t->tuning.number;
+  o.measure.repeat = t->tuning.repeat;
+  o.measure.min_repeat_ms = t->tuning.min_repeat_ms;
+  o.measure.timeout_s = t->tuning.timeout_s;
+  o.measure.jobs = 2;
+  o.model = tune_cost;
+  o.data = tune_data;
+  o.target_name = t->name;
+  tvm_tune_task_result res;
+  memset(&res, 0, sizeof res);
+  tvm_status st = tvm_tune_task(k, cfg, &o, &res);
+  tune_seconds += res.seconds;
+  tvm_free(res.curve);
+  return st;
+}
+
 /* Compiles g (one layer) for t and feeds its inputs. */
 static int ours_prepare(ours *o, const tvm_target *t) {
   tvm_compile_options co;
   tvm_compile_options_init(&co);
+  tvm_tune_hooks hooks = {tune_hook, (void *)t};
+  if (tune_trials > 0)
+    co.tune = &hooks;
   if (tvm_compile(o->g, t, &co, &o->p) != TVM_OK ||
       tvm_executor_create(o->p, t, &o->e) != TVM_OK)
     return 1;
@@ -494,14 +538,21 @@ int main(int argc, char **argv) {
   int want_conv = argc <= 4, want_dw = argc <= 4, want_gemm = argc <= 4;
   int want_bmm = argc <= 4;
   for (int i = 4; i < argc; i++) {
+    if (!strncmp(argv[i], "tune=", 5)) { /* not a selector */
+      tune_trials = atoi(argv[i] + 5);
+      if (argc == 5)
+        want_conv = want_dw = want_gemm = want_bmm = 1;
+      continue;
+    }
     want_conv |= !strcmp(argv[i], "conv");
     want_dw |= !strcmp(argv[i], "dw");
     want_gemm |= !strcmp(argv[i], "gemm");
     want_bmm |= !strcmp(argv[i], "bmm");
   }
-  if (threads < 1 || threads > 2 || rounds < 1 || runs < 1) {
+  if (threads < 1 || threads > 2 || rounds < 1 || runs < 1 ||
+      tune_trials < 0) {
     fprintf(stderr, "usage: %s [threads=1|2] [rounds>0] [runs>0] "
-                    "[conv|dw|gemm|bmm ...]\n", argv[0]);
+                    "[conv|dw|gemm|bmm ...] [tune=N]\n", argv[0]);
     return 2;
   }
   if (!getenv("OPENBLAS_CORETYPE")) {
@@ -536,6 +587,17 @@ int main(int argc, char **argv) {
                                  dnnl_stream_default_flags))) {
     fprintf(stderr, "bench/kernels: oneDNN engine creation failed\n");
     return 1;
+  }
+  if (tune_trials > 0) {
+    if (tvm_tune_model_available() &&
+        (tvm_tune_model_create(threads, 1, &tune_cost) != TVM_OK ||
+         !(tune_data = tvm_tune_data_new()))) {
+      fprintf(stderr, "bench/kernels: %s\n", tvm_diag_message());
+      return 1;
+    }
+    printf("# tuned: every templated kernel tuned with %d %s measurements "
+           "before it is timed\n", tune_trials,
+           tune_cost ? "xgb" : "random");
   }
   opts op = {threads, rounds, runs, t, &d};
   int rc = 0;
@@ -582,6 +644,11 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof bmms / sizeof *bmms; i++)
       rc |= bench_bmm(&op, &bmms[i]);
   }
+  if (tune_trials > 0)
+    printf("\n# tuning took %.0f s in all (%d kernels)\n", tune_seconds,
+           tune_group);
+  tvm_tune_model_free(tune_cost);
+  tvm_tune_data_free(tune_data);
   dnnl_stream_destroy(d.stream);
   dnnl_engine_destroy(d.eng);
   tvm_target_free(t);

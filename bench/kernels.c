@@ -188,7 +188,7 @@ static tvm_status tune_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
 static int ours_prepare(ours *o, const tvm_target *t) {
   tvm_compile_options co;
   tvm_compile_options_init(&co);
-  tvm_tune_hooks hooks = {tune_hook, (void *)t};
+  tvm_tune_hooks hooks = {tune_hook, (void *)t, NULL};
   if (tune_trials > 0)
     co.tune = &hooks;
   if (tvm_compile(o->g, t, &co, &o->p) != TVM_OK ||

@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   target_name = t->name;
-  tvm_tune_hooks h = {hook, NULL};
+  tvm_tune_hooks h = {hook, NULL, NULL};
   tvm_compile_options o;
   tvm_compile_options_init(&o);
   o.tune = &h;

@@ -145,7 +145,12 @@ static tvm_status one_group_per_node(tvm_graph *g) {
   return st;
 }
 
-/* alter_layout's query: the target plugin's choice for node n. */
+/* alter_layout's query: the target plugin's choice for node n, with its
+ * layout knobs preset and reported through the tuner's hooks. */
+typedef struct layout_ctx {
+  const tvm_target *t;
+  const tvm_tune_hooks *hooks;
+} layout_ctx;
 static tvm_status layout_query(void *ud, const tvm_gnode *n,
                                tvm_layout_choice *c);
 
@@ -221,7 +226,8 @@ static tvm_status gp_alter_layout(tvm_graph *g, const tvm_target *t,
     return TVM_OK;
   }
   /* fold_constants again: the weights in the new layouts are packed now */
-  if ((st = tvm_graph_pass_alter_layout(g, layout_query, (void *)t)))
+  layout_ctx lc = {t, o->tune};
+  if ((st = tvm_graph_pass_alter_layout(g, layout_query, &lc)))
     return st;
   return tvm_graph_pass_fold_constants(g);
 }
@@ -319,15 +325,54 @@ static tvm_status run_graph_pipeline(tvm_graph *g, const tvm_target *t,
 static tvm_status layout_query(void *ud, const tvm_gnode *n,
                                tvm_layout_choice *c) {
   tvm_plugin_layout pl;
-  const tvm_target *t = ud;
+  const layout_ctx *lc = ud;
+  const tvm_target *t = lc->t;
+  const tvm_tune_hooks *h = lc->hooks && lc->hooks->layout ? lc->hooks : NULL;
   int yes = 1;
-  char why[TVM_PLUGIN_REASON_CAP];
+  char why[TVM_PLUGIN_REASON_CAP], wl[64], label[96];
   tvm_status st;
   /* a node the target declines is laid out as its fallback wants it */
   if (t->fallback &&
       (st = tvm_target_supports(t, n, &yes, why, sizeof why)) != TVM_OK)
     return st;
+  tvm_config *cfg = tvm_config_create();
+  if (!cfg)
+    return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+  if ((st = compiler_layout_workload(n, wl)))
+    goto out;
+  size_t nl = (size_t)snprintf(label, sizeof label, "%s ", n->op);
+  for (int d = 0; n->noutputs > 0 && n->outputs[0] &&
+                  d < n->outputs[0]->ndim && nl + 2 < sizeof label; d++)
+    nl += (size_t)snprintf(label + nl, sizeof label - nl, "%s%lld",
+                           d ? "x" : "", (long long)n->outputs[0]->shape[d]);
+  if (h && (st = h->layout(h->ud, wl, label, cfg, 0)))
+    goto out;
+  tvm_gnode_layout_config_set(n, cfg);
   st = tvm_target_alter_layout(yes ? t : t->fallback, n, &pl);
+  tvm_gnode_layout_config_set(NULL, NULL);
+  if (st)
+    goto out;
+  if (tvm_config_rejected(cfg)) {
+    st = tvm_diag_set(TVM_ERR_INVALID,
+                      "alter_layout of %s '%s' (layout workload %s): the "
+                      "target rejected its layout knobs: %s (a stale tuning "
+                      "log? re-tune, or compile without it)",
+                      n->op, n->name, wl, tvm_config_rejected(cfg));
+    goto out;
+  }
+  if (tvm_config_nknobs(cfg) > 0) {
+    if (tvm_config_presets_unused(cfg))
+      tvm_log(TVM_LOG_WARN, "layout workload %s (%s '%s'): %d preset "
+              "layout knob(s) unknown or out of range (a stale tuning log?); "
+              "their defaults are used", wl, n->op, n->name,
+              tvm_config_presets_unused(cfg));
+    memcpy(c->tuned, wl, sizeof wl < sizeof c->tuned ? sizeof wl
+                                                      : sizeof c->tuned);
+    if (h && (st = h->layout(h->ud, wl, label, cfg, 1)))
+      goto out;
+  }
+out:
+  tvm_config_free(cfg);
   if (st)
     return st;
   memcpy(c->data, pl.data, sizeof c->data);
@@ -557,26 +602,30 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   if ((st = tvm_graph_status(g)))
     return st;
 
-  if ((st = run_graph_pipeline(g, t, o)))
-    return st;
+  /* a tuning log presets the best record's knobs of each workload, the
+   * layout knobs (alter_layout) and the kernels' */
+  memset(&tapply, 0, sizeof tapply);
+  if (o->tuning_log && !hooks) {
+    if ((st = tvm_tune_log_read(o->tuning_log, &tlog)))
+      return st;
+    tapply.log = tlog;
+    tapply.log_name = o->tuning_log;
+    tapply.target_name = t->name;
+    memset(&thooks, 0, sizeof thooks);
+    tvm_tune_apply_hooks(&tapply, &thooks);
+    hooks = &thooks;
+  }
+  tvm_compile_options og = *o; /* the graph passes see these hooks */
+  og.tune = hooks;
+  if ((st = run_graph_pipeline(g, t, &og)))
+    goto out;
   if ((st = tvm_graph_groups_collect(g, &gr)))
-    return st;
+    goto out;
 
   if (o->dump_ir) {
     lo.dump_pass = o->dump_ir;
     lo.dump = dump_func;
     lo.dump_ud = dump_file(o);
-  }
-  /* a tuning log presets the best record's knobs of each workload */
-  if (o->tuning_log && !hooks) {
-    if ((st = tvm_tune_log_read(o->tuning_log, &tlog)))
-      goto out;
-    memset(&tapply, 0, sizeof tapply);
-    tapply.log = tlog;
-    tapply.log_name = o->tuning_log;
-    tapply.target_name = t->name;
-    tvm_tune_apply_hooks(&tapply, &thooks);
-    hooks = &thooks;
   }
   for (int d = 0; d < ndev; d++) {
     if (d > 0) {
@@ -666,6 +715,9 @@ out:
               "tuning log %s: %d kernel(s) tuned, %d without a record for "
               "target %s (template defaults)",
               o->tuning_log, tapply.applied, tapply.missing, t->name);
+    if (tapply.layouts)
+      tvm_log(TVM_LOG_INFO, "tuning log %s: %d layout(s) chosen by their "
+              "records", o->tuning_log, tapply.layouts);
     tvm_tune_log_free(tlog);
   }
   if (st) {

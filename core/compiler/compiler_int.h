@@ -59,6 +59,9 @@ int kernel_builder_nkernels(const kernel_builder *kb);
 /* The tuner's hooks (tvm/tune.h), NULL = none; called by
  * kernel_builder_add for every group the target has a template for. */
 void kernel_builder_set_hooks(kernel_builder *kb, const tvm_tune_hooks *h);
+/* The layout workload of node n (tvm_tune_hooks.layout): "layout_<op>-"
+ * and a hash of its operator, attributes and input and output types. */
+tvm_status compiler_layout_workload(const tvm_gnode *n, char out[64]);
 /* Declares G's tensor expressions in c: in[i] per group input, outs[k]
  * per output; used[i] says whether input i is read (a kernel argument). */
 tvm_status compiler_group_declare(tvm_ctx *c, const tvm_graph_group *G,

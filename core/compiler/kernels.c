@@ -153,6 +153,39 @@ static char *group_key(const tvm_graph_group *G, const unsigned char *used) {
   return tvm_strbuf_take(&b);
 }
 
+/* A node's own key (operator, attributes, input and output types; not
+ * the weights' values): the layout workload's (compiler_layout_workload). */
+tvm_status compiler_layout_workload(const tvm_gnode *n, char out[64]) {
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  tvm_strbuf_printf(&b, "%s{", n->op);
+  for (int a = 0; a < n->nattrs; a++)
+    key_attr(&b, &n->attrs[a]);
+  tvm_strbuf_append(&b, "}(");
+  for (int k = 0; k < n->ninputs; k++) {
+    if (n->inputs[k])
+      key_type(&b, n->inputs[k]);
+    tvm_strbuf_printf(&b, ":%d,",
+                      n->inputs[k] && n->inputs[k]->kind == TVM_GV_CONST);
+  }
+  tvm_strbuf_append(&b, ")->");
+  for (int k = 0; k < n->noutputs; k++) {
+    if (n->outputs[k])
+      key_type(&b, n->outputs[k]);
+    tvm_strbuf_append(&b, ",");
+  }
+  if (b.oom) {
+    tvm_strbuf_free(&b);
+    return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
+  }
+  char *key = tvm_strbuf_take(&b);
+  snprintf(out, 64, "layout_%.24s-%016llx", n->op,
+           (unsigned long long)tvm_hash_bytes(key, strlen(key),
+                                              TVM_HASH_SEED));
+  tvm_free(key);
+  return TVM_OK;
+}
+
 /* The record with this key, or -1. */
 static int table_find(kernel_builder *kb, const char *key) {
   return (int)((intptr_t)tvm_strmap_get(&kb->table, key) - 1);

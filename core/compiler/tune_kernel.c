@@ -64,6 +64,9 @@ int tvm_tune_kernel_reused(const tvm_tune_kernel *k) { return k->reused; }
 const tvm_target *tvm_tune_kernel_target(const tvm_tune_kernel *k) {
   return k->t;
 }
+const char *tvm_tune_kernel_layout_workload(const tvm_tune_kernel *k) {
+  return k->G && k->G->anchor ? k->G->anchor->layout_workload : NULL;
+}
 
 /* Lowering's dump hook: features of the function after storage_flatten. */
 static void take_features(void *ud, const char *pass, const tvm_func *f) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tvm/graph.h"
+#include "tvm/graph_passes.h"
 
 /* The registry name of n's operator ("Conv"), or "" for NULL. */
 const char *tvm_gnode_op_name(const tvm_gnode *n) {
@@ -76,6 +77,20 @@ int tvm_gnode_output_dtype(const tvm_gnode *n, int k, tvm_dtype *out) {
 const char *tvm_gnode_input_layout(const tvm_gnode *n, int i) {
   const tvm_gvalue *v = value_of(n, i, 1);
   return v ? v->layout : NULL;
+}
+
+/* The node alter_layout is asking the target about on this thread, and
+ * its layout knobs (tvm_gnode_layout_config). */
+static _Thread_local const tvm_gnode *layout_node;
+static _Thread_local struct tvm_config *layout_cfg;
+
+void tvm_gnode_layout_config_set(const tvm_gnode *n, struct tvm_config *cfg) {
+  layout_node = n;
+  layout_cfg = n ? cfg : NULL;
+}
+
+struct tvm_config *tvm_gnode_layout_config(const tvm_gnode *n) {
+  return n && n == layout_node ? layout_cfg : NULL;
 }
 
 /* 1 when input i is a compile-time constant (weights), else 0. */

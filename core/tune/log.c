@@ -180,6 +180,7 @@ static int record_from_json(const tvm_json *o, tvm_tune_record *r,
   tmp.error = r->error;
   tmp.gflops = tvm_json_get_num(o, "gflops", 0);
   tmp.time = tvm_json_get_num(o, "time", 0);
+  tmp.is_default = tvm_json_get_int(o, "default", 0) != 0;
   for (size_t i = 0; i < costs->n && i < 16; i++) {
     if (costs->items[i]->type != TVM_JSON_NUMBER) {
       snprintf(why, nwhy, "costs[%zu] is not a number", i);
@@ -295,6 +296,21 @@ const tvm_tune_record *tvm_tune_log_best(const tvm_tune_log *l,
   return best;
 }
 
+const tvm_tune_record *tvm_tune_log_best_layout(const tvm_tune_log *l,
+                                                const char *workload,
+                                                const char *target) {
+  const tvm_tune_record *best = tvm_tune_log_best(l, workload, target), *d = NULL;
+  for (int i = 0; best && !best->is_default && l && i < l->n; i++) {
+    const tvm_tune_record *r = &l->recs[i];
+    if (r->error == TVM_TUNE_OK && r->is_default &&
+        strcmp(r->workload, workload) == 0 && strcmp(r->target, target) == 0 &&
+        (!d || r->cost_s < d->cost_s))
+      d = r;
+  }
+  return d && best->cost_s * (1 + TVM_TUNE_LAYOUT_MARGIN) > d->cost_s ? d
+                                                                       : best;
+}
+
 tvm_status tvm_tune_record_write(FILE *f, const tvm_tune_record *r) {
   tvm_strbuf b;
   tvm_strbuf_init(&b);
@@ -334,6 +350,10 @@ tvm_status tvm_tune_record_write(FILE *f, const tvm_tune_record *r) {
   tvm_strbuf_printf(&b, "\"%s\"", tvm_tune_error_name(r->error));
   tvm_json_w_key(&b, "time", 0);
   tvm_strbuf_printf(&b, "%.3f", r->time);
+  if (r->is_default) {
+    tvm_json_w_key(&b, "default", 0);
+    tvm_strbuf_append(&b, "1");
+  }
   tvm_strbuf_append(&b, "}\n");
   tvm_status st = TVM_OK;
   if (b.oom)
@@ -401,7 +421,24 @@ static tvm_status apply_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   return tvm_tune_record_apply(r, cfg);
 }
 
+/* The layout hook of tvm_tune_apply_hooks. */
+static tvm_status apply_layout(void *ud, const char *workload,
+                               const char *label, tvm_config *cfg,
+                               int after) {
+  tvm_tune_apply *a = ud;
+  (void)label;
+  if (after)
+    return TVM_OK;
+  const tvm_tune_record *r =
+      tvm_tune_log_best_layout(a->log, workload, a->target_name);
+  if (!r)
+    return TVM_OK;
+  a->layouts++;
+  return tvm_tune_record_apply(r, cfg);
+}
+
 void tvm_tune_apply_hooks(tvm_tune_apply *a, tvm_tune_hooks *h) {
   h->kernel = apply_hook;
   h->ud = a;
+  h->layout = apply_layout;
 }

@@ -8,15 +8,26 @@
  * is the vector width in float32 lanes (16 with AVX-512) or the largest
  * power of two >= 4 below it that divides the count; a count at most the
  * lanes wide that no such block divides (3 RGB channels) is one block.
- * The block depends only on the channel count, so a producer and its
- * consumer agree and no transform is needed between them.  Outputs whose
- * channels give no block (odd counts above the lane width) stay NCHW, as
- * do group convolutions.  Matrix products (MatMul, Gemm) with a
- * constant right operand ask for it packed (see matmul_layout).
+ * By default the block depends only on the channel count, so a producer
+ * and its consumer agree and no transform is needed between them.
+ * Outputs whose channels give no block (odd counts above the lane width)
+ * stay NCHW, as do group convolutions.
+ *
+ * The blocks are layout knobs (tvm_gnode_layout_config), "ic_block" and
+ * "oc_block" (depthwise: "oc_block" only, the data's block too): the
+ * default above, or half or twice the lanes where that divides the count
+ * (4 at least; twice the lanes is two vectors per chunk).  A tuning log
+ * whose layout records chose other blocks gives this convolution those,
+ * and alter_layout inserts the layout transforms its neighbours then
+ * need; `tvmc tune` measures the alternatives.
+ *
+ * Matrix products (MatMul, Gemm) with a constant right operand ask for it
+ * packed (see matmul_layout).
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "tvm/config.h"
 #include "tvm/graph.h"
 #include "tvm/plugin.h"
 #include "llvm_cpu.h"
@@ -26,6 +37,20 @@ static int64_t channel_block(int64_t c, int64_t lanes) {
   for (int64_t b = lanes; b >= 4; b /= 2)
     if (c % b == 0) return b;
   return c <= lanes ? c : 0;
+}
+
+/* The block of c channels as layout knob `name` of cfg (NULL: the
+ * default): the default dflt, then half and twice the lanes where they
+ * divide c. */
+static int64_t block_knob(tvm_config *cfg, const char *name, int64_t c,
+                          int64_t lanes, int64_t dflt) {
+  int64_t ch[3];
+  int n = 0;
+  ch[n++] = dflt;
+  const int64_t alt[2] = {lanes / 2, 2 * lanes};
+  for (int i = 0; i < 2; i++)
+    if (alt[i] >= 4 && alt[i] != dflt && c % alt[i] == 0) ch[n++] = alt[i];
+  return cfg && n > 1 ? tvm_cfg_choice(cfg, name, ch, n, 0) : dflt;
 }
 
 /* A matrix product B' (K x N, float32) packed as NK<nr>n: nr = two
@@ -76,15 +101,18 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
   int64_t group = tvm_gnode_int(n, "group", 1);
   int64_t ib = channel_block(C, lanes), ob = channel_block(M, lanes);
   if (!ib || !ob || ob < 4 || ib > 4096 || ob > 4096) return 0;
+  int dw = group == C && M == C && ws[1] == 1;
+  if (group != 1 && !dw) return 0;
+  tvm_config *cfg = tvm_gnode_layout_config(n);
+  ob = block_knob(cfg, "oc_block", M, lanes, ob);
+  ib = dw ? ob : block_knob(cfg, "ic_block", C, lanes, ib);
   if (group == 1) {
     snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ib);
     snprintf(out->weight, sizeof out->weight, "OIHW%di%do", (int)ib,
              (int)ob);
-  } else if (group == C && M == C && ws[1] == 1) {
+  } else {
     snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ob);
     snprintf(out->weight, sizeof out->weight, "OIHW1i%do", (int)ob);
-  } else {
-    return 0;
   }
   snprintf(out->out, sizeof out->out, "NCHW%dc", (int)ob);
   return 0;

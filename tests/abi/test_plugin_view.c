@@ -2,7 +2,8 @@
  * tests/abi/test_plugin_view.c - the accessors through which plugins read
  * the core structs that are not frozen (tvm_gnode for alter_layout,
  * tvm_stage for strategies): values on a real node and stage, and
- * "absent" answers for NULL and out-of-range indexes.
+ * "absent" answers for NULL and out-of-range indexes; a node's layout
+ * knobs are there only while alter_layout asks about that node.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "tvm/graph.h"
+#include "tvm/graph_passes.h"
 #include "tvm/schedule.h"
 
 /* A Conv node with a constant weight and no bias. */
@@ -54,6 +56,14 @@ static void test_gnode_view(void **state) {
   assert_int_equal(tvm_gnode_input_is_const(n, 5), 0);
   assert_string_equal(tvm_gnode_op_name(NULL), "");
   assert_int_equal(tvm_gnode_num_inputs(NULL), 0);
+  /* layout knobs: only for the node alter_layout is asking about */
+  struct tvm_config *cfg = (struct tvm_config *)&a; /* any pointer */
+  assert_null(tvm_gnode_layout_config(n));
+  tvm_gnode_layout_config_set(n, cfg);
+  assert_ptr_equal(tvm_gnode_layout_config(n), cfg);
+  assert_null(tvm_gnode_layout_config(NULL));
+  tvm_gnode_layout_config_set(NULL, cfg);
+  assert_null(tvm_gnode_layout_config(n));
   tvm_graph_free(g);
 }
 

@@ -26,13 +26,27 @@
  *    comes from these re-measurements.
  * 4. A per-task table, and tuning curves (best GFLOP/s against
  *    measurements, every tuner on each task's chart) as SVG.
- * A progress line (task i/n, trials, best GFLOP/s, time left) is redrawn
- * on a terminal; otherwise a plain line per finished task.
+ *
+ * Layouts (--layout-trials K, 0 to 8, default 2; 0 = the target's
+ * default layouts): between 1 and 2, every layout the target offers for
+ * each node with layout knobs (tvm_gnode_layout_config: llvm-cpu's
+ * channel blocks of a convolution) is measured.  The model is compiled
+ * once per layout index i, every layout workload with more than i
+ * layouts taking its i-th, and the kernel each such node became is
+ * measured at its template default; K such passes over all layouts (so
+ * the machine's slow and fast spells fall on every layout alike).  Each
+ * layout's measurements go to LOG as a record of the layout workload
+ * (template "layout"; its cost, as for kernels, the fastest).  Then the
+ * tasks are extracted again with each workload's fastest layout - the
+ * one `tvmc compile --tuning-log` will choose - and tuned in it.  A
+ * kernel is measured alone: the layout transforms a choice adds between
+ * neighbours that disagree are not counted.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "model_load.h"
@@ -53,10 +67,29 @@ typedef struct task {
   tvm_tune_task_result res[MAX_TUNERS];
 } task;
 
+#define MAX_LTASKS 256
+#define MAX_LKNOBS 4
+#define MAX_LAYOUTS 16
+
+/* A layout workload (a node with layout knobs). */
+typedef struct ltask {
+  char workload[64], label[96];
+  char knob[MAX_LKNOBS][24];
+  int nent[MAX_LKNOBS], nknobs;
+  int64_t val[MAX_LKNOBS][MAX_LAYOUTS]; /* each knob's values */
+  int space;                /* layouts (capped at MAX_LAYOUTS) */
+  int dflt;                 /* index of the target's default layout */
+  double cost[MAX_LAYOUTS][8]; /* kernel cost per layout and pass */
+  int ncost[MAX_LAYOUTS];
+  double flops;
+  int resumed;              /* its records came from the log */
+} ltask;
+
 typedef struct tune_run {
   /* options */
   const char *model, *target_name, *log_path, *svg_path, *filter, *csv_path;
   int trials, jobs, batch, patience, resume, max_tasks, confirm;
+  int layout_trials;
   int tuners[MAX_TUNERS], ntuners;
   uint64_t seed;
   /* state */
@@ -70,6 +103,11 @@ typedef struct tune_run {
   tvm_tune_log *prior;
   tvm_tune_model *cost;
   tvm_tune_data *data;
+  ltask ltasks[MAX_LTASKS];
+  int nltasks;
+  int cur_layout;        /* layout pass: the layout index compiled */
+  int cur_round;         /* and the pass over all layouts */
+  tvm_tune_log *layouts; /* layout records: written, or from the log */
   double start, pass_start;
   int tty;
   int done_trials, total_trials;
@@ -103,6 +141,254 @@ static tvm_status extract_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   tk->flops = tvm_tune_kernel_flops(k);
   tk->uses = 1;
   return TVM_OK;
+}
+
+static ltask *find_ltask(tune_run *r, const char *wl) {
+  for (int i = 0; wl && i < r->nltasks; i++)
+    if (!strcmp(r->ltasks[i].workload, wl))
+      return &r->ltasks[i];
+  return NULL;
+}
+
+/* Extraction's layout hook: records each layout workload's knobs. */
+static tvm_status extract_layout(void *ud, const char *wl, const char *label,
+                                 tvm_config *cfg, int after) {
+  tune_run *r = ud;
+  if (!after || find_ltask(r, wl) || r->nltasks == MAX_LTASKS)
+    return TVM_OK;
+  int nk = tvm_config_nknobs(cfg);
+  if (nk > MAX_LKNOBS)
+    return TVM_OK; /* not searched: keeps the target's default */
+  for (int i = 0; i < nk; i++)
+    if (tvm_config_knob(cfg, i)->kind != TVM_KNOB_CHOICE ||
+        tvm_config_knob(cfg, i)->nchoices > MAX_LAYOUTS)
+      return TVM_OK;
+  ltask *lt = &r->ltasks[r->nltasks++];
+  memset(lt, 0, sizeof *lt);
+  snprintf(lt->workload, sizeof lt->workload, "%s", wl);
+  snprintf(lt->label, sizeof lt->label, "%s", label);
+  uint64_t space = tvm_config_space_size(cfg);
+  lt->space = space > MAX_LAYOUTS ? MAX_LAYOUTS : (int)space;
+  lt->nknobs = nk;
+  for (int i = 0; i < nk; i++) {
+    const tvm_knob *kb = tvm_config_knob(cfg, i);
+    snprintf(lt->knob[i], sizeof lt->knob[i], "%s", kb->name);
+    lt->nent[i] = kb->nchoices;
+    memcpy(lt->val[i], kb->choices, sizeof(int64_t) * (size_t)kb->nchoices);
+  }
+  uint64_t d = tvm_config_index(cfg);
+  lt->dflt = d < (uint64_t)lt->space ? (int)d : 0;
+  return TVM_OK;
+}
+
+/* Presets layout index idx of lt into cfg (first knob fastest, as
+ * tvm_config_index counts). */
+static tvm_status preset_layout(const ltask *lt, int idx, tvm_config *cfg) {
+  for (int i = 0; i < lt->nknobs; i++) {
+    tvm_status st = tvm_config_preset(cfg, lt->knob[i], idx % lt->nent[i]);
+    if (st)
+      return st;
+    idx /= lt->nent[i];
+  }
+  return TVM_OK;
+}
+
+/* Layout pass: every layout workload with more than cur_layout layouts
+ * takes its cur_layout-th. */
+static tvm_status force_layout(void *ud, const char *wl, const char *label,
+                               tvm_config *cfg, int after) {
+  tune_run *r = ud;
+  ltask *lt = find_ltask(r, wl);
+  (void)label;
+  if (after || !lt || lt->resumed || r->cur_layout >= lt->space)
+    return TVM_OK;
+  return preset_layout(lt, r->cur_layout, cfg);
+}
+
+/* The tuning passes (and the re-extraction): each layout workload takes
+ * its fastest logged layout, as tvmc compile --tuning-log will. */
+static tvm_status best_layout(void *ud, const char *wl, const char *label,
+                              tvm_config *cfg, int after) {
+  tune_run *r = ud;
+  (void)label;
+  if (after || !r->layouts)
+    return TVM_OK;
+  const tvm_tune_record *rec =
+      tvm_tune_log_best_layout(r->layouts, wl, r->t->name);
+  return rec ? tvm_tune_record_apply(rec, cfg) : TVM_OK;
+}
+
+/* The options of a tuning run of one kernel. */
+static void task_opts(tune_run *r, int tuner, int trials, int group,
+                      tvm_tune_task_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->tuner = tuner;
+  o->trials = trials;
+  o->batch = r->batch;
+  o->seed = r->seed;
+  o->patience = r->patience;
+  o->group = group;
+  o->measure.number = r->t->tuning.number;
+  o->measure.repeat = r->t->tuning.repeat;
+  o->measure.min_repeat_ms = r->t->tuning.min_repeat_ms;
+  o->measure.timeout_s = r->t->tuning.timeout_s;
+  o->measure.jobs = r->jobs;
+  o->model = tuner == TVM_TUNER_XGB ? r->cost : NULL;
+  o->data = tuner == TVM_TUNER_XGB ? r->data : NULL;
+  o->log = r->log;
+  o->target_name = r->t->name;
+}
+
+/* Layout pass kernel hook: measures the template default of the kernel
+ * of a node whose layout this compile changed to its cur_layout-th, once
+ * per layout workload and pass. */
+static tvm_status layout_kernel(void *ud, tvm_tune_kernel *k,
+                                tvm_config *cfg) {
+  tune_run *r = ud;
+  if (tvm_tune_kernel_reused(k) || !cfg)
+    return TVM_OK;
+  ltask *lt = find_ltask(r, tvm_tune_kernel_layout_workload(k));
+  int v = r->cur_layout;
+  if (!lt || lt->resumed || v >= lt->space || lt->ncost[v] != r->cur_round)
+    return TVM_OK;
+  tvm_tune_task_opts o;
+  tvm_tune_task_result res;
+  task_opts(r, r->tuners[0], 1, MAX_TASKS + (int)(lt - r->ltasks), &o);
+  o.patience = 0;
+  tvm_status st = tvm_tune_task(k, cfg, &o, &res);
+  tvm_free(res.curve);
+  if (st)
+    return tvm_diag_prefix(st, "layout %d of %s (%s): ", v, lt->workload,
+                           lt->label);
+  if (res.declined || res.best_cost_s <= 0)
+    return TVM_OK; /* no record for this layout: never chosen */
+  lt->cost[v][lt->ncost[v]++] = res.best_cost_s;
+  lt->flops = tvm_tune_kernel_flops(k);
+  return TVM_OK;
+}
+
+/* The fastest measurement of layout v of lt, 0 = none. */
+static double layout_cost(const ltask *lt, int v) {
+  return tvm_tune_cost(lt->cost[v], lt->ncost[v]);
+}
+
+/* Logs a record of layout v of lt: its knobs and its kernel's costs. */
+static tvm_status layout_record(tune_run *r, const ltask *lt, int v) {
+  tvm_tune_record rec;
+  memset(&rec, 0, sizeof rec);
+  tvm_config *lc = tvm_config_create();
+  if (!lc)
+    return tvm_diag_set(TVM_ERR_NOMEM, "tune: out of memory");
+  for (int i = 0, idx = v; i < lt->nknobs; i++) { /* the same space */
+    tvm_cfg_choice(lc, lt->knob[i], lt->val[i], lt->nent[i], 0);
+    tvm_config_set(lc, lt->knob[i], idx % lt->nent[i]);
+    idx /= lt->nent[i];
+  }
+  tvm_status st = tvm_tune_record_set_config(&rec, lc);
+  tvm_config_free(lc);
+  rec.workload = (char *)lt->workload;
+  rec.target = (char *)r->t->name;
+  rec.tmpl = "layout";
+  memcpy(rec.costs, lt->cost[v], sizeof(double) * (size_t)lt->ncost[v]);
+  rec.ncosts = lt->ncost[v];
+  rec.cost_s = layout_cost(lt, v);
+  rec.gflops = lt->flops / rec.cost_s * 1e-9;
+  rec.time = (double)time(NULL);
+  rec.is_default = v == lt->dflt;
+  if (!st)
+    st = tvm_tune_record_write(r->log, &rec);
+  if (!st)
+    st = tvm_tune_log_add(r->layouts, &rec);
+  rec.workload = rec.target = rec.tmpl = NULL;
+  tvm_tune_record_clear(&rec);
+  return st;
+}
+
+/* "ic_block=16 oc_block=32": layout idx of lt. */
+static void fmt_layout(const ltask *lt, int idx, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < lt->nknobs && k + 2 < n; i++) {
+    k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", i ? " " : "",
+                          lt->knob[i],
+                          (long long)lt->val[i][idx % lt->nent[i]]);
+    idx /= lt->nent[i];
+  }
+}
+
+/* The layout pass: the model compiled once per layout index (see the top
+ * of the file), then a line per layout workload. */
+static int layout_pass(tune_run *r) {
+  int maxl = 0;
+  for (int i = 0; i < r->nltasks; i++)
+    if (!r->ltasks[i].resumed && r->ltasks[i].space > maxl)
+      maxl = r->ltasks[i].space;
+  if (maxl < 2)
+    return 1;
+  double t0 = tvmc_now();
+  int rounds = r->layout_trials < 8 ? r->layout_trials : 8;
+  printf("layouts: %d nodes with layout knobs, up to %d layouts each, "
+         "measured in %d pass(es)\n", r->nltasks, maxl, rounds);
+  fflush(stdout);
+  for (int it = 0; it < rounds * maxl; it++) {
+    r->cur_round = it / maxl;
+    r->cur_layout = it % maxl;
+    if (r->tty)
+      fprintf(stderr, "\r\033[K[layouts] pass %d/%d, layout %d/%d",
+              r->cur_round + 1, rounds, r->cur_layout + 1, maxl);
+    tvm_graph *g = tvmc_load_model("tune", r->model, NULL);
+    tvm_plan *p = NULL;
+    if (!g)
+      return 0;
+    tvm_tune_hooks h = {layout_kernel, r, force_layout};
+    tvm_compile_options co;
+    tvm_compile_options_init(&co);
+    co.tune = &h;
+    co.lower_only = 1;
+    tvm_status st = tvm_compile(g, r->t, &co, &p);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+    if (st) {
+      if (r->tty)
+        fprintf(stderr, "\r\033[K");
+      fprintf(stderr, "tvmc tune: layouts: %s\n", tvm_diag_message());
+      return 0;
+    }
+  }
+  if (r->tty)
+    fprintf(stderr, "\r\033[K");
+  for (int i = 0; i < r->nltasks; i++) {
+    ltask *lt = &r->ltasks[i];
+    if (lt->resumed || lt->space < 2)
+      continue;
+    int best = -1;
+    for (int v = 0; v < lt->space; v++) {
+      if (lt->ncost[v] == 0)
+        continue;
+      if (layout_record(r, lt, v) != TVM_OK) {
+        fprintf(stderr, "tvmc tune: layouts: %s\n", tvm_diag_message());
+        return 0;
+      }
+      if (best < 0 || layout_cost(lt, v) < layout_cost(lt, best))
+        best = v;
+    }
+    const tvm_tune_record *ch =
+        tvm_tune_log_best_layout(r->layouts, lt->workload, r->t->name);
+    char d[96], b[96];
+    fmt_layout(lt, lt->dflt, d, sizeof d);
+    fmt_layout(lt, best < 0 ? lt->dflt : best, b, sizeof b);
+    double cd = layout_cost(lt, lt->dflt), cb = best < 0 ? 0 : layout_cost(lt, best);
+    printf("layout %-26.26s default %s %.1f GFLOP/s, fastest %s %.1f "
+           "GFLOP/s (%.2fx): %s\n", lt->label, d,
+           cd > 0 ? lt->flops / cd * 1e-9 : 0, b,
+           cb > 0 ? lt->flops / cb * 1e-9 : 0, cd > 0 && cb > 0 ? cd / cb : 0,
+           !ch ? "default (nothing measured)"
+               : ch->is_default ? "keeps the default"
+                                : "takes the fastest");
+  }
+  printf("layouts: done in %.1f s\n", tvmc_now() - t0);
+  fflush(stdout);
+  return 1;
 }
 
 static void fmt_time(double s, char *buf, size_t n) {
@@ -153,23 +439,8 @@ static tvm_status tune_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   if (share < floor_)
     share = floor_;
   tvm_tune_task_opts o;
-  memset(&o, 0, sizeof o);
-  o.tuner = r->tuners[r->cur_tuner];
-  o.trials = share;
-  o.batch = r->batch;
-  o.seed = r->seed;
-  o.patience = r->patience;
+  task_opts(r, r->tuners[r->cur_tuner], share, (int)(tk - r->tasks), &o);
   o.confirm = r->confirm;
-  o.group = (int)(tk - r->tasks);
-  o.measure.number = r->t->tuning.number;
-  o.measure.repeat = r->t->tuning.repeat;
-  o.measure.min_repeat_ms = r->t->tuning.min_repeat_ms;
-  o.measure.timeout_s = r->t->tuning.timeout_s;
-  o.measure.jobs = r->jobs;
-  o.model = o.tuner == TVM_TUNER_XGB ? r->cost : NULL;
-  o.data = o.tuner == TVM_TUNER_XGB ? r->data : NULL;
-  o.log = r->log;
-  o.target_name = r->t->name;
   o.prior = r->cur_tuner == 0 ? r->prior : NULL;
   o.progress = progress;
   o.progress_ud = r;
@@ -215,9 +486,13 @@ static int usage(void) {
           "                 [--jobs J] [--batch B] [--patience P] "
           "[--tasks SUBSTR]\n"
           "                 [--max-tasks K] [--svg FILE] [--curves FILE.csv]\n"
-          "                 [--confirm R]\n"
+          "                 [--confirm R] [--layout-trials K]\n"
           "  N is the average number of measurements per task; the total is "
-          "split by\n  expected gain (uses x FLOPs).\n");
+          "split by\n  expected gain (uses x FLOPs).  K (0-8, default 2): "
+          "measurements of each\n  layout the target offers a node "
+          "(convolution channel blocks), in K\n  passes over all layouts, "
+          "before the kernels are tuned in the fastest;\n  0 keeps the "
+          "target's default layouts.\n");
   return 2;
 }
 
@@ -237,6 +512,7 @@ static int parse_args(tune_run *r, int argc, char **argv) {
   r->batch = 8;
   r->seed = 1;
   r->confirm = 3;
+  r->layout_trials = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int ok = 1;
@@ -267,6 +543,8 @@ static int parse_args(tune_run *r, int argc, char **argv) {
     else if (!strcmp(a, "--jobs")) ok = parse_int(v, 1, 32, &r->jobs);
     else if (!strcmp(a, "--batch")) ok = parse_int(v, 1, 64, &r->batch);
     else if (!strcmp(a, "--confirm")) ok = parse_int(v, 0, 8, &r->confirm);
+    else if (!strcmp(a, "--layout-trials"))
+      ok = parse_int(v, 0, 8, &r->layout_trials);
     else if (!strcmp(a, "--patience")) ok = parse_int(v, 0, 1000000, &r->patience);
     else if (!strcmp(a, "--max-tasks")) ok = parse_int(v, 1, MAX_TASKS, &r->max_tasks);
     else if (!strcmp(a, "--seed")) {
@@ -446,7 +724,12 @@ int tvmc_cmd_tune(int argc, char **argv) {
   /* 1. extraction */
   if (!(g = tvmc_load_model("tune", r->model, NULL)))
     goto out;
-  tvm_tune_hooks hx = {extract_hook, r};
+  r->layouts = tvm_tune_log_new();
+  if (!r->layouts) {
+    fprintf(stderr, "tvmc tune: out of memory\n");
+    goto out;
+  }
+  tvm_tune_hooks hx = {extract_hook, r, extract_layout};
   tvm_compile_options co;
   tvm_compile_options_init(&co);
   co.tune = &hx;
@@ -459,6 +742,46 @@ int tvmc_cmd_tune(int argc, char **argv) {
   p = NULL;
   tvm_graph_free(g);
   g = NULL;
+  /* layout records of the log (--resume): those workloads are settled */
+  for (int i = 0; r->prior && i < tvm_tune_log_count(r->prior); i++) {
+    const tvm_tune_record *rec = tvm_tune_log_get(r->prior, i);
+    ltask *lt = find_ltask(r, rec->workload);
+    if (!lt || strcmp(rec->target, t->name) != 0)
+      continue;
+    lt->resumed = 1;
+    if (tvm_tune_log_add(r->layouts, rec) != TVM_OK) {
+      fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
+      goto out;
+    }
+  }
+  if (r->tuners[0] == TVM_TUNER_XGB) { /* the layout pass trains it too */
+    r->data = tvm_tune_data_new();
+    if (!r->data ||
+        tvm_tune_model_create(r->jobs, r->seed, &r->cost) != TVM_OK) {
+      fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
+      goto out;
+    }
+  }
+  if (r->layout_trials > 0) {
+    if (!layout_pass(r))
+      goto out;
+    /* the tasks again, in the layouts chosen */
+    r->ntasks = 0;
+    hx.layout = best_layout;
+    if (!(g = tvmc_load_model("tune", r->model, NULL)))
+      goto out;
+    tvm_compile_options_init(&co);
+    co.tune = &hx;
+    co.lower_only = 1;
+    if (tvm_compile(g, t, &co, &p) != TVM_OK) {
+      fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
+      goto out;
+    }
+    tvm_plan_free(p);
+    p = NULL;
+    tvm_graph_free(g);
+    g = NULL;
+  }
   double total_flops = 0;
   for (int i = 0; i < r->ntasks; i++) {
     task *tk = &r->tasks[i];
@@ -479,7 +802,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
   /* 2-3. a tuning pass per tuner */
   for (r->cur_tuner = 0; r->cur_tuner < r->ntuners; r->cur_tuner++) {
     int tuner = r->tuners[r->cur_tuner];
-    if (tuner == TVM_TUNER_XGB) {
+    if (tuner == TVM_TUNER_XGB && r->cur_tuner > 0) {
       tvm_tune_model_free(r->cost);
       tvm_tune_data_free(r->data);
       r->cost = NULL;
@@ -497,7 +820,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
     r->pass_start = tvmc_now();
     if (!(g = tvmc_load_model("tune", r->model, NULL)))
       goto out;
-    tvm_tune_hooks ht = {tune_hook, r};
+    tvm_tune_hooks ht = {tune_hook, r, best_layout};
     tvm_compile_options_init(&co);
     co.tune = &ht;
     co.lower_only = 1;
@@ -529,6 +852,7 @@ out:
     for (int u = 0; u < MAX_TUNERS; u++)
       tvm_free(r->tasks[i].res[u].curve);
   tvm_tune_log_free(r->prior);
+  tvm_tune_log_free(r->layouts);
   tvm_tune_model_free(r->cost);
   tvm_tune_data_free(r->data);
   tvm_plan_free(p);

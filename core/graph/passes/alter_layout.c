@@ -189,6 +189,11 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
   tvm_gvalue *y = tvm_graph_apply(s->g, "Conv_NCHWc",
                                   vname(s, n->outputs[0], ch.out), in,
                                   b ? 3 : 2, at, na, 1, NULL);
+  ch.tuned[sizeof ch.tuned - 1] = '\0';
+  if (y && ch.tuned[0] && y->producer &&
+      !(y->producer->layout_workload =
+            tvm_arena_strdup(s->g->arena, ch.tuned)))
+    return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
   *done = 1;
   return set_twin(s, n->outputs[0], y, ch.out);
 }

@@ -16,6 +16,8 @@
 #include <dlpack/dlpack.h>
 #include "tvm/te.h"
 
+struct tvm_config; /* tvm/config.h */
+
 /* The weight "layout" a target's alter_layout answers (with data and out
  * "NCHW") for a 3x3 stride-1 Conv it wants computed by Winograd F(2x2,
  * 3x3): the weight is transformed to U [4, 4, K, C] and the node becomes
@@ -89,6 +91,10 @@ struct tvm_gnode {
   /* The device that runs it (0 = the target, 1 = its fallback), set by
    * place_devices (core/graph/passes/place_devices.c); 0 before. */
   int device;
+  /* The layout workload whose knobs chose this node's layout
+   * ("layout_Conv-<hash>", see tvm_gnode_layout_config), set by
+   * alter_layout on the node it made; NULL otherwise. */
+  const char *layout_workload;
 };
 
 typedef struct tvm_graph {
@@ -183,6 +189,15 @@ TVM_API int tvm_gnode_output_dtype(const tvm_gnode *n, int k,
 TVM_API const char *tvm_gnode_input_layout(const tvm_gnode *n, int i);
 /* 1 when input i is a compile-time constant (weights). */
 TVM_API int tvm_gnode_input_is_const(const tvm_gnode *n, int i);
+/* The layout knobs of node n while the target's alter_layout decides its
+ * layout, NULL at any other time.  A plugin asks for its layout choices
+ * (channel blocks, say) as knobs of this config (tvm/config.h,
+ * tvm_cfg_choice and friends), define-by-run as in a schedule template:
+ * they answer their defaults unless a tuning log's best record of the
+ * node's layout workload presets them (tvm_compile_options.tuning_log) or
+ * the tuner sets them (tvm_tune_hooks.layout), so the layout follows the
+ * tuned configuration.  Valid until alter_layout returns. */
+TVM_API struct tvm_config *tvm_gnode_layout_config(const tvm_gnode *n);
 
 /* ---- graphs and the builder ---------------------------------------------- */
 TVM_API tvm_status tvm_graph_create(tvm_graph **out);

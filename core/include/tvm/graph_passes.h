@@ -182,12 +182,19 @@ typedef struct tvm_layout_choice {
   char data[32];   /* layout of the data input, "" = keep the node */
   char weight[32]; /* layout of the (constant) weights */
   char out[32];    /* layout of the output */
+  /* the layout workload whose knobs made the choice ("" = none): stamped
+   * on the new node (tvm_gnode.layout_workload) */
+  char tuned[64];
 } tvm_layout_choice;
 typedef tvm_status (*tvm_layout_query_fn)(void *ud, const tvm_gnode *n,
                                           tvm_layout_choice *choice);
 TVM_API tvm_status tvm_graph_pass_alter_layout(tvm_graph *g,
                                                tvm_layout_query_fn query,
                                                void *ud);
+/* The layout query's side of tvm_gnode_layout_config: cfg answers for n
+ * on this thread until the next call (n = NULL clears it). */
+TVM_API void tvm_gnode_layout_config_set(const tvm_gnode *n,
+                                         struct tvm_config *cfg);
 
 /* Heterogeneous placement (core/graph/passes/place_devices.c,
  * plugin-sdk/docs/HETEROGENEOUS.md).  query(ud, node, &device) places

@@ -43,6 +43,16 @@ typedef struct tvm_tune_hooks {
    * non-OK status stops the compile with that status. */
   tvm_status (*kernel)(void *ud, tvm_tune_kernel *k, tvm_config *cfg);
   void *ud;
+  /* Layout knobs (tvm_gnode_layout_config; NULL = none): called for each
+   * node alter_layout asks the target about, twice - before the target
+   * decides (after = 0: cfg is empty; the hook may preset knobs with
+   * tvm_config_preset) and after it (after = 1, only when the target
+   * asked for knobs: cfg holds their space and the values used).
+   * workload is the node's layout workload, "layout_<op>-<16 hex>" (a
+   * hash of its operator, attributes and input and output types), label
+   * "<op> <output shape>". */
+  tvm_status (*layout)(void *ud, const char *workload, const char *label,
+                       tvm_config *cfg, int after);
 } tvm_tune_hooks;
 
 TVM_API const char *tvm_tune_kernel_workload(const tvm_tune_kernel *k);
@@ -54,6 +64,9 @@ TVM_API double tvm_tune_kernel_flops(const tvm_tune_kernel *k);
 TVM_API int tvm_tune_kernel_reused(const tvm_tune_kernel *k);
 TVM_API const struct tvm_target *tvm_tune_kernel_target(
     const tvm_tune_kernel *k);
+/* The layout workload whose knobs chose the layouts of the kernel's
+ * anchor (see tvm_tune_hooks.layout), or NULL. */
+TVM_API const char *tvm_tune_kernel_layout_workload(const tvm_tune_kernel *k);
 
 /* Fixed-length, shape-independent loop-program features (features.c). */
 #define TVM_TUNE_NFEATURES 67
@@ -145,6 +158,7 @@ TVM_API tvm_status tvm_tune_measure(tvm_tune_measurer *m,
  *   {"workload":..., "target":..., "template":..., "config":{"knob":idx,...},
  *    "config_str":..., "costs":[s,...], "error":"ok"|kind, "gflops":...,
  *    "time":unix_s, "version":1}
+ * and, in layout records only, "default":1 for the target's default layout.
  */
 typedef struct tvm_tune_record {
   char *workload, *target, *tmpl, *config_str;
@@ -157,6 +171,8 @@ typedef struct tvm_tune_record {
   double cost_s, gflops; /* cost_s: tvm_tune_cost of costs */
   int error;    /* TVM_TUNE_* */
   double time;
+  int is_default; /* layout records: the target's default layout
+                     ("default":1 in the line) */
 } tvm_tune_record;
 
 typedef struct tvm_tune_log tvm_tune_log;
@@ -173,6 +189,16 @@ TVM_API int tvm_tune_log_skipped(const tvm_tune_log *l);
 TVM_API const tvm_tune_record *tvm_tune_log_best(const tvm_tune_log *l,
                                                  const char *workload,
                                                  const char *target);
+/* A layout workload's choice (tvm_tune_hooks.layout): its fastest
+ * record, but the target's default layout (is_default) unless the
+ * fastest beats it by more than TVM_TUNE_LAYOUT_MARGIN.  A layout's
+ * record times its kernel alone, while a layout that differs from its
+ * neighbours' costs layout transforms between them, and a record's
+ * repeats spread by several percent on a shared machine: a near tie
+ * keeps the default.  NULL when workload has no error-free record. */
+#define TVM_TUNE_LAYOUT_MARGIN 0.05
+TVM_API const tvm_tune_record *tvm_tune_log_best_layout(
+    const tvm_tune_log *l, const char *workload, const char *target);
 /* Adds a copy of r to l (memory only). */
 TVM_API tvm_status tvm_tune_log_add(tvm_tune_log *l, const tvm_tune_record *r);
 /* Appends r to the file f as one line and flushes it. */
@@ -187,12 +213,16 @@ TVM_API tvm_status tvm_tune_record_apply(const tvm_tune_record *r,
                                          tvm_config *cfg);
 /* Hooks that preset the best record of each workload for target_name and
  * log "workload W: no record in LOG, using the template default" for the
- * missing ones; *applied / *missing count them (may be NULL). */
+ * missing ones; applied / missing count them.  Layout workloads likewise
+ * (layouts: their best record's knobs; a missing one keeps the target's
+ * default layout without a warning: only `tvmc tune` with layout trials
+ * writes them). */
 typedef struct tvm_tune_apply {
   const tvm_tune_log *log;
   const char *log_name;
   const char *target_name;
   int applied, missing;
+  int layouts;
 } tvm_tune_apply;
 TVM_API void tvm_tune_apply_hooks(tvm_tune_apply *a, tvm_tune_hooks *h);
 

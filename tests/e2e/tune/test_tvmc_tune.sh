@@ -5,7 +5,8 @@
 # line reported with its line number and skipped, tvmc compile
 # --tuning-log (tuned workloads applied, a missing one reported), the
 # xgb tuner when XGBoost is built in, and crashing / hanging candidates
-# (fault injection) recorded without killing the tuner.
+# (fault injection) recorded without killing the tuner; layout knobs
+# (convolution channel blocks) measured, logged and applied.
 set -u
 b=${TVM_BUILDDIR:?run through make check}
 tvmc="$b/tvmc"
@@ -87,6 +88,34 @@ out=$(TVM_TUNE_INJECT=hang "$tvmc" tune zoo:mlp --target fast.yaml --trials 1 \
       --log h.jsonl --tuner random --max-tasks 1 --confirm 0 2>&1) || die "tuner died on a hang: $out"
 has "$out" "timeout 1"
 grep -q '"error":"timeout"' h.jsonl || die "no timeout record"
+
+# layouts (zoo:dqn, three convolutions): every layout measured once and
+# logged ("template":"layout", the default marked), the tasks tuned in
+# the layouts chosen; tvmc compile --tuning-log takes the same layouts;
+# --resume measures no layout again; --layout-trials 0 keeps the defaults
+out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log l.jsonl \
+      --tuner random --layout-trials 1 --confirm 0 2>&1) || die "tune layouts: $out"
+printf '%s\n' "$out"
+has "$out" "layouts: 3 nodes with layout knobs, up to 9 layouts each, measured in 1 pass(es)"
+has "$out" "layout Conv 1x64x7x7"
+has "$out" "5 tasks (5 selected)"
+[ "$(grep -c '"template":"layout"' l.jsonl)" -eq 21 ] || die "layout records: $(grep -c '"template":"layout"' l.jsonl)"
+[ "$(grep -c '"default":1' l.jsonl)" -eq 3 ] || die "default layout records: $(grep -c '"default":1' l.jsonl)"
+out=$("$tvmc" compile zoo:dqn --target fast.yaml --tuning-log l.jsonl -o d.tvmpkg 2>&1) \
+  || die "compile with layout records: $out"
+case "$out" in *"no record"*) die "a task of the chosen layouts has no record: $out";; esac
+n=$(wc -l < l.jsonl)
+out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log l.jsonl \
+      --tuner random --resume --confirm 0 2>&1) || die "resume layouts: $out"
+case "$out" in *"layouts:"*) die "resume measured layouts again: $out";; esac
+[ "$(wc -l < l.jsonl)" -eq "$n" ] || die "resume re-measured: $(wc -l < l.jsonl) lines"
+out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log l0.jsonl \
+      --tuner random --layout-trials 0 --confirm 0 2>&1) || die "layout-trials 0: $out"
+case "$out" in *"layouts:"*) die "--layout-trials 0 measured layouts: $out";; esac
+grep -q '"template":"layout"' l0.jsonl && die "--layout-trials 0 logged layouts"
+out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log l9.jsonl --layout-trials 9 2>&1) \
+  && die "--layout-trials 9 accepted"
+has "$out" "bad value '9' for --layout-trials"
 
 # usage errors
 "$tvmc" tune zoo:mlp --target fast.yaml --log y.jsonl >/dev/null 2>&1 && die "no --trials accepted"

@@ -97,7 +97,7 @@ static void run_case(const tvm_target *t, const char *op, const char *inputs,
                               sizeof why);
   if (r != BO_PASS) fail_msg("%s %s: building: %s", op, inputs, why);
   hook_state h = {{0}, names, idx, tmpl};
-  tvm_tune_hooks hooks = {hook, &h};
+  tvm_tune_hooks hooks = {hook, &h, NULL};
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);

@@ -15,6 +15,7 @@
  * (MatMul_packed, NK<nr>n, the last panel zero-padded).
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../../unit/compiler/compile_test.h"
 #include "tvm/graph_passes.h"
@@ -701,7 +702,7 @@ static void test_conv_register_blocks(void **state) {
     CHECK_OK(tvm_graph_mark_output(g, y));
     tensors_alloc(&in, &g->inputs, 40 + i);
     eval_graph(g, &in, &want);
-    tvm_tune_hooks hooks = {preset_block, &b};
+    tvm_tune_hooks hooks = {preset_block, &b, NULL};
     tvm_compile_options o;
     tvm_compile_options_init(&o);
     o.tune = &hooks;
@@ -726,6 +727,170 @@ static void test_conv_register_blocks(void **state) {
     tensors_free(&got);
     tvm_plan_free(p);
     tvm_graph_free(g);
+  }
+}
+
+/* The channel blocks as layout knobs (tvm_gnode_layout_config), set by
+ * the tuner's layout hook and by a tuning log's layout records: every
+ * convolution takes the preset blocks, alter_layout transforms between
+ * neighbours that now disagree, and the graph still computes what the
+ * reference does.  A record within TVM_TUNE_LAYOUT_MARGIN of the default
+ * layout's keeps the default. */
+typedef struct layout_preset {
+  int calls, after;          /* hook calls before / after the target */
+  char wl[3][64];            /* layout workloads, in node order */
+  int nknobs[3], nent[3][2]; /* their knobs when reported */
+  int pick[3][2];            /* oc_block, ic_block index to preset */
+} layout_preset;
+
+static tvm_status preset_layout(void *ud, const char *wl, const char *label,
+                                tvm_config *cfg, int after) {
+  layout_preset *lp = ud;
+  assert_non_null(label);
+  int i = 0;
+  while (i < 3 && lp->wl[i][0] && strcmp(lp->wl[i], wl) != 0) i++;
+  assert_true(i < 3);
+  if (!after) {
+    lp->calls++;
+    snprintf(lp->wl[i], sizeof lp->wl[i], "%s", wl);
+    tvm_status st = tvm_config_preset(cfg, "oc_block", lp->pick[i][0]);
+    if (!st && lp->pick[i][1] >= 0)
+      st = tvm_config_preset(cfg, "ic_block", lp->pick[i][1]);
+    return st;
+  }
+  lp->after++;
+  lp->nknobs[i] = tvm_config_nknobs(cfg);
+  for (int k = 0; k < lp->nknobs[i] && k < 2; k++)
+    lp->nent[i][k] = tvm_config_knob(cfg, k)->nchoices;
+  return TVM_OK;
+}
+
+/* x [1,32,8,8] -> conv 32->64 + relu -> conv 64->64 + residual + relu ->
+ * depthwise 3x3 -> out. */
+static tvm_graph *layout_graph(void) {
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 32, 8, 8}, 4);
+  tvm_gvalue *w1 = tvm_graph_random(g, "w1", (int64_t[]){64, 32, 3, 3}, 4, 3, 0.2);
+  tvm_gvalue *w2 = tvm_graph_random(g, "w2", (int64_t[]){64, 64, 3, 3}, 4, 4, 0.2);
+  tvm_gvalue *w3 = tvm_graph_random(g, "w3", (int64_t[]){64, 1, 3, 3}, 4, 5, 0.2);
+  tvm_gattr pd = tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4);
+  tvm_gattr dw[2] = {pd, tvm_gattr_int("group", 64)};
+  tvm_gvalue *h = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w1), &pd, 1, 1, NULL);
+  h = TVM_OP(g, "Relu", TVM_IN(h), TVM_NOATTRS);
+  tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(h, w2), &pd, 1, 1, NULL);
+  y = TVM_OP(g, "Relu", TVM_IN(TVM_OP(g, "Add", TVM_IN(y, h), TVM_NOATTRS)), TVM_NOATTRS);
+  y = tvm_graph_apply(g, "Conv", "out", TVM_IN(y, w3), dw, 2, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, y));
+  return g;
+}
+
+/* The data and output layouts of the k-th Conv_NCHWc of g. */
+static void conv_layouts(const tvm_graph *g, int k, const char **data,
+                         const char **out) {
+  for (size_t i = 0; i < g->nodes.len; i++) {
+    const tvm_gnode *n = g->nodes.data[i];
+    if (strcmp(n->op, "Conv_NCHWc") == 0 && k-- == 0) {
+      *data = tvm_gnode_str(n, "data_layout", "");
+      *out = tvm_gnode_str(n, "out_layout", "");
+      assert_non_null(n->layout_workload);
+      return;
+    }
+  }
+  fail_msg("no Conv_NCHWc number %d", k);
+}
+
+/* Compiles g (reference first) with o, runs and compares. */
+static tvm_plan *compile_layout_case(tvm_graph *g, tvm_compile_options *o,
+                                     uint64_t seed) {
+  tensors in, want, got;
+  tvm_plan *p = NULL;
+  tensors_alloc(&in, &g->inputs, seed);
+  eval_graph(g, &in, &want);
+  OKR(tvm_compile(g, T, o, &p));
+  run_plan(p, T, &in, &got);
+  expect_close(&got, &want, RTOL);
+  tensors_free(&in);
+  tensors_free(&want);
+  tensors_free(&got);
+  return p;
+}
+
+static void test_layout_knobs(void **state) {
+  (void)state;
+  int lanes = (int)tvm_target_info(T)->vector_bits / 32;
+  if (lanes < 4) lanes = 4;
+  if (lanes > 16) lanes = 16;
+  /* 32 and 64 channels: blocks lanes (default), lanes/2, 2 x lanes */
+  const int half = lanes / 2, twice = 2 * lanes;
+  layout_preset lp = {.pick = {{1, 0}, {0, 2}, {2, -1}}};
+  tvm_graph *g = layout_graph();
+  tvm_tune_hooks hooks = {NULL, NULL, preset_layout};
+  hooks.ud = &lp;
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  o.tune = &hooks;
+  tvm_plan *p = compile_layout_case(g, &o, 11);
+  assert_int_equal(lp.calls, 3);
+  assert_int_equal(lp.after, 3);
+  for (int i = 0; i < 3; i++)
+    assert_true(strncmp(lp.wl[i], "layout_Conv-", 12) == 0);
+  /* the space: oc_block and ic_block of 3 each, depthwise oc_block only */
+  assert_int_equal(lp.nknobs[0], 2);
+  assert_int_equal(lp.nent[0][0], 3);
+  assert_int_equal(lp.nent[0][1], 3);
+  assert_int_equal(lp.nknobs[2], 1);
+  const char *d, *ob;
+  char want_d[32], want_o[32];
+  /* choice 0 is the default block, 1 half the lanes, 2 twice them */
+  const int data_blk[3] = {lanes, twice, twice}, out_blk[3] = {half, lanes, twice};
+  for (int k = 0; k < 3; k++) {
+    conv_layouts(g, k, &d, &ob);
+    snprintf(want_d, sizeof want_d, "NCHW%dc", data_blk[k]);
+    snprintf(want_o, sizeof want_o, "NCHW%dc", out_blk[k]);
+    assert_string_equal(d, want_d);
+    assert_string_equal(ob, want_o);
+  }
+  /* conv1's NCHW<half>c output feeds conv2 as NCHW<twice>c and the
+   * residual add (NCHW<lanes>c): transforms between them, beside the
+   * input's and the output's */
+  assert_true(steps_with(p, "LayoutTransform") >= 4);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+
+  /* a tuning log: conv2's records choose ic_block = half when it beats
+   * the default by more than the margin, and keep the default when not */
+  for (int c = 0; c < 2; c++) {
+    char path[] = "/tmp/tvm_layout_logXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    const char *tn = T->name;
+    fprintf(f, "{\"version\":1,\"workload\":\"%s\",\"target\":\"%s\","
+               "\"template\":\"layout\",\"config\":{\"oc_block\":[0,3],"
+               "\"ic_block\":[0,3]},\"costs\":[0.002],\"gflops\":1,"
+               "\"error\":\"ok\",\"time\":1,\"default\":1}\n",
+            lp.wl[1], tn);
+    fprintf(f, "{\"version\":1,\"workload\":\"%s\",\"target\":\"%s\","
+               "\"template\":\"layout\",\"config\":{\"oc_block\":[0,3],"
+               "\"ic_block\":[1,3]},\"costs\":[%s],\"gflops\":1,"
+               "\"error\":\"ok\",\"time\":1}\n",
+            lp.wl[1], tn, c == 0 ? "0.0015" : "0.00197");
+    fclose(f);
+    g = layout_graph();
+    tvm_compile_options_init(&o);
+    o.tuning_log = path;
+    p = compile_layout_case(g, &o, 12);
+    conv_layouts(g, 1, &d, &ob);
+    snprintf(want_d, sizeof want_d, "NCHW%dc", c == 0 ? half : lanes);
+    assert_string_equal(d, want_d);
+    conv_layouts(g, 0, &d, &ob); /* no record: the default */
+    snprintf(want_o, sizeof want_o, "NCHW%dc", lanes);
+    assert_string_equal(ob, want_o);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+    unlink(path);
   }
 }
 
@@ -766,6 +931,7 @@ int main(void) {
       cmocka_unit_test(test_plugin_slot),
       cmocka_unit_test(test_conv_cases),
       cmocka_unit_test(test_conv_register_blocks),
+      cmocka_unit_test(test_layout_knobs),
       cmocka_unit_test(test_residual_blocked),
       cmocka_unit_test(test_pools_blocked),
       cmocka_unit_test(test_concat_blocked),

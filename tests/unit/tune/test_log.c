@@ -102,6 +102,49 @@ static void test_round_trip_and_malformed(void **state) {
 
 /* A candidate's cost is the fastest of its repeats; a non-positive one
  * makes the whole measurement invalid. */
+/* Layout records: "default" round-trips, and a layout workload's choice
+ * is its fastest record unless the default layout's is within
+ * TVM_TUNE_LAYOUT_MARGIN of it. */
+static void test_layout_choice(void **state) {
+  (void)state;
+  char path[] = "/tmp/tvm_test_layout_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  tvm_tune_record r;
+  make(&r, "layout_Conv-a", 0, 2.00e-3, TVM_TUNE_OK);
+  r.is_default = 1;
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "layout_Conv-a", 1, 1.97e-3, TVM_TUNE_OK); /* within 5% */
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "layout_Conv-b", 0, 2.00e-3, TVM_TUNE_OK);
+  r.is_default = 1;
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "layout_Conv-b", 2, 1.50e-3, TVM_TUNE_OK); /* 1.33x faster */
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "layout_Conv-c", 3, 1.0e-3, TVM_TUNE_OK); /* no default record */
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  fclose(f);
+  tvm_tune_log *l = NULL;
+  assert_int_equal(tvm_tune_log_read(path, &l), TVM_OK);
+  unlink(path);
+  assert_int_equal(tvm_tune_log_count(l), 5);
+  assert_int_equal(tvm_tune_log_get(l, 0)->is_default, 1);
+  assert_int_equal(tvm_tune_log_get(l, 1)->is_default, 0);
+  const tvm_tune_record *b = tvm_tune_log_best_layout(l, "layout_Conv-a", "llvm-cpu");
+  assert_non_null(b);
+  assert_int_equal(b->idx[0], 0); /* the default: a near tie */
+  /* the plain best (kernels' rule) is the faster one */
+  assert_int_equal(tvm_tune_log_best(l, "layout_Conv-a", "llvm-cpu")->idx[0], 1);
+  b = tvm_tune_log_best_layout(l, "layout_Conv-b", "llvm-cpu");
+  assert_int_equal(b->idx[0], 2);
+  b = tvm_tune_log_best_layout(l, "layout_Conv-c", "llvm-cpu");
+  assert_int_equal(b->idx[0], 3);
+  assert_null(tvm_tune_log_best_layout(l, "layout_Conv-d", "llvm-cpu"));
+  assert_null(tvm_tune_log_best_layout(l, "layout_Conv-a", "cuda"));
+  tvm_tune_log_free(l);
+}
+
 static void test_cost_of_repeats(void **state) {
   (void)state;
   assert_true(tvm_tune_cost((double[]){2e-3, 1e-3, 3e-3}, 3) == 1e-3);
@@ -163,6 +206,7 @@ static void test_model_ranks(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip_and_malformed),
+      cmocka_unit_test(test_layout_choice),
       cmocka_unit_test(test_cost_of_repeats),
       cmocka_unit_test(test_model_ranks),
   };

@@ -11,11 +11,18 @@
  * extent being zero (a packed matrix operand "NK16n" of N = 1000 columns
  * has 63 panels, the last one padded); the inverse direction never pads.
  *
+ * Attribute channels = C (> 0) gives axis C's logical extent when the
+ * source's blocks overrun it (a padded "NCHW16c" tensor of 1000 channels
+ * has 63 chunks, 1008 places): a plain destination gets C channels (the
+ * padding dropped), a blocked one ceil(C / block) chunks with the places
+ * past C zero.
+ *
  * On constant inputs (weights, per-channel biases) fold_constants runs the
  * reference at compile time; on activations the compute is an injective
  * copy tagged "layout_transform".
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "layout_int.h"
@@ -93,6 +100,7 @@ typedef struct lt_info {
   op_layout src, dst;
   int64_t logical[TVM_MAX_DIMS]; /* extent per dst dimension's axis */
   int64_t pad;                   /* 1: round partial blocks up, zero-filled */
+  int64_t channels;              /* axis C's logical extent, 0 = its places */
 } lt_info;
 
 /* Parses both layouts of n and checks them against the input's shape;
@@ -104,7 +112,8 @@ static tvm_status lt_check(const tvm_gnode *n, lt_info *li, int64_t *oshape) {
   if ((st = op_input(n, 0, "data", &x)) ||
       (st = op_attr_str(n, "src_layout", NULL, &s)) ||
       (st = op_attr_str(n, "dst_layout", NULL, &d)) ||
-      (st = op_attr_int(n, "pad", 0, &li->pad)))
+      (st = op_attr_int(n, "pad", 0, &li->pad)) ||
+      (st = op_attr_int(n, "channels", 0, &li->channels)))
     return st;
   if (li->pad != 0 && li->pad != 1)
     return op_fail(n, TVM_ERR_INVALID, "attribute pad is %lld; write 0 or 1",
@@ -139,13 +148,28 @@ static tvm_status lt_check(const tvm_gnode *n, lt_info *li, int64_t *oshape) {
       return op_fail(n, TVM_ERR_INVALID,
                      "input dimension %d is %lld, src_layout %s says %lld", k,
                      (long long)x->shape[k], s, (long long)li->src.block[k]);
+  if (li->channels) {
+    int p = op_layout_primal(&li->src, 'C');
+    int64_t sb = op_layout_block(&li->src, 'C');
+    if (p < 0 || li->channels < 0 || li->channels > x->shape[p] * sb ||
+        li->channels <= (x->shape[p] - 1) * sb)
+      return op_fail(n, TVM_ERR_INVALID,
+                     "attribute channels = %lld does not fit axis C of the "
+                     "input (%lld places in blocks of %lld, src_layout %s)",
+                     (long long)li->channels,
+                     (long long)(p < 0 ? 0 : x->shape[p] * sb), (long long)sb,
+                     s);
+  }
   for (int k = 0; k < li->dst.n; k++) {
     char A = li->dst.axis[k];
     int p = op_layout_primal(&li->src, A);
     int64_t L = x->shape[p] * op_layout_block(&li->src, A);
     int64_t b = op_layout_block(&li->dst, A);
+    if (A == 'C' && li->channels)
+      L = li->channels;
     li->logical[k] = L;
-    if (L % b && !(li->pad && op_layout_block(&li->src, A) == 1))
+    if (L % b && !(li->pad && op_layout_block(&li->src, A) == 1) &&
+        !(A == 'C' && li->channels))
       return op_fail(n, TVM_ERR_INVALID,
                      "axis %c has %lld elements, not a multiple of the block "
                      "%lld of dst_layout %s (attribute pad = 1 zero-fills "
@@ -194,7 +218,15 @@ static tvm_expr *lt_body(tvm_ctx *c, tvm_expr **i, void *ud) {
     char A = s->axis[k];
     tvm_expr *L = lt_logical(c, &u->li.dst, i, A);
     int64_t ext = u->x->shape_c[k] * op_layout_block(s, A);
-    if (u->li.pad && !s->block[k] && op_layout_block(s, A) == 1) {
+    if (A == 'C' && u->li.channels && !s->block[k]) {
+      /* the destination's places past the logical channels are zero */
+      int64_t C = u->li.channels, b = op_layout_block(&u->li.dst, 'C');
+      if ((C + b - 1) / b * b > C) {
+        tvm_expr *lt = tvm_lt(c, L, tvm_int(c, C));
+        inside = inside ? tvm_and(c, inside, lt) : lt;
+        L = tvm_min(c, L, tvm_int(c, C - 1));
+      }
+    } else if (u->li.pad && !s->block[k] && op_layout_block(s, A) == 1) {
       /* padded: clamp the read, zero the element past the extent */
       tvm_expr *lt = tvm_lt(c, L, tvm_int(c, ext));
       inside = inside ? tvm_and(c, inside, lt) : lt;
@@ -274,11 +306,15 @@ static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
     kind[k] = b[k] == 1 ? 0 : li.src.block[k] ? 1 : 2;
   }
   int64_t oi[TVM_MAX_DIMS] = {0};
+  /* logical extent of the axis of source dimension k (channels) */
+  int64_t lim[TVM_MAX_DIMS];
+  for (int k = 0; k < ns; k++)
+    lim[k] = li.src.axis[k] == 'C' && li.channels ? li.channels : INT64_MAX;
   /* An unblocked source read inside its extents (the weights' OIHW or
    * KN, every compile): the source offset is linear in the destination
    * indices, so the walk adds a stride per dimension instead of
    * recomputing the offset per element. */
-  int linear = !li.pad;
+  int linear = !li.pad && !li.channels;
   for (int k = 0; k < ns; k++)
     linear &= kind[k] == 0;
   if (linear) {
@@ -321,7 +357,7 @@ static tvm_status lt_reference(const tvm_gnode *n, const DLTensor *const *in,
       for (int r = 0; r < nq[k]; r++)
         L = L * qb[k][r] + oi[q[k][r]];
       int64_t v = kind[k] == 0 ? L : kind[k] == 1 ? L % b[k] : L / b[k];
-      outside |= v >= x->shape[k];
+      outside |= v >= x->shape[k] || L >= lim[k];
       flat = flat * x->shape[k] + v;
     }
     if (outside)
@@ -338,7 +374,8 @@ static const tvm_gop_def defs[] = {
     {"LayoutTransform", 1, 1, 1, 1, TVM_PAT_INJECTIVE, lt_infer, lt_compute,
      lt_reference,
      "internal: moves a tensor between layouts (NCHW <-> NCHW16c, OIHW -> "
-     "OIHW16i16o, KN -> NK16n); attributes src_layout, dst_layout, pad"},
+     "OIHW16i16o, KN -> NK16n); attributes src_layout, dst_layout, pad, "
+     "channels"},
 };
 
 const ops_family ops_layout_family = {defs,

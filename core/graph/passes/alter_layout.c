@@ -41,13 +41,32 @@ static tvm_status failed(const al_state *s) {
   return st ? st : tvm_diag_status();
 }
 
-/* A LayoutTransform of v from src to dst; name may be NULL. */
-static tvm_gvalue *transform(al_state *s, tvm_gvalue *v, const char *src,
-                             const char *dst, const char *name) {
-  tvm_gattr at[2] = {tvm_gattr_str("src_layout", src),
-                     tvm_gattr_str("dst_layout", dst)};
-  return tvm_graph_apply(s->g, "LayoutTransform", name, &v, 1, at, 2, 1,
+/* A LayoutTransform of v from src to dst; name may be NULL.  pad = 1
+ * rounds an unblocked source axis up to dst's block (zeros); channels > 0
+ * is axis C's logical extent where v's blocks overrun it or dst's do
+ * (padded channel blocks, see op LayoutTransform). */
+static tvm_gvalue *transform_ex(al_state *s, tvm_gvalue *v, const char *src,
+                                const char *dst, const char *name, int pad,
+                                int64_t channels) {
+  tvm_gattr at[3] = {tvm_gattr_str("src_layout", src),
+                     tvm_gattr_str("dst_layout", dst), {0}};
+  int na = 2;
+  if (pad) at[na++] = tvm_gattr_int("pad", 1);
+  else if (channels > 0) at[na++] = tvm_gattr_int("channels", channels);
+  return tvm_graph_apply(s->g, "LayoutTransform", name, &v, 1, at, na, 1,
                          NULL);
+}
+
+/* The logical channels of a 4-D value v whose twin t (or a transform to
+ * layout L) has places past them: padded blocks; 0 when none has. */
+static int64_t padded_channels(const tvm_gvalue *v, const tvm_gvalue *t,
+                               const char *L) {
+  if (!v || v->ndim != 4) return 0;
+  int64_t C = v->shape[1];
+  int64_t tb = t ? op_layout_nchwc_block(t->layout) : 0;
+  int64_t lb = L ? op_layout_nchwc_block(L) : 0;
+  if ((tb && t->ndim == 5 && t->shape[1] * tb != C) || (lb && C % lb)) return C;
+  return 0;
 }
 
 /* The twin of v (blocked), or NULL. */
@@ -62,14 +81,16 @@ static tvm_gvalue *blocked(al_state *s, tvm_gvalue *v, const char *L) {
   tvm_gvalue *t = twin_of(s, v);
   void *p;
   if (t && t->layout && strcmp(t->layout, L) == 0) return t;
-  if (t) return transform(s, t, t->layout, L, NULL);
+  if (t)
+    return transform_ex(s, t, t->layout, L, NULL, 0, padded_channels(v, t, L));
   if (tvm_ptrmap_get(&s->packed, v, &p) && strcmp(((tvm_gvalue *)p)->layout, L) == 0)
     return p;
   if (v->ndim != 4) {
     tvm_diag_set(TVM_ERR_INTERNAL, "alter_layout: '%s' is not 4-D", v->name);
     return NULL;
   }
-  tvm_gvalue *r = transform(s, v, "NCHW", L, NULL);
+  tvm_gvalue *r = transform_ex(s, v, "NCHW", L, NULL,
+                               padded_channels(v, NULL, L) > 0, 0);
   if (r && tvm_ptrmap_put(&s->packed, v, r)) return NULL;
   return r;
 }
@@ -80,7 +101,8 @@ static tvm_gvalue *plain_of(al_state *s, tvm_gvalue *v) {
   void *p;
   if (!t) return v;
   if (tvm_ptrmap_get(&s->plain, v, &p)) return p;
-  tvm_gvalue *r = transform(s, t, t->layout, plain_layout(v->ndim), NULL);
+  tvm_gvalue *r = transform_ex(s, t, t->layout, plain_layout(v->ndim), NULL,
+                               0, padded_channels(v, t, NULL));
   if (r && tvm_ptrmap_put(&s->plain, v, r)) return NULL;
   return r;
 }
@@ -174,9 +196,33 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
                         "is supported",
                         ch.data, ch.out, n->name);
   tvm_gvalue *xb = blocked(s, x, ch.data);
-  /* a weight shared by two convs gets two equal constants: cse merges */
-  tvm_gvalue *wb = transform(s, w, "OIHW", ch.weight, vname(s, w, ch.weight));
+  /* a weight shared by two convs gets two equal constants: cse merges.
+   * Blocks that overrun the channels (padded: 1000 outputs in 63 blocks
+   * of 16) get zero weights and biases past them; the output's twin
+   * then has places past its channels, dropped by the transforms back
+   * (padded_channels). */
+  int64_t ob = op_layout_nchwc_block(ch.out);
+  int pad = w->shape[0] % ob != 0 ||
+            x->shape[1] % op_layout_nchwc_block(ch.data) != 0;
+  tvm_gvalue *wb = transform_ex(s, w, "OIHW", ch.weight, vname(s, w, ch.weight),
+                                pad, 0);
   if (!xb || !wb) return failed(s);
+  if (b && w->shape[0] % ob) {
+    int64_t M = w->shape[0], Mp = (M + ob - 1) / ob * ob;
+    if (b->ndim != 1 || b->shape[0] != M || !b->data ||
+        b->dtype.code != kDLFloat || b->dtype.bits != 32)
+      return tvm_diag_set(TVM_ERR_INVALID,
+                          "alter_layout: Conv '%s' has %lld outputs in "
+                          "blocks of %lld (padded), but its bias is not a "
+                          "float32 constant of %lld",
+                          n->name, (long long)M, (long long)ob, (long long)M);
+    float *bp = tvm_calloc((size_t)Mp, sizeof(float));
+    if (!bp) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+    memcpy(bp, b->data, sizeof(float) * (size_t)M);
+    b = tvm_graph_const(s->g, vname(s, b, ch.out), b->dtype, &Mp, 1, bp);
+    tvm_free(bp);
+    if (!b) return failed(s);
+  }
   tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 3));
   if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
   int na = 0;
@@ -286,11 +332,11 @@ static tvm_gvalue *per_channel(al_state *s, tvm_gvalue *v, int64_t C,
   if (v->ndim == 3 && v->shape[0] == C && v->shape[1] == 1 && v->shape[2] == 1) {
     char dst[40];
     snprintf(dst, sizeof dst, "CHW%lldc", (long long)blk);
-    return transform(s, v, "CHW", dst, vname(s, v, dst));
+    return transform_ex(s, v, "CHW", dst, vname(s, v, dst), C % blk != 0, 0);
   }
   if (v->ndim == 4 && v->shape[0] == 1 && v->shape[1] == C &&
       v->shape[2] == 1 && v->shape[3] == 1)
-    return transform(s, v, "NCHW", L, vname(s, v, L));
+    return transform_ex(s, v, "NCHW", L, vname(s, v, L), C % blk != 0, 0);
   return NULL;
 }
 

@@ -151,6 +151,59 @@ static void test_layout_transform_reference(void **state) {
   tvm_graph_free(g);
 }
 
+/* Padded channel blocks: 20 channels NCHW -> NCHW8c (pad: 3 blocks, the
+ * last 4 places zero) -> NCHW4c (channels = 20: 5 blocks) -> NCHW16c (2
+ * blocks, 12 zero places) -> NCHW (channels = 20) is the identity, through
+ * the reference and compiled; channels that do not fit are refused. */
+static void test_layout_transform_padded(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 20, 2, 3}, 4);
+  tvm_gattr a1[3] = {tvm_gattr_str("src_layout", "NCHW"), tvm_gattr_str("dst_layout", "NCHW8c"),
+                     tvm_gattr_int("pad", 1)};
+  tvm_gattr a2[3] = {tvm_gattr_str("src_layout", "NCHW8c"), tvm_gattr_str("dst_layout", "NCHW4c"),
+                     tvm_gattr_int("channels", 20)};
+  tvm_gattr a3[3] = {tvm_gattr_str("src_layout", "NCHW4c"), tvm_gattr_str("dst_layout", "NCHW16c"),
+                     tvm_gattr_int("channels", 20)};
+  tvm_gattr a4[3] = {tvm_gattr_str("src_layout", "NCHW16c"), tvm_gattr_str("dst_layout", "NCHW"),
+                     tvm_gattr_int("channels", 20)};
+  tvm_gvalue *b8 = tvm_graph_apply(g, "LayoutTransform", "b8", &x, 1, a1, 3, 1, NULL);
+  tvm_gvalue *b4 = tvm_graph_apply(g, "LayoutTransform", "b4", &b8, 1, a2, 3, 1, NULL);
+  tvm_gvalue *b16 = tvm_graph_apply(g, "LayoutTransform", "b16", &b4, 1, a3, 3, 1, NULL);
+  tvm_gvalue *back = tvm_graph_apply(g, "LayoutTransform", "back", &b16, 1, a4, 3, 1, NULL);
+  CHECK_OK(tvm_graph_status(g));
+  assert_int_equal(b8->shape[1], 3);
+  assert_int_equal(b4->shape[1], 5);
+  assert_int_equal(b16->shape[1], 2);
+  assert_int_equal(back->shape[1], 20);
+  CHECK_OK(tvm_graph_mark_output(g, b16));
+  CHECK_OK(tvm_graph_mark_output(g, back));
+  tensors in, out;
+  tensors_alloc(&in, &g->inputs, 9);
+  eval_graph(g, &in, &out);
+  const float *xd = in.t[0].data, *pd = out.t[0].data;
+  for (int c = 0; c < 32; c++)
+    for (int hw = 0; hw < 6; hw++)
+      assert_true(pd[((c / 16) * 6 + hw) * 16 + c % 16] == (c < 20 ? xd[c * 6 + hw] : 0.0f));
+  assert_memory_equal(out.t[1].data, xd, sizeof(float) * 20 * 6);
+  tensors_free(&in);
+  tensors_free(&out);
+  tvm_plan *p = compile_check(g, 10); /* compiled: the same */
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+  /* channels beyond the places, or short of the last block: refused */
+  CHECK_OK(tvm_graph_create(&g));
+  x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 3, 2, 2, 8}, 5);
+  tvm_gattr bad[3] = {tvm_gattr_str("src_layout", "NCHW8c"), tvm_gattr_str("dst_layout", "NCHW"),
+                      tvm_gattr_int("channels", 25)};
+  assert_null(tvm_graph_apply(g, "LayoutTransform", NULL, &x, 1, bad, 3, 1, NULL));
+  assert_non_null(strstr(tvm_diag_message(), "does not fit axis C"));
+  bad[2] = tvm_gattr_int("channels", 16);
+  assert_null(tvm_graph_apply(g, "LayoutTransform", NULL, &x, 1, bad, 3, 1, NULL));
+  tvm_graph_free(g);
+}
+
 /* A malformed or mismatched layout is refused with a message. */
 static void test_layout_transform_errors(void **state) {
   (void)state;
@@ -894,6 +947,81 @@ static void test_layout_knobs(void **state) {
   }
 }
 
+/* Padded channel blocks through the whole pass: a count the lanes do not
+ * divide in blocks of the lanes (zero weights and biases past it), the
+ * blocked value's places past its channels dropped wherever a consumer
+ * reads another layout or the plain one: per-channel constants, a second
+ * padded conv, a residual add, pools, a graph output of the plain
+ * tensor.  Chosen by the layout knobs (padded is the last choice), and
+ * by default where padding adds at most 1/8 (1000 channels on AVX-512;
+ * 8 lanes divide 1000). */
+static tvm_status pick_padded(void *ud, const char *wl, const char *label,
+                              tvm_config *cfg, int after) {
+  int *k = ud;
+  (void)wl, (void)label;
+  if (after) return TVM_OK;
+  /* first conv: padded in and out; second: padded out, dividing in */
+  tvm_status st = tvm_config_preset(cfg, "oc_block", 1);
+  if (!st) st = tvm_config_preset(cfg, "ic_block", (*k)++ == 0 ? 1 : 0);
+  return st;
+}
+
+static void test_padded_blocks(void **state) {
+  (void)state;
+  int lanes = (int)tvm_target_info(T)->vector_bits / 32;
+  if (lanes < 4) lanes = 4;
+  if (lanes > 16) lanes = 16;
+  const int64_t C = 2 * lanes + lanes / 2; /* 40 or 20 */
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, C, 7, 7}, 4);
+  tvm_gvalue *sc = tvm_graph_random(g, "scale", (int64_t[]){C, 1, 1}, 3, 5, 1.0);
+  tvm_gvalue *h = TVM_OP(g, "Relu", TVM_IN(conv3(g, x, C, 10, 1)), TVM_NOATTRS);
+  tvm_gvalue *y = TVM_OP(g, "Mul", TVM_IN(h, sc), TVM_NOATTRS);
+  y = conv3(g, y, C, 20, 1);
+  y = TVM_OP(g, "Add", TVM_IN(y, h), TVM_NOATTRS);
+  tvm_gattr mp[2] = {tvm_gattr_ints("kernel_shape", (int64_t[]){2, 2}, 2),
+                     tvm_gattr_ints("strides", (int64_t[]){2, 2}, 2)};
+  y = tvm_graph_apply(g, "MaxPool", NULL, &y, 1, mp, 2, 1, NULL);
+  y = tvm_graph_apply(g, "GlobalAveragePool", "pooled", &y, 1, NULL, 0, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, y));
+  CHECK_OK(tvm_graph_mark_output(g, h));
+  int k = 0;
+  tvm_tune_hooks hooks = {NULL, &k, pick_padded};
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  o.tune = &hooks;
+  tvm_plan *p = compile_layout_case(g, &o, 13);
+  assert_int_equal(k, 2);
+  const char *d, *ob;
+  char want[32];
+  snprintf(want, sizeof want, "NCHW%dc", lanes);
+  conv_layouts(g, 0, &d, &ob);
+  assert_string_equal(d, want);
+  assert_string_equal(ob, want);
+  conv_layouts(g, 1, &d, &ob);
+  assert_string_equal(ob, want);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+
+  /* by default: 1000 outputs of a 1x1 convolution */
+  CHECK_OK(tvm_graph_create(&g));
+  x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 32, 5, 5}, 4);
+  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){1000, 32, 1, 1}, 4, 3, 0.2);
+  tvm_gvalue *b = tvm_graph_random(g, "b", (int64_t[]){1000}, 1, 4, 0.2);
+  y = TVM_OP(g, "Relu", TVM_IN(tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, b), NULL, 0, 1, NULL)),
+             TVM_NOATTRS);
+  y = tvm_graph_apply(g, "GlobalAveragePool", "out", &y, 1, NULL, 0, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, y));
+  tvm_compile_options_init(&o);
+  p = compile_layout_case(g, &o, 14);
+  conv_layouts(g, 0, &d, &ob);
+  snprintf(want, sizeof want, "NCHW%dc", lanes); /* padded, or 8 | 1000 */
+  assert_string_equal(ob, want);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
 /* The plugin's slot answers through the host accessor (ABI 3). */
 static void test_plugin_slot(void **state) {
   (void)state;
@@ -927,6 +1055,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_layout_transform_reference),
       cmocka_unit_test(test_layout_transform_errors),
+      cmocka_unit_test(test_layout_transform_padded),
+      cmocka_unit_test(test_padded_blocks),
       cmocka_unit_test(test_pass_alone),
       cmocka_unit_test(test_plugin_slot),
       cmocka_unit_test(test_conv_cases),

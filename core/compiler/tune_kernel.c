@@ -74,8 +74,11 @@ static void take_features(void *ud, const char *pass, const tvm_func *f) {
     tvm_tune_features(f, (float *)ud);
 }
 
-tvm_status tvm_tune_kernel_lower(tvm_tune_kernel *k, tvm_config *cfg,
-                                 int generic, tvm_tune_lowered *out) {
+/* tvm_tune_kernel_lower, or (features_only) only as far as the features:
+ * lowering stops after storage_flatten and out->mod stays empty. */
+static tvm_status lower_candidate(tvm_tune_kernel *k, tvm_config *cfg,
+                                  int generic, int features_only,
+                                  tvm_tune_lowered *out) {
   const tvm_graph_group *G = k->G;
   tvm_tensor *in[64], *outs[64], *args[128];
   unsigned char used[64];
@@ -135,6 +138,8 @@ tvm_status tvm_tune_kernel_lower(tvm_tune_kernel *k, tvm_config *cfg,
   lo.dump_pass = "storage_flatten";
   lo.dump = take_features;
   lo.dump_ud = out->features;
+  if (features_only)
+    lo.stop_after = "storage_flatten";
   st = tvm_lower(s, args, n, "kernel", &lo, &out->mod);
   tvm_schedule_free(s);
   s = NULL;
@@ -144,6 +149,22 @@ fail:
   tvm_schedule_free(s);
   tvm_tune_lowered_free(out);
   return st;
+}
+
+tvm_status tvm_tune_kernel_lower(tvm_tune_kernel *k, tvm_config *cfg,
+                                 int generic, tvm_tune_lowered *out) {
+  return lower_candidate(k, cfg, generic, 0, out);
+}
+
+tvm_status tvm_tune_kernel_features(tvm_tune_kernel *k, tvm_config *cfg,
+                                    float *features) {
+  tvm_tune_lowered l;
+  tvm_status st = lower_candidate(k, cfg, 0, 1, &l);
+  if (st)
+    return st;
+  memcpy(features, l.features, sizeof l.features);
+  tvm_tune_lowered_free(&l);
+  return TVM_OK;
 }
 
 void tvm_tune_lowered_free(tvm_tune_lowered *l) {

@@ -273,6 +273,8 @@ static tvm_status run_pipeline(tvm_ctx *c, const tvm_lower_options *o,
       }
     }
     if (st == TVM_OK) st = run_extras_after(&r, p->name);
+    if (st == TVM_OK && o->stop_after && !strcmp(o->stop_after, p->name))
+      return TVM_OK;
   }
   if (st == TVM_OK && device) st = tvm_func_verify_launches(r.host, m);
   if (st == TVM_OK) st = tvm_module_add(m, r.host);

@@ -232,13 +232,10 @@ static const float *features_of(search *s, uint64_t idx) {
   if (!c)
     return NULL;
   if (c->have_feat == 0) {
-    tvm_tune_lowered l;
     c->have_feat = 2;
     if (tvm_config_set_index(s->cfg, idx) == TVM_OK &&
-        tvm_tune_kernel_lower(s->k, s->cfg, 0, &l) == TVM_OK) {
-      memcpy(c->feat, l.features, sizeof c->feat);
+        tvm_tune_kernel_features(s->k, s->cfg, c->feat) == TVM_OK) {
       c->have_feat = 1;
-      tvm_tune_lowered_free(&l);
     } else if (tvm_config_rejected(s->cfg)) {
       c->state = ST_INVALID;
     }

@@ -83,6 +83,10 @@ typedef struct tvm_lower_options {
   const char *dump_pass;
   void (*dump)(void *ud, const char *pass, const tvm_func *f);
   void *dump_ud;
+  /* Stop after this built-in pass (dumped as usual); nothing is added to
+   * the module.  NULL (default): the whole pipeline.  The tuner's cost
+   * model reads its features after storage_flatten and needs no more. */
+  const char *stop_after;
   /* Passes the target inserts (see tvm_lower_pass); target is handed to
    * their run.  NULL/0: none. */
   const tvm_lower_pass *extra_passes;

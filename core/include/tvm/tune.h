@@ -96,6 +96,12 @@ typedef struct tvm_tune_lowered {
 TVM_API tvm_status tvm_tune_kernel_lower(tvm_tune_kernel *k, tvm_config *cfg,
                                          int generic, tvm_tune_lowered *out);
 TVM_API void tvm_tune_lowered_free(tvm_tune_lowered *l);
+/* The features alone of the candidate cfg (TVM_TUNE_NFEATURES floats):
+ * lowered only as far as storage_flatten, where they are read, so a few
+ * times cheaper than tvm_tune_kernel_lower; what the search scores
+ * candidates with. */
+TVM_API tvm_status tvm_tune_kernel_features(tvm_tune_kernel *k,
+                                            tvm_config *cfg, float *features);
 
 /* Features of a lowered function (called on the loop IR after
  * storage_flatten, where loops still carry their annotations). */

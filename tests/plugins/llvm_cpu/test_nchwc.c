@@ -1022,6 +1022,58 @@ static void test_padded_blocks(void **state) {
   tvm_graph_free(g);
 }
 
+/* The search scores candidates by features lowered only to
+ * storage_flatten (tvm_tune_kernel_features): the same features as the
+ * whole lowering of the measured candidate, for every register block of
+ * a conv's space. */
+static tvm_status same_features(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
+  int *checked = ud;
+  if (!cfg || strcmp(tvm_tune_kernel_template(k), "llvm-cpu.conv2d_NCHWc"))
+    return TVM_OK;
+  tvm_config *c = tvm_config_create();
+  tvm_tune_lowered l;
+  OKR(tvm_tune_kernel_lower(k, c, 0, &l)); /* records the space */
+  tvm_tune_lowered_free(&l);
+  uint64_t n = tvm_config_space_size(c);
+  for (uint64_t i = 0; i < n; i += n / 7 + 1) {
+    float f[TVM_TUNE_NFEATURES];
+    CHECK_OK(tvm_config_set_index(c, i));
+    tvm_status a = tvm_tune_kernel_lower(k, c, 0, &l);
+    CHECK_OK(tvm_config_set_index(c, i));
+    tvm_status b = tvm_tune_kernel_features(k, c, f);
+    assert_int_equal(a, b);
+    if (a) { /* a block the template rejects, both ways */
+      tvm_diag_clear();
+      continue;
+    }
+    assert_memory_equal(f, l.features, sizeof f);
+    assert_true(l.mod.nfuncs >= 1);
+    tvm_tune_lowered_free(&l);
+    (*checked)++;
+  }
+  tvm_config_free(c);
+  return TVM_OK;
+}
+
+static void test_features_only(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  tvm_plan *p = NULL;
+  int checked = 0;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 32, 8, 8}, 4);
+  CHECK_OK(tvm_graph_mark_output(g, TVM_OP(g, "Relu", TVM_IN(conv3(g, x, 32, 3, 1)), TVM_NOATTRS)));
+  tvm_tune_hooks hooks = {same_features, &checked, NULL};
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  o.tune = &hooks;
+  o.lower_only = 1;
+  OKR(tvm_compile(g, T, &o, &p));
+  assert_true(checked >= 3);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
 /* The plugin's slot answers through the host accessor (ABI 3). */
 static void test_plugin_slot(void **state) {
   (void)state;
@@ -1062,6 +1114,7 @@ int main(void) {
       cmocka_unit_test(test_conv_cases),
       cmocka_unit_test(test_conv_register_blocks),
       cmocka_unit_test(test_layout_knobs),
+      cmocka_unit_test(test_features_only),
       cmocka_unit_test(test_residual_blocked),
       cmocka_unit_test(test_pools_blocked),
       cmocka_unit_test(test_concat_blocked),

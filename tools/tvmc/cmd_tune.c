@@ -348,11 +348,13 @@ static int layout_pass(tune_run *r) {
     tvm_status st = tvm_compile(g, r->t, &co, &p);
     tvm_plan_free(p);
     tvm_graph_free(g);
-    if (st) {
+    if (st) { /* that layout index is left unmeasured, not the run */
       if (r->tty)
         fprintf(stderr, "\r\033[K");
-      fprintf(stderr, "tvmc tune: layouts: %s\n", tvm_diag_message());
-      return 0;
+      fprintf(stderr, "tvmc tune: layouts: the model with layout %d of each "
+              "node does not compile (%s); those layouts are not measured\n",
+              r->cur_layout, tvm_diag_message());
+      tvm_diag_clear();
     }
   }
   if (r->tty)

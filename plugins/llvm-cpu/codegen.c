@@ -10,15 +10,17 @@
  * A module of several functions is compiled in parts, in parallel: its
  * functions are dealt into up to LC_CODEGEN_PARTS parts of about equal
  * size (the count of their loop IR statements; largest first, each to
- * the lightest part), each part built and optimized in its own context on
- * the host's default thread pool (host->parallel_for), written as
- * bitcode, and the parts linked into one module in part order, which is
- * emitted as one object.  The parts depend on the module only, not on the
- * number of threads, so the object is the same on any machine.  The
- * first part defines the module globals the loader fills in; the others
- * declare them.  The pass pipeline (about two thirds of LLVM's time) runs
- * in parallel; instruction selection and emission of the linked module
- * do not (one object per blob).
+ * the lightest part), each part built, optimized and emitted as an ELF
+ * object in its own context on the host's default thread pool
+ * (host->parallel_for), and the parts' objects joined, in part order, into
+ * one relocatable object (elf_merge.c), the blob.  The parts depend on the
+ * module only, not on the number of threads, so the object is the same on
+ * any machine.  The first part defines the module globals the loader
+ * fills in; the others declare them, and the join binds their references
+ * to the definition.  Everything LLVM does, the pass pipeline and
+ * instruction selection and emission alike, runs in parallel.  (Linking
+ * the parts' bitcode into one module and emitting that, as this did
+ * before, left emission, about a third of LLVM's time, on one thread.)
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,11 +28,9 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
-#include <llvm-c/BitReader.h>
-#include <llvm-c/BitWriter.h>
-#include <llvm-c/Linker.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 
+#include "elf_merge.h"
 #include "llvm_cpu.h"
 
 /* Reports a failure of cg's build: into cg->msg when the build runs on a
@@ -218,28 +218,14 @@ static int32_t optimize(lc_cg *cg, LLVMTargetMachineRef tm, int level) {
   return TVM_OK;
 }
 
-/* Emits the optimized module as bytes of the requested format. */
-static int32_t emit_blob(LLVMModuleRef mod, LLVMTargetMachineRef tm,
+/* Makes the blob of the requested format from the module's object. */
+static int32_t emit_blob(const uint8_t *obj, uint64_t size,
                          const tvm_plugin_target *t, tvm_plugin_blob *out) {
-  char *err = NULL;
-  LLVMMemoryBufferRef buf = NULL;
-  if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &err,
-                                          &buf)) {
-    lc_report(TVM_ERR_INTERNAL, "llvm-cpu: object emission failed: %s",
-              err ? err : "?");
-    LLVMDisposeMessage(err);
-    return TVM_ERR_INTERNAL;
-  }
-  const uint8_t *obj = (const uint8_t *)LLVMGetBufferStart(buf);
-  uint64_t size = LLVMGetBufferSize(buf);
   uint8_t *so = NULL;
   uint64_t so_size = 0;
   if (t->output_shared) {
     int32_t st = lc_link_shared(obj, size, &so, &so_size);
-    if (st != TVM_OK) {
-      LLVMDisposeMemoryBuffer(buf);
-      return st;
-    }
+    if (st != TVM_OK) return st;
     obj = so;
     size = so_size;
   }
@@ -248,13 +234,12 @@ static int32_t emit_blob(LLVMModuleRef mod, LLVMTargetMachineRef tm,
       t->output_shared ? TVM_BLOB_SHARED_OBJECT : TVM_BLOB_ELF_OBJECT, obj,
       size);
   free(so);
-  LLVMDisposeMemoryBuffer(buf);
   return st;
 }
 
 /* Dumps the module's IR to $TVM_LLVM_DUMP.<first function><suffix>
  * when that variable is set (a debugging aid; with several parts, the
- * raw IR of each part as .partN.raw.ll). */
+ * IR of each part as .partN.raw.ll and .partN.opt.ll). */
 static void maybe_dump(LLVMModuleRef mod, const tvm_module *m,
                        const char *suffix) {
   const char *path = getenv("TVM_LLVM_DUMP");
@@ -266,7 +251,7 @@ static void maybe_dump(LLVMModuleRef mod, const tvm_module *m,
   if (LLVMPrintModuleToFile(mod, name, &err)) LLVMDisposeMessage(err);
 }
 
-/* ---- one part: a context, its functions, built and optimized ------------ */
+/* ---- one part: a context, its functions, built, optimized, emitted ------- */
 
 /* Counts statements (the size estimate of a function). */
 static int count_stmt(tvm_visitor *v, const tvm_stmt *st) {
@@ -282,8 +267,9 @@ typedef struct lc_part {
   int *funcs;             /* indices into m->funcs, in module order */
   int nfuncs;
   int64_t weight;         /* statements of its functions */
-  int index;              /* 0 defines the module globals */
-  LLVMMemoryBufferRef bc; /* the optimized part as bitcode */
+  int index;               /* 0 defines the module globals */
+  int single;              /* the only part: dumps named as a whole module */
+  LLVMMemoryBufferRef obj; /* the part as an ELF object */
   int32_t status;
   char msg[LC_CG_MSG];
 } lc_part;
@@ -315,17 +301,15 @@ static void cg_open(lc_cg *cg, const tvm_plugin_target *t,
   lc_define_globals(cg, define_globals);
 }
 
-/* Frees what cg_open made; the module too unless keep_module. */
-static void cg_close(lc_cg *cg, int keep_module) {
+/* Frees what cg_open made. */
+static void cg_close(lc_cg *cg) {
   tvm_ptrmap_free(&cg->vars);
   tvm_ptrmap_free(&cg->nonneg);
   tvm_ptrmap_free(&cg->align);
   tvm_ptrvec_free(&cg->heap);
   LLVMDisposeBuilder(cg->b);
-  if (!keep_module) {
-    LLVMDisposeModule(cg->mod);
-    LLVMContextDispose(cg->ctx);
-  }
+  LLVMDisposeModule(cg->mod);
+  LLVMContextDispose(cg->ctx);
   LLVMDisposeTargetData(cg->td);
 }
 
@@ -354,7 +338,7 @@ static int32_t cg_build(lc_cg *cg, LLVMTargetMachineRef tm,
   return st;
 }
 
-/* Pool task: builds part i and writes it as bitcode. */
+/* Pool task: builds part i and emits it as an object. */
 static int32_t part_task(int64_t i, int64_t n, void *data) {
   (void)n;
   lc_part *p = &((lc_part *)data)[i];
@@ -370,14 +354,22 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
   char tag[24];
   cg_open(&cg, p->t, tm, p->index == 0);
   cg.msg = p->msg;
-  snprintf(tag, sizeof tag, ".part%d", p->index);
+  snprintf(tag, sizeof tag, p->single ? "" : ".part%d", p->index);
   p->status = cg_build(&cg, tm, p->m, p->funcs, p->nfuncs, tag);
-  if (p->status == TVM_OK &&
-      !(p->bc = LLVMWriteBitcodeToMemoryBuffer(cg.mod))) {
-    p->status = TVM_ERR_NOMEM;
-    snprintf(p->msg, sizeof p->msg, "llvm-cpu: writing bitcode failed");
+  if (p->status == TVM_OK) {
+    char *err = NULL;
+    snprintf(tag + strlen(tag), sizeof tag - strlen(tag), ".opt.ll");
+    maybe_dump(cg.mod, p->m, tag);
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, cg.mod, LLVMObjectFile, &err,
+                                            &p->obj)) {
+      p->status = TVM_ERR_INTERNAL;
+      snprintf(p->msg, sizeof p->msg, "llvm-cpu: object emission failed: %s",
+               err ? err : "?");
+      p->obj = NULL;
+    }
+    LLVMDisposeMessage(err);
   }
-  cg_close(&cg, 0);
+  cg_close(&cg);
   LLVMDisposeTargetMachine(tm);
   return 0; /* failures stay in the part: every part runs */
 }
@@ -387,9 +379,9 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
  * each part's functions into module order. */
 static int32_t deal_parts(const tvm_module *m, lc_part *parts, int nparts,
                           int *slots) {
-  int64_t *w = calloc((size_t)m->nfuncs, sizeof *w);
-  int *order = malloc((size_t)m->nfuncs * sizeof *order);
-  int *owner = malloc((size_t)m->nfuncs * sizeof *owner);
+  int64_t *w = calloc((size_t)m->nfuncs + 1, sizeof *w);
+  int *order = malloc(((size_t)m->nfuncs + 1) * sizeof *order);
+  int *owner = malloc(((size_t)m->nfuncs + 1) * sizeof *owner);
   if (!w || !order || !owner) {
     free(w);
     free(order);
@@ -427,21 +419,23 @@ static int32_t deal_parts(const tvm_module *m, lc_part *parts, int nparts,
   return TVM_OK;
 }
 
-/* Builds m in nparts parts on the host's pool and links them, in part
- * order, into *mod of *ctx (both the caller's to dispose). */
+/* Builds m in nparts parts on the host's pool and joins their objects,
+ * in part order, into one object: *obj (malloc'd) of *size bytes. */
 static int32_t build_parts(const tvm_plugin_target *t, const tvm_module *m,
-                           int nparts, LLVMContextRef *ctx,
-                           LLVMModuleRef *mod) {
+                           int nparts, uint8_t **obj, uint64_t *size) {
   lc_part *parts = calloc((size_t)nparts, sizeof *parts);
-  int *slots = malloc((size_t)m->nfuncs * sizeof *slots);
-  int32_t st = parts && slots ? TVM_OK
-                              : lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
+  int *slots = malloc(((size_t)m->nfuncs + 1) * sizeof *slots);
+  const uint8_t **objs = calloc((size_t)nparts, sizeof *objs);
+  uint64_t *sizes = calloc((size_t)nparts, sizeof *sizes);
+  int32_t st = parts && slots && objs && sizes
+                   ? TVM_OK
+                   : lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
   for (int q = 0; st == TVM_OK && q < nparts; q++)
-    parts[q] = (lc_part){.t = t, .m = m, .index = q};
+    parts[q] = (lc_part){.t = t, .m = m, .index = q, .single = nparts == 1};
   if (st == TVM_OK) st = deal_parts(m, parts, nparts, slots);
   if (st == TVM_OK) {
     const tvm_host_api *h = lc_host();
-    if (h && h->parallel_for)
+    if (h && h->parallel_for && nparts > 1)
       h->parallel_for(part_task, parts, nparts);
     else
       for (int q = 0; q < nparts; q++) part_task(q, nparts, parts);
@@ -451,29 +445,23 @@ static int32_t build_parts(const tvm_plugin_target *t, const tvm_module *m,
                        parts[q].msg[0] ? parts[q].msg
                                        : "llvm-cpu: codegen of a part failed");
   }
-  *ctx = NULL;
-  *mod = NULL;
-  if (st == TVM_OK) {
-    *ctx = LLVMContextCreate();
-    for (int q = 0; q < nparts && st == TVM_OK; q++) {
-      LLVMModuleRef pm = NULL;
-      if (LLVMParseBitcodeInContext2(*ctx, parts[q].bc, &pm)) {
-        st = lc_report(TVM_ERR_INTERNAL,
-                       "llvm-cpu: reading back the bitcode of part %d failed",
-                       q);
-      } else if (!*mod) {
-        *mod = pm;
-      } else if (LLVMLinkModules2(*mod, pm)) { /* consumes pm */
-        st = lc_report(TVM_ERR_INTERNAL,
-                       "llvm-cpu: linking part %d into the module failed (a "
-                       "bug in the plugin)", q);
-      }
-    }
+  for (int q = 0; st == TVM_OK && q < nparts; q++) {
+    objs[q] = (const uint8_t *)LLVMGetBufferStart(parts[q].obj);
+    sizes[q] = LLVMGetBufferSize(parts[q].obj);
+  }
+  if (st == TVM_OK && nparts == 1) { /* nothing to join */
+    *obj = malloc(sizes[0] ? sizes[0] : 1);
+    if (*obj) memcpy(*obj, objs[0], sizes[0]), *size = sizes[0];
+    else st = lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
+  } else if (st == TVM_OK) {
+    st = lc_elf_merge(objs, sizes, nparts, obj, size);
   }
   for (int q = 0; parts && q < nparts; q++)
-    if (parts[q].bc) LLVMDisposeMemoryBuffer(parts[q].bc);
+    if (parts[q].obj) LLVMDisposeMemoryBuffer(parts[q].obj);
   free(parts);
   free(slots);
+  free(objs);
+  free(sizes);
   return st;
 }
 
@@ -491,35 +479,14 @@ int32_t lc_codegen(tvm_plugin_target *t, const tvm_module *m,
         return lc_report(TVM_ERR_INVALID,
                          "llvm-cpu: codegen of '%s': two functions share this "
                          "name; give each a unique name", m->funcs[i]->name);
-  LLVMTargetMachineRef tm = lc_target_machine(t);
-  if (!tm) return TVM_ERR_INVALID;
-
   int nparts = m->nfuncs < LC_CODEGEN_PARTS ? m->nfuncs : LC_CODEGEN_PARTS;
-  int32_t st;
-  LLVMContextRef ctx = NULL;
-  LLVMModuleRef mod = NULL;
-  if (nparts <= 1) {
-    lc_cg cg;
-    int *all = malloc(((size_t)m->nfuncs + 1) * sizeof *all);
-    for (int i = 0; all && i < m->nfuncs; i++) all[i] = i;
-    cg_open(&cg, t, tm, 1);
-    st = all ? cg_build(&cg, tm, m, all, m->nfuncs, "")
-             : lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
-    free(all);
-    cg_close(&cg, 1);
-    ctx = cg.ctx;
-    mod = cg.mod;
-  } else {
-    st = build_parts(t, m, nparts, &ctx, &mod);
-  }
-  if (st == TVM_OK) {
-    maybe_dump(mod, m, ".opt.ll");
-    st = emit_blob(mod, tm, t, out);
-  }
+  if (nparts < 1) nparts = 1; /* an empty module is one empty part */
+  uint8_t *obj = NULL;
+  uint64_t size = 0;
+  int32_t st = build_parts(t, m, nparts, &obj, &size);
+  if (st == TVM_OK) st = emit_blob(obj, size, t, out);
+  free(obj);
   if (st == TVM_OK) st = tvm_sdk_blob_kernels_of_module(lc_host(), out, m);
   if (st != TVM_OK) tvm_sdk_blob_clear(lc_host(), out);
-  if (mod) LLVMDisposeModule(mod);
-  if (ctx) LLVMContextDispose(ctx);
-  LLVMDisposeTargetMachine(tm);
   return st;
 }

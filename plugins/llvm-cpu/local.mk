@@ -19,6 +19,8 @@ LLVM_CPU_SOURCES = \
 	plugins/llvm-cpu/module.c \
 	plugins/llvm-cpu/elf_load.c \
 	plugins/llvm-cpu/elf_load.h \
+	plugins/llvm-cpu/elf_merge.c \
+	plugins/llvm-cpu/elf_merge.h \
 	plugins/llvm-cpu/elf_check.c \
 	plugins/llvm-cpu/elf_check_shared.c \
 	plugins/llvm-cpu/elf_check.h \
@@ -61,6 +63,7 @@ tests_plugins_llvm_cpu_test_elf_load_SOURCES = \
 	tests/plugins/llvm_cpu/elf_report.h \
 	tests/plugins/llvm_cpu/elf_report.c \
 	plugins/llvm-cpu/elf_load.c \
+	plugins/llvm-cpu/elf_merge.c \
 	plugins/llvm-cpu/elf_check.c \
 	plugins/llvm-cpu/elf_check_shared.c
 tests_plugins_llvm_cpu_test_elf_load_CFLAGS = $(TVM_TEST_CF) \

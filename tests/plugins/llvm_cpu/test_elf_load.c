@@ -13,7 +13,11 @@
  *     bad relocation type or offset, overlapping sections, a symbol
  *     outside its section, a forbidden extern, writable code, ...) refused
  *     with a message naming the section; and 3000 random byte mutations of
- *     a real kernel object, each refused cleanly or loaded without harm.
+ *     a real kernel object, each refused cleanly or loaded without harm;
+ *   - a module of several functions, compiled in parts whose objects
+ *     elf_merge.c joins: one symbol table, the module globals defined
+ *     once, every function run from the object and the shared object;
+ *     two parts defining one name are refused.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -32,6 +36,7 @@
 
 #include "elf_check.h"
 #include "elf_load.h"
+#include "elf_merge.h"
 #include "elf_report.h"
 #include "harness.h"
 #include "tvm/te.h"
@@ -586,6 +591,111 @@ static void test_damaged_kernel(void **state) {
   h_desc()->vtable->target_destroy(t);
 }
 
+/* o[i] = a[i] * k over n elements in a parallel loop (the module globals
+ * from whichever part the function lands in). */
+static tvm_func *scale_func(const char *name, float k) {
+  tvm_expr *a = HV("a"), *o = HV("o"), *i = VAR("i");
+  tvm_stmt *body = tvm_for(C, i, I(0), I(N), TVM_FOR_PARALLEL, NULL,
+                           ST(o, i, tvm_mul(C, LD(TVM_F32, a, i), F(k))));
+  tvm_expr *params[] = {a, o};
+  return tvm_func_new(C, name, params, NULL, 2, body);
+}
+
+/* Counts the symbols of object d named name that are defined (*def) and
+ * undefined (*undef); returns the number of symbol tables. */
+static int symbols_named(const uint8_t *d, const char *name, int *def,
+                         int *undef) {
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)d;
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)(d + eh->e_shoff);
+  int ntab = 0;
+  *def = *undef = 0;
+  for (unsigned i = 1; i < eh->e_shnum; i++) {
+    if (sh[i].sh_type != SHT_SYMTAB) continue;
+    ntab++;
+    const char *str = (const char *)d + sh[sh[i].sh_link].sh_offset;
+    for (uint64_t k = 1; k < sh[i].sh_size / sizeof(Elf64_Sym); k++) {
+      Elf64_Sym y;
+      memcpy(&y, d + sh[i].sh_offset + k * sizeof y, sizeof y);
+      if (strcmp(str + y.st_name, name) != 0) continue;
+      if (y.st_shndx == SHN_UNDEF)
+        ++*undef;
+      else
+        ++*def;
+    }
+  }
+  return ntab;
+}
+
+/* Several functions: codegen builds them in parts and joins the parts'
+ * objects; the joined object must load and run like the shared object. */
+static void test_parts_joined(void **state) {
+  (void)state;
+  const char *outputs[] = {"output=object", "output=shared"};
+  float in[N], want[NOUT];
+  for (int k = 0; k < N; k++) in[k] = -4.0f + 8.0f * (float)k / (N - 1);
+  for (int v = 0; v < 2; v++) {
+    tvm_module *m = kernels(); /* "mix" */
+    char name[16];
+    for (int f = 0; f < 5; f++) {
+      snprintf(name, sizeof name, "scale%d", f);
+      assert_int_equal(tvm_module_add(m, scale_func(name, (float)f + 0.5f)), 0);
+    }
+    const char *ov[] = {outputs[v], "num_threads=2", NULL};
+    tvm_plugin_target *t = h_target(ov);
+    h_mod hm;
+    if (!t || h_build(t, m, &hm) != 0)
+      fail_msg("build (%s): %s", outputs[v], h_last_report());
+    if (v == 0) {
+      int def = 0, undef = 0;
+      assert_int_equal(symbols_named(hm.blob.data, "__tvm_parallel_for", &def,
+                                     &undef), 1);
+      assert_int_equal(def, 1);
+      assert_int_equal(undef, 0);
+      assert_int_equal(symbols_named(hm.blob.data, "scale3", &def, &undef), 1);
+      assert_int_equal(def, 1);
+    }
+    float out[NOUT];
+    tvm_plugin_arg args[] = {h_ptr(in), h_ptr(out)};
+    assert_int_equal(h_call(&hm, "mix", args, 2), 0);
+    if (v == 0)
+      memcpy(want, out, sizeof want);
+    else
+      assert_memory_equal(out, want, sizeof want);
+    for (int f = 0; f < 5; f++) {
+      snprintf(name, sizeof name, "scale%d", f);
+      memset(out, 0, sizeof out);
+      assert_int_equal(h_call(&hm, name, args, 2), 0);
+      for (int k = 0; k < N; k++)
+        assert_true(out[k] == in[k] * ((float)f + 0.5f));
+    }
+    h_free(&hm);
+    h_desc()->vtable->target_destroy(t);
+  }
+}
+
+/* Joining two objects that define the same names is refused by name;
+ * joining one object alone gives an object the loader accepts. */
+static void test_join_refuses_two_definitions(void **state) {
+  (void)state;
+  obj o;
+  make_obj(&o, "expf");
+  const uint8_t *objs[2] = {o.b, o.b};
+  uint64_t sizes[2] = {o.n, o.n};
+  uint8_t *out = NULL;
+  uint64_t n = 0;
+  assert_int_not_equal(lc_elf_merge(objs, sizes, 2, &out, &n), 0);
+  assert_null(out);
+  assert_non_null(strstr(lc_test_msg, "both define 'f42'"));
+  assert_int_equal(lc_elf_merge(objs, sizes, 1, &out, &n), 0);
+  lc_image *im = NULL;
+  if (lc_image_load(out, n, &im) != 0) fail_msg("%s", lc_test_msg);
+  int (*f42)(void) = (int (*)(void))(uintptr_t)lc_image_code(im, "f42");
+  assert_non_null(f42);
+  assert_int_equal(f42(), 42);
+  lc_image_free(im);
+  free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_relocation),
@@ -593,6 +703,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_loader_matches_ld_so, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_damaged_kernel, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parts_joined, setup, teardown),
+      cmocka_unit_test(test_join_refuses_two_definitions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,19 +46,14 @@ tvm_gvalue *tvm_graph_input(tvm_graph *g, const char *name, tvm_dtype t,
   return v;
 }
 
-/* A CONST value; data (row-major, numel * dtype bytes) is copied. */
-tvm_gvalue *tvm_graph_const(tvm_graph *g, const char *name, tvm_dtype t,
-                            const int64_t *shape, int ndim, const void *data) {
+/* A CONST value of zeros (see tvm/graph.h). */
+tvm_gvalue *tvm_graph_const_zeros(tvm_graph *g, const char *name, tvm_dtype t,
+                                  const int64_t *shape, int ndim) {
   if (!g) {
     tvm_diag_set(TVM_ERR_INVALID, "tvm_graph_const: graph is NULL");
     return NULL;
   }
   if (g->failed) return NULL;
-  if (!data) {
-    graph_fail(g, tvm_diag_set(TVM_ERR_INVALID, "constant '%s': data is NULL",
-                               name ? name : "(unnamed)"));
-    return NULL;
-  }
   char what[96];
   snprintf(what, sizeof what, "constant '%s'", name ? name : "(unnamed)");
   if (graph_check_shape(what, shape, ndim)) {
@@ -70,7 +65,19 @@ tvm_gvalue *tvm_graph_const(tvm_graph *g, const char *name, tvm_dtype t,
     graph_fail(g, tvm_diag_status());
     return NULL;
   }
-  memcpy(v->data, data, (size_t)tvm_gvalue_bytes(v));
+  return v;
+}
+
+/* A CONST value; data (row-major, numel * dtype bytes) is copied. */
+tvm_gvalue *tvm_graph_const(tvm_graph *g, const char *name, tvm_dtype t,
+                            const int64_t *shape, int ndim, const void *data) {
+  if (g && !g->failed && !data) {
+    graph_fail(g, tvm_diag_set(TVM_ERR_INVALID, "constant '%s': data is NULL",
+                               name ? name : "(unnamed)"));
+    return NULL;
+  }
+  tvm_gvalue *v = tvm_graph_const_zeros(g, name, t, shape, ndim);
+  if (v) memcpy(v->data, data, (size_t)tvm_gvalue_bytes(v));
   return v;
 }
 

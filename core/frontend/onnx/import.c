@@ -36,23 +36,40 @@ tvm_status onnx_define_value(importer *im, const char *name, tvm_gvalue *v,
   return tvm_strmap_put(&im->values, name, v);
 }
 
-/* A CONST value of the graph from a decoded tensor. */
+/* Where onnx_add_const decodes a tensor: a new constant of the graph. */
+typedef struct const_place {
+  importer *im;
+  const char *name, *what;
+  tvm_gvalue *v;
+} const_place;
+
+static void *place_const(void *ctx, const onnx_data *d) {
+  const_place *cp = ctx;
+  if (d->ndim > TVM_MAX_DIMS) {
+    tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                 "%s has %d dimensions; at most %d are supported", cp->what,
+                 d->ndim, TVM_MAX_DIMS);
+    return NULL;
+  }
+  cp->v = tvm_graph_const_zeros(cp->im->g, cp->name, d->dtype, d->shape,
+                                d->ndim);
+  if (!cp->v) tvm_graph_status(cp->im->g); /* leaves its diagnostic */
+  return cp->v ? cp->v->data : NULL;
+}
+
+/* A CONST value of the graph from a tensor, decoded straight into the
+ * constant's storage (a weight is copied out of the protobuf once). */
 tvm_status onnx_add_const(importer *im, const char *name,
                           const Onnx__TensorProto *t, const char *what,
                           tvm_gvalue **out) {
+  const_place cp = {im, name, what, NULL};
   onnx_data d;
-  tvm_status st = onnx_decode_tensor(t, 1, what, &d);
+  tvm_status st = onnx_decode_tensor_to(t, 1, what, place_const, &cp, &d);
   if (st)
     return st;
-  if (d.ndim > TVM_MAX_DIMS) {
-    onnx_data_free(&d);
-    return tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "%s has %d dimensions; at most %d are supported", what,
-                        d.ndim, TVM_MAX_DIMS);
-  }
-  *out = tvm_graph_const(im->g, name, d.dtype, d.shape, d.ndim, d.data);
   onnx_data_free(&d);
-  return *out ? TVM_OK : tvm_graph_status(im->g);
+  *out = cp.v;
+  return TVM_OK;
 }
 
 /* ---- model-level parts --------------------------------------------------- */

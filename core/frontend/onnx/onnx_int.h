@@ -31,19 +31,31 @@ const char *onnx_dtype_name(int32_t dt);
 tvm_status onnx_map_dtype(int32_t dt, int for_reading, const char *what,
                           tvm_dtype *out);
 /* A decoded tensor: dtype, dims and compact row-major little-endian data
- * (tvm_malloc'd, owned by the caller; never NULL, even when empty). */
+ * (tvm_malloc'd, owned by the caller, unless `placed`; never NULL, even
+ * when empty). */
 typedef struct onnx_data {
   tvm_dtype dtype;
   int ndim;
   int64_t *shape; /* tvm_malloc'd (ndim entries, at least one allocated) */
   int64_t numel;
   void *data;
+  int placed; /* data came from an onnx_place_fn and is not freed here */
 } onnx_data;
 /* Decodes t (data from raw_data or the typed field of its type), checking
  * that the data length matches the dims.  what names the tensor in
  * messages.  On failure nothing is left allocated. */
 tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
                               const char *what, onnx_data *out);
+/* Gives the buffer a tensor is decoded into, for d's dtype, dims and
+ * element count (numel elements of the dtype), or NULL with the
+ * diagnostic set. */
+typedef void *(*onnx_place_fn)(void *ctx, const onnx_data *d);
+/* onnx_decode_tensor into the buffer place gives (a graph constant's own
+ * storage, so that a weight is not copied once more); out->data is then
+ * the caller's. */
+tvm_status onnx_decode_tensor_to(const Onnx__TensorProto *t, int for_reading,
+                                 const char *what, onnx_place_fn place,
+                                 void *ctx, onnx_data *out);
 void onnx_data_free(onnx_data *d);
 
 /* ---- the importer (import.c, node.c, shape.c) ---------------------------- */

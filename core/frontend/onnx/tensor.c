@@ -83,6 +83,14 @@ static tvm_status count_check(const char *what, const char *field, size_t n,
 /* Decodes t into out (see onnx_int.h). */
 tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
                               const char *what, onnx_data *out) {
+  return onnx_decode_tensor_to(t, for_reading, what, NULL, NULL, out);
+}
+
+/* Decodes t into out, its data into what place gives (tvm_malloc when
+ * place is NULL). */
+tvm_status onnx_decode_tensor_to(const Onnx__TensorProto *t, int for_reading,
+                                 const char *what, onnx_place_fn place,
+                                 void *ctx, onnx_data *out) {
   memset(out, 0, sizeof *out);
   if (t->has_data_location &&
       t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
@@ -147,13 +155,24 @@ tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
   out->ndim = (int)t->n_dims;
   out->numel = numel;
   out->shape = tvm_malloc(sizeof(int64_t) * (t->n_dims ? t->n_dims : 1));
-  out->data = tvm_malloc(nbytes ? nbytes : 1);
-  if (!out->shape || !out->data) {
+  if (!out->shape)
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory decoding %s", what);
+  for (size_t i = 0; i < t->n_dims; i++)
+    out->shape[i] = t->dims[i];
+  if (place) {
+    out->data = place(ctx, out);
+    out->placed = out->data != NULL;
+    if (!out->data) {
+      onnx_data_free(out);
+      tvm_status st = tvm_diag_status();
+      return st ? st
+                : tvm_diag_set(TVM_ERR_NOMEM, "out of memory decoding %s",
+                               what);
+    }
+  } else if (!(out->data = tvm_malloc(nbytes ? nbytes : 1))) {
     onnx_data_free(out);
     return tvm_diag_set(TVM_ERR_NOMEM, "out of memory decoding %s", what);
   }
-  for (size_t i = 0; i < t->n_dims; i++)
-    out->shape[i] = t->dims[i];
 
   if (raw) {
     if (nbytes)
@@ -224,7 +243,7 @@ tvm_status onnx_decode_tensor(const Onnx__TensorProto *t, int for_reading,
 /* Frees what onnx_decode_tensor allocated (safe on a zeroed struct). */
 void onnx_data_free(onnx_data *d) {
   tvm_free(d->shape);
-  tvm_free(d->data);
+  if (!d->placed) tvm_free(d->data);
   d->shape = NULL;
   d->data = NULL;
 }

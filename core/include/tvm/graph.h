@@ -214,6 +214,12 @@ TVM_API tvm_gvalue *tvm_graph_input(tvm_graph *g, const char *name,
 TVM_API tvm_gvalue *tvm_graph_const(tvm_graph *g, const char *name,
                                     tvm_dtype t, const int64_t *shape,
                                     int ndim, const void *data);
+/* A constant of zeros whose data (v->data, tvm_gvalue_bytes(v) bytes,
+ * row-major) the caller may fill before any pass reads the graph: a
+ * frontend decodes a weight straight into it instead of copying it. */
+TVM_API tvm_gvalue *tvm_graph_const_zeros(tvm_graph *g, const char *name,
+                                          tvm_dtype t, const int64_t *shape,
+                                          int ndim);
 /* A float32 constant of pseudo-random values, uniform in [-scale, scale],
  * from a fixed seed (the model zoo's weights): the same seed gives the
  * same values on every machine. */

@@ -186,6 +186,26 @@ static void test_bad_arguments(void **state) {
   tvm_graph_free(g2);
 }
 
+/* A constant of zeros is the caller's to fill (what a frontend decodes a
+ * weight into); its shape is checked like any constant's. */
+static void test_const_zeros(void **state) {
+  tvm_graph *g = *state;
+  tvm_gvalue *c = tvm_graph_const_zeros(g, "z", F32, (int64_t[]){3, 5}, 2);
+  assert_non_null(c);
+  assert_int_equal(c->kind, TVM_GV_CONST);
+  assert_int_equal(tvm_gvalue_bytes(c), 60);
+  float *d = c->data;
+  for (int i = 0; i < 15; i++) assert_true(d[i] == 0.0f);
+  d[7] = 2.5f;
+  tvm_gvalue *r = tvm_graph_apply(g, "Relu", "r", TVM_IN(c), TVM_NOATTRS, 1, NULL);
+  assert_non_null(r);
+  assert_true(((float *)c->data)[7] == 2.5f);
+  assert_null(tvm_graph_const_zeros(g, "bad", F32, (int64_t[]){2, -1}, 2));
+  assert_string_equal(tvm_diag_message(),
+                      "constant 'bad': dimension 1 is -1; give every "
+                      "dimension a size (>= 0)");
+}
+
 /* SplitMix64 test vector: seed 0 draws 0xe220a8397b1dcdaf,
  * 0x6e789e6aa1b965f4, 0x06c45d188009454f (Vigna's splitmix64.c). */
 static void test_random(void **state) {
@@ -227,6 +247,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_infer_failure, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_random, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_const_zeros, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,9 +51,19 @@ void *tvm_malloc(size_t n) {
   return b + HDR;
 }
 
-/* count * size zeroed bytes, or NULL on overflow or out of memory. */
+/* count * size zeroed bytes, or NULL on overflow or out of memory.  With
+ * the default allocator, the C library's calloc: a large block comes from
+ * fresh pages, already zero, and is not written again. */
 void *tvm_calloc(size_t count, size_t size) {
   if (size && count > SIZE_MAX / size) return NULL;
+  if (cur_fn == default_alloc) {
+    size_t n = count * size;
+    if (n > SIZE_MAX - HDR) return NULL;
+    char *b = calloc(1, n + HDR);
+    if (!b) return NULL;
+    *(size_t *)b = n + HDR;
+    return b + HDR;
+  }
   void *p = tvm_malloc(count * size);
   if (p) memset(p, 0, count * size);
   return p;

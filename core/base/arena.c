@@ -1,8 +1,11 @@
 /*
  * core/base/arena.c - chunked bump allocator.
  *
- * An arena owns a list of chunks taken from tvm_malloc.  Allocations are
- * rounded up to 16 bytes, zeroed, and carved from the current chunk; a
+ * An arena owns a list of chunks taken from tvm_calloc.  Allocations are
+ * rounded up to 16 bytes and carved from the current chunk, zeroed
+ * because a chunk is zeroed when made and never reused (so a big block
+ * fresh from the system is never written twice: the weights of a model
+ * are tens of megabytes); a
  * request larger than a quarter of the chunk size gets a chunk of its own
  * (placed behind the current one so the current chunk keeps serving small
  * requests).  Everything is freed at once by tvm_arena_destroy.
@@ -47,7 +50,7 @@ void tvm_arena_destroy(tvm_arena *a) {
  * allocator alignment works. */
 static chunk *chunk_new(size_t size) {
   if (size > SIZE_MAX - sizeof(chunk) - ALIGN) return NULL;
-  chunk *c = tvm_malloc(sizeof(chunk) + ALIGN + size);
+  chunk *c = tvm_calloc(1, sizeof(chunk) + ALIGN + size);
   if (!c) return NULL;
   uintptr_t p = (uintptr_t)(c + 1);
   p = (p + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
@@ -69,7 +72,6 @@ void *tvm_arena_alloc(tvm_arena *a, size_t n) {
   if (c && c->size - c->used >= r) {
     void *p = c->base + c->used;
     c->used += r;
-    memset(p, 0, r);
     return p;
   }
   if (r > CHUNK_SIZE / 4 && c) {
@@ -80,7 +82,6 @@ void *tvm_arena_alloc(tvm_arena *a, size_t n) {
     big->next = c->next;
     c->next = big;
     a->bytes += r;
-    memset(big->base, 0, r);
     return big->base;
   }
   chunk *nc = chunk_new(r > CHUNK_SIZE ? r : CHUNK_SIZE);
@@ -89,7 +90,6 @@ void *tvm_arena_alloc(tvm_arena *a, size_t n) {
   a->head = nc;
   a->bytes += nc->size;
   nc->used = r;
-  memset(nc->base, 0, r);
   return nc->base;
 }
 

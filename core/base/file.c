@@ -32,6 +32,13 @@ tvm_status tvm_read_file(const char *path, const char *what,
   if (!f)
     return tvm_diag_set(TVM_ERR_IO, "cannot open %s %s: %s", what, path,
                         strerror(errno));
+  /* a regular file is read into a buffer of its size at once (a model is
+   * tens of megabytes: no doubling and copying) */
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+      (uint64_t)sb.st_size < SIZE_MAX / 2 &&
+      (!max_bytes || (size_t)sb.st_size <= max_bytes))
+    cap = (size_t)sb.st_size + 2;
   buf = tvm_malloc(cap);
   for (;;) {
     if (!buf)

@@ -95,18 +95,38 @@ static int write_parts(int fd, const void *const *parts, const size_t *lens,
   return 0;
 }
 
-/* See tvm/base.h. */
-tvm_status tvm_write_file(const char *path, const char *what,
-                          const void *const *parts, const size_t *lens,
-                          int nparts, int mode) {
+/* Writes parts[0] of lens[0] bytes at offset 0 of fd. */
+static int write_head(int fd, const void *p, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = pwrite(fd, (const char *)p + done, n - done, (off_t)done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    done += (size_t)w;
+  }
+  return 0;
+}
+
+/* tvm_write_file and tvm_write_file_head_last (head NULL: the former). */
+static tvm_status write_file(const char *path, const char *what,
+                             const void *const *parts, const size_t *lens,
+                             int nparts, int mode,
+                             tvm_status (*head)(void *ctx), void *ctx) {
   if (!path)
     return tvm_diag_set(TVM_ERR_INVALID, "%s: no path given", what);
+  if (head && nparts < 1)
+    return tvm_diag_set(TVM_ERR_INVALID, "%s %s: no header part", what, path);
   struct stat sb;
   if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
     /* /dev/null, /dev/stdout, a FIFO: written in place, never replaced */
     if (S_ISDIR(sb.st_mode))
       return tvm_diag_set(TVM_ERR_IO, "cannot write %s %s: it is a directory",
                           what, path);
+    tvm_status hs = head ? head(ctx) : TVM_OK; /* in order: head first */
+    if (hs != TVM_OK)
+      return hs;
     int fd = open(path, O_WRONLY);
     if (fd < 0)
       return tvm_diag_set(TVM_ERR_IO, "cannot open %s %s: %s", what, path,
@@ -134,11 +154,29 @@ tvm_status tvm_write_file(const char *path, const char *what,
     tvm_free(tmp);
     return st;
   }
-  int bad = write_parts(fd, parts, lens, nparts);
-  int e = errno;
+  int bad, e;
+  tvm_status hs = TVM_OK;
+  if (head) { /* the rest first, then the head at offset 0 */
+    bad = lseek(fd, (off_t)lens[0], SEEK_SET) < 0 ||
+          write_parts(fd, parts + 1, lens + 1, nparts - 1);
+    e = errno;
+    hs = head(ctx);
+    if (!bad && hs == TVM_OK) {
+      bad = write_head(fd, parts[0], lens[0]);
+      e = errno;
+    }
+  } else {
+    bad = write_parts(fd, parts, lens, nparts);
+    e = errno;
+  }
   if (close(fd) != 0 && !bad) {
     bad = 1;
     e = errno;
+  }
+  if (hs != TVM_OK) {
+    remove(tmp);
+    tvm_free(tmp);
+    return hs;
   }
   if (!bad && rename(tmp, path) != 0) {
     bad = 1;
@@ -152,4 +190,19 @@ tvm_status tvm_write_file(const char *path, const char *what,
   }
   tvm_free(tmp);
   return st;
+}
+
+/* See tvm/base.h. */
+tvm_status tvm_write_file(const char *path, const char *what,
+                          const void *const *parts, const size_t *lens,
+                          int nparts, int mode) {
+  return write_file(path, what, parts, lens, nparts, mode, NULL, NULL);
+}
+
+/* See tvm/base.h. */
+tvm_status tvm_write_file_head_last(const char *path, const char *what,
+                                    const void *const *parts,
+                                    const size_t *lens, int nparts, int mode,
+                                    tvm_status (*head)(void *ctx), void *ctx) {
+  return write_file(path, what, parts, lens, nparts, mode, head, ctx);
 }

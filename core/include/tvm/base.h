@@ -193,6 +193,19 @@ TVM_API tvm_status tvm_read_file(const char *path, const char *what,
 TVM_API tvm_status tvm_write_file(const char *path, const char *what,
                                   const void *const *parts,
                                   const size_t *lens, int nparts, int mode);
+/* tvm_write_file whose first part (a header of lens[0] bytes) is filled by
+ * head(ctx) while the file is written: a regular file gets the other
+ * parts first and parts[0] last, at offset 0, so that head can wait for
+ * checksums computed alongside the writing; a file written in place gets
+ * head called first.  A failure of head is returned as is and leaves no
+ * file behind (a regular file) or what was written (in place). */
+TVM_API tvm_status tvm_write_file_head_last(const char *path,
+                                            const char *what,
+                                            const void *const *parts,
+                                            const size_t *lens, int nparts,
+                                            int mode,
+                                            tvm_status (*head)(void *ctx),
+                                            void *ctx);
 
 /* Levenshtein distance, for "did you mean" suggestions. */
 TVM_API size_t tvm_edit_distance(const char *a, const char *b);

@@ -147,6 +147,63 @@ static void test_read_file(void **state) {
   free(want);
 }
 
+/* tvm_write_file_head_last: the header part is filled by the callback
+ * after the rest was written and lands first; a failing callback leaves
+ * the old file; a file written in place (/dev/null) gets the callback
+ * first. */
+typedef struct head_ctx {
+  char *head;
+  int calls;
+  tvm_status st;
+} head_ctx;
+
+static tvm_status fill_head(void *ctx) {
+  head_ctx *h = ctx;
+  h->calls++;
+  memcpy(h->head, "HEAD", 4);
+  return h->st ? tvm_diag_set(h->st, "head refused") : TVM_OK;
+}
+
+static void test_write_file_head_last(void **state) {
+  (void)state;
+  char path[] = "/tmp/tvm-test-write-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  char head[4] = {0};
+  const void *parts[] = {head, "abc", "", "defg"};
+  size_t lens[] = {4, 3, 0, 4};
+  head_ctx h = {head, 0, TVM_OK};
+  assert_int_equal(tvm_write_file_head_last(path, "test file", parts, lens, 4,
+                                            0600, fill_head, &h),
+                   TVM_OK);
+  assert_int_equal(h.calls, 1);
+  void *data;
+  size_t size;
+  assert_int_equal(tvm_read_file(path, "test file", 0, &data, &size), TVM_OK);
+  assert_int_equal(size, 11);
+  assert_memory_equal(data, "HEADabcdefg", 11);
+  tvm_free(data);
+
+  h.st = TVM_ERR_INVALID;
+  memset(head, 0, sizeof head);
+  assert_int_equal(tvm_write_file_head_last(path, "test file", parts, lens, 2,
+                                            0600, fill_head, &h),
+                   TVM_ERR_INVALID);
+  assert_string_equal(tvm_diag_message(), "head refused");
+  assert_int_equal(tvm_read_file(path, "test file", 0, &data, &size), TVM_OK);
+  assert_int_equal(size, 11); /* the old file stays */
+  tvm_free(data);
+
+  h.st = TVM_OK;
+  h.calls = 0;
+  assert_int_equal(tvm_write_file_head_last("/dev/null", "test file", parts,
+                                            lens, 4, 0600, fill_head, &h),
+                   TVM_OK);
+  assert_int_equal(h.calls, 1);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ptrvec),
@@ -154,6 +211,7 @@ int main(void) {
       cmocka_unit_test(test_ptrmap_growth),
       cmocka_unit_test(test_strmap),
       cmocka_unit_test(test_read_file),
+      cmocka_unit_test(test_write_file_head_last),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

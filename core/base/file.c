@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -74,6 +75,40 @@ tvm_status tvm_read_file(const char *path, const char *what,
   *data = buf;
   *size = len;
   return TVM_OK;
+}
+
+/* See tvm/base.h. */
+tvm_status tvm_map_file(const char *path, const char *what,
+                        tvm_file_view *out) {
+  memset(out, 0, sizeof *out);
+  int fd = path ? open(path, O_RDONLY) : -1;
+  struct stat sb;
+  if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+      sb.st_size > 0 && (uint64_t)sb.st_size < SIZE_MAX / 2) {
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      close(fd);
+      out->data = p;
+      out->size = (size_t)sb.st_size;
+      out->mapped = 1;
+      return TVM_OK;
+    }
+  }
+  if (fd >= 0) close(fd);
+  void *data;
+  tvm_status st = tvm_read_file(path, what, 0, &data, &out->size);
+  out->data = data;
+  return st;
+}
+
+/* See tvm/base.h. */
+void tvm_unmap_file(tvm_file_view *f) {
+  if (!f || !f->data) return;
+  if (f->mapped)
+    munmap((void *)f->data, f->size);
+  else
+    tvm_free((void *)f->data);
+  memset(f, 0, sizeof *f);
 }
 
 /* Writes the n parts to fd; 0 when all were written. */

@@ -550,20 +550,19 @@ tvm_status tvm_onnx_load_buffer(const void *data, size_t size,
   return tvm_onnx_load_buffer_opts(data, size, name_for_errors, NULL, out);
 }
 
-/* Reads the file and imports it with options (the path names the model
- * in messages). */
+/* Maps the file (read if it cannot be mapped) and imports it with
+ * options (the path names the model in messages). */
 tvm_status tvm_onnx_load_opts(const char *path, const tvm_onnx_options *opts,
                               tvm_graph **out) {
   if (!out)
     return tvm_diag_set(TVM_ERR_INVALID, "tvm_onnx_load: out is NULL");
   *out = NULL;
-  void *buf;
-  size_t size;
-  tvm_status st = tvm_read_file(path, "ONNX model", 0, &buf, &size);
+  tvm_file_view f;
+  tvm_status st = tvm_map_file(path, "ONNX model", &f);
   if (st)
     return st;
-  st = tvm_onnx_load_buffer_opts(buf, size, path, opts, out);
-  tvm_free(buf);
+  st = tvm_onnx_load_buffer_opts(f.data, f.size, path, opts, out);
+  tvm_unmap_file(&f);
   return st;
 }
 

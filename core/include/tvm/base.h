@@ -184,6 +184,19 @@ TVM_API void tvm_strmap_free(tvm_strmap *m);
 TVM_API tvm_status tvm_read_file(const char *path, const char *what,
                                  size_t max_bytes, void **data, size_t *size);
 
+/* The bytes of a file for reading only: a regular file is mapped (no copy
+ * and no fresh pages: a model is tens of megabytes), anything else, or a
+ * file that cannot be mapped, is read with tvm_read_file.  The file must
+ * not be truncated while it is mapped.  tvm_unmap_file releases it. */
+typedef struct tvm_file_view {
+  const void *data; /* never NULL after success, even for an empty file */
+  size_t size;
+  int mapped; /* 1: munmap, 0: tvm_free */
+} tvm_file_view;
+TVM_API tvm_status tvm_map_file(const char *path, const char *what,
+                                tvm_file_view *out);
+TVM_API void tvm_unmap_file(tvm_file_view *f);
+
 /* Writes the nparts buffers, one after the other, as the file path (mode:
  * permission bits of a new file, e.g. 0644).  A regular file (or a new
  * one) is written through a temporary file renamed over path, so a

@@ -147,6 +147,33 @@ static void test_read_file(void **state) {
   free(want);
 }
 
+/* tvm_map_file: a regular file is mapped, a non-regular one (/dev/null)
+ * read, a missing one refused naming it. */
+static void test_map_file(void **state) {
+  (void)state;
+  char path[] = "/tmp/tvm-test-map-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, "0123456789", 10), 10);
+  close(fd);
+  tvm_file_view f;
+  assert_int_equal(tvm_map_file(path, "test file", &f), TVM_OK);
+  assert_int_equal(f.mapped, 1);
+  assert_int_equal(f.size, 10);
+  assert_memory_equal(f.data, "0123456789", 10);
+  tvm_unmap_file(&f);
+  assert_null(f.data);
+  assert_int_equal(tvm_map_file("/dev/null", "test file", &f), TVM_OK);
+  assert_int_equal(f.mapped, 0);
+  assert_int_equal(f.size, 0);
+  assert_non_null(f.data);
+  tvm_unmap_file(&f);
+  unlink(path);
+  assert_int_equal(tvm_map_file(path, "test file", &f), TVM_ERR_IO);
+  assert_null(f.data);
+  assert_non_null(strstr(tvm_diag_message(), path));
+}
+
 /* tvm_write_file_head_last: the header part is filled by the callback
  * after the rest was written and lands first; a failing callback leaves
  * the old file; a file written in place (/dev/null) gets the callback
@@ -212,6 +239,7 @@ int main(void) {
       cmocka_unit_test(test_strmap),
       cmocka_unit_test(test_read_file),
       cmocka_unit_test(test_write_file_head_last),
+      cmocka_unit_test(test_map_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,9 @@
  * First, constants with the same dtype, shape and bytes are merged (ONNX
  * exporters repeat shape constants, and rewrites such as BatchNormalization
  * folding compute equal weights twice): their readers read the first one.
+ * Only constants something reads are hashed: the graph still holds the
+ * weights that folding replaced (dce removes them later), and hashing
+ * those too read ResNet-18's 45 MB of weights three times over.
  * Then nodes are visited in topological order.  A node whose operator, inputs,
  * attributes and output types equal those of an earlier kept node is a
  * duplicate: the uses of its outputs are pointed at the kept node's
@@ -81,13 +84,30 @@ static int same_const(const tvm_gvalue *a, const tvm_gvalue *b) {
 
 /* Points the readers of every duplicate constant at its first copy. */
 static tvm_status merge_constants(tvm_graph *g) {
+  tvm_ptrmap read = {0}; /* constants a node reads or the graph returns */
+  tvm_status st = TVM_OK;
+  for (size_t i = 0; i < g->nodes.len && !st; i++) {
+    tvm_gnode *n = g->nodes.data[i];
+    for (int k = 0; k < n->ninputs && !st; k++)
+      if (n->inputs[k] && n->inputs[k]->kind == TVM_GV_CONST)
+        st = tvm_ptrmap_put(&read, n->inputs[k], n);
+  }
+  for (size_t i = 0; i < g->outputs.len && !st; i++) {
+    tvm_gvalue *o = g->outputs.data[i];
+    if (o && o->kind == TVM_GV_CONST) st = tvm_ptrmap_put(&read, o, g);
+  }
   size_t cap = 16;
   while (cap < 2 * g->values.len) cap *= 2;
-  entry *table = tvm_calloc(cap, sizeof(entry));
-  if (!table) return tvm_diag_set(TVM_ERR_NOMEM, "cse: out of memory");
+  entry *table = st ? NULL : tvm_calloc(cap, sizeof(entry));
+  if (!table) {
+    tvm_ptrmap_free(&read);
+    return st ? st : tvm_diag_set(TVM_ERR_NOMEM, "cse: out of memory");
+  }
   for (size_t i = 0; i < g->values.len; i++) {
     tvm_gvalue *v = g->values.data[i];
-    if (v->kind != TVM_GV_CONST) continue;
+    void *unused;
+    if (v->kind != TVM_GV_CONST || !tvm_ptrmap_get(&read, v, &unused))
+      continue;
     uint64_t h = const_hash(v);
     size_t j = (size_t)h & (cap - 1);
     tvm_gvalue *same = NULL;
@@ -104,6 +124,7 @@ static tvm_status merge_constants(tvm_graph *g) {
     }
   }
   tvm_free(table);
+  tvm_ptrmap_free(&read);
   return TVM_OK;
 }
 

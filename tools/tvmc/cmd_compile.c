@@ -11,6 +11,7 @@
  * (model_load.h).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +428,24 @@ static void usage(FILE *f) {
   fprintf(f, "\n    (and the target's own lowering passes)\n");
 }
 
+/* tvm_target_load on a thread of its own: loading the plugins (dlopen of
+ * the LLVM library, ~30 ms) overlaps reading the model.  The diagnostic
+ * is per thread, so a failure's message is kept for the caller. */
+typedef struct target_job {
+  const char *name;
+  tvm_target *t;
+  tvm_status st;
+  char msg[1024];
+} target_job;
+
+static void *load_target(void *arg) {
+  target_job *j = arg;
+  j->st = tvm_target_load(j->name, &j->t);
+  if (j->st != TVM_OK)
+    snprintf(j->msg, sizeof j->msg, "%s", tvm_diag_message());
+  return NULL;
+}
+
 /* The default package name: the model's base name with .tvmpkg. */
 static char *default_output(const char *model) {
   const char *base = !strncmp(model, "zoo:", 4) ? model + 4 : model;
@@ -510,11 +529,18 @@ int tvmc_cmd_compile(int argc, char **argv) {
   }
   if (out == NULL && (out = dflt = default_output(model)) == NULL) return 1;
 
-  if (tvm_target_load(target_name, &t) != TVM_OK) {
-    fprintf(stderr, "tvmc compile: %s\n", tvm_diag_message());
+  target_job tj = {.name = target_name};
+  pthread_t tth;
+  int threaded = pthread_create(&tth, NULL, load_target, &tj) == 0;
+  if (!threaded) load_target(&tj);
+  g = tvmc_load_model("compile", model, &shapes);
+  if (threaded) pthread_join(tth, NULL);
+  t = tj.t;
+  if (tj.st != TVM_OK) {
+    fprintf(stderr, "tvmc compile: %s\n", tj.msg);
     goto done;
   }
-  if ((g = tvmc_load_model("compile", model, &shapes)) == NULL) goto done;
+  if (g == NULL) goto done;
   size_t nodes = g->nodes.len, values = g->values.len;
   double secs;
   /* with --dump-ir the IR goes to stdout: the summary goes to stderr */

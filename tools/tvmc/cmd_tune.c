@@ -316,6 +316,25 @@ static void fmt_layout(const ltask *lt, int idx, char *buf, size_t n) {
   }
 }
 
+/* Loads the model and compiles it for the target with hooks h, lowering
+ * only (no target compiler in this process: see compiler.h); the plan is
+ * dropped.  0 when it compiled; 1 when it did not, tvm_diag_message()
+ * saying why; -1 when the model did not load (tvmc_load_model said why). */
+static int compile_hooked(tune_run *r, const tvm_tune_hooks *h) {
+  tvm_graph *g = tvmc_load_model("tune", r->model, NULL);
+  if (!g)
+    return -1;
+  tvm_plan *p = NULL;
+  tvm_compile_options co;
+  tvm_compile_options_init(&co);
+  co.tune = h;
+  co.lower_only = 1;
+  tvm_status st = tvm_compile(g, r->t, &co, &p);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+  return st ? 1 : 0;
+}
+
 /* The layout pass: the model compiled once per layout index (see the top
  * of the file), then a line per layout workload. */
 static int layout_pass(tune_run *r) {
@@ -336,19 +355,11 @@ static int layout_pass(tune_run *r) {
     if (r->tty)
       fprintf(stderr, "\r\033[K[layouts] pass %d/%d, layout %d/%d",
               r->cur_round + 1, rounds, r->cur_layout + 1, maxl);
-    tvm_graph *g = tvmc_load_model("tune", r->model, NULL);
-    tvm_plan *p = NULL;
-    if (!g)
-      return 0;
     tvm_tune_hooks h = {layout_kernel, r, force_layout};
-    tvm_compile_options co;
-    tvm_compile_options_init(&co);
-    co.tune = &h;
-    co.lower_only = 1;
-    tvm_status st = tvm_compile(g, r->t, &co, &p);
-    tvm_plan_free(p);
-    tvm_graph_free(g);
-    if (st) { /* that layout index is left unmeasured, not the run */
+    int rc = compile_hooked(r, &h);
+    if (rc < 0)
+      return 0;
+    if (rc) { /* that layout index is left unmeasured, not the run */
       if (r->tty)
         fprintf(stderr, "\r\033[K");
       fprintf(stderr, "tvmc tune: layouts: the model with layout %d of each "
@@ -700,9 +711,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
   static tune_run run;
   tune_run *r = &run;
   tvm_target *t = NULL;
-  tvm_graph *g = NULL;
-  tvm_plan *p = NULL;
-  int rc = 1;
+  int rc = 1, cr;
   memset(r, 0, sizeof *r);
   if (!parse_args(r, argc, argv))
     return usage();
@@ -724,26 +733,17 @@ int tvmc_cmd_tune(int argc, char **argv) {
     goto out;
   }
   /* 1. extraction */
-  if (!(g = tvmc_load_model("tune", r->model, NULL)))
-    goto out;
   r->layouts = tvm_tune_log_new();
   if (!r->layouts) {
     fprintf(stderr, "tvmc tune: out of memory\n");
     goto out;
   }
   tvm_tune_hooks hx = {extract_hook, r, extract_layout};
-  tvm_compile_options co;
-  tvm_compile_options_init(&co);
-  co.tune = &hx;
-  co.lower_only = 1; /* no target compiler in this process: see compiler.h */
-  if (tvm_compile(g, t, &co, &p) != TVM_OK) {
-    fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
+  if ((cr = compile_hooked(r, &hx)) != 0) {
+    if (cr > 0)
+      fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
     goto out;
   }
-  tvm_plan_free(p);
-  p = NULL;
-  tvm_graph_free(g);
-  g = NULL;
   /* layout records of the log (--resume): those workloads are settled */
   for (int i = 0; r->prior && i < tvm_tune_log_count(r->prior); i++) {
     const tvm_tune_record *rec = tvm_tune_log_get(r->prior, i);
@@ -770,19 +770,11 @@ int tvmc_cmd_tune(int argc, char **argv) {
     /* the tasks again, in the layouts chosen */
     r->ntasks = 0;
     hx.layout = best_layout;
-    if (!(g = tvmc_load_model("tune", r->model, NULL)))
-      goto out;
-    tvm_compile_options_init(&co);
-    co.tune = &hx;
-    co.lower_only = 1;
-    if (tvm_compile(g, t, &co, &p) != TVM_OK) {
-      fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
+    if ((cr = compile_hooked(r, &hx)) != 0) {
+      if (cr > 0)
+        fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
       goto out;
     }
-    tvm_plan_free(p);
-    p = NULL;
-    tvm_graph_free(g);
-    g = NULL;
   }
   double total_flops = 0;
   for (int i = 0; i < r->ntasks; i++) {
@@ -820,22 +812,15 @@ int tvmc_cmd_tune(int argc, char **argv) {
     r->total_trials = r->left_budget;
     r->done_trials = 0;
     r->pass_start = tvmc_now();
-    if (!(g = tvmc_load_model("tune", r->model, NULL)))
-      goto out;
     tvm_tune_hooks ht = {tune_hook, r, best_layout};
-    tvm_compile_options_init(&co);
-    co.tune = &ht;
-    co.lower_only = 1;
-    if (tvm_compile(g, t, &co, &p) != TVM_OK) {
-      if (r->tty)
-        fprintf(stderr, "\r\033[K");
-      fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
+    if ((cr = compile_hooked(r, &ht)) != 0) {
+      if (cr > 0) {
+        if (r->tty)
+          fprintf(stderr, "\r\033[K");
+        fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
+      }
       goto out;
     }
-    tvm_plan_free(p);
-    p = NULL;
-    tvm_graph_free(g);
-    g = NULL;
     printf("[%s] done in %.1f s\n", tvm_tuner_name(tuner),
            tvmc_now() - r->pass_start);
   }
@@ -857,9 +842,6 @@ out:
   tvm_tune_log_free(r->layouts);
   tvm_tune_model_free(r->cost);
   tvm_tune_data_free(r->data);
-  tvm_plan_free(p);
-  if (g)
-    tvm_graph_free(g);
   tvm_target_free(t);
   return rc;
 }

@@ -49,27 +49,33 @@ static int count_op(const tvm_graph *g, const char *op) {
   return k;
 }
 
-/* Reference of g before compiling, then compile (alter_layout on), run and
+/* Reference of g before compiling, then compile with options o, run and
  * compare.  Returns the plan. */
-static tvm_plan *compile_check_dump(tvm_graph *g, uint64_t seed,
-                                    const char *dump, FILE *to) {
+static tvm_plan *compile_check_opts(tvm_graph *g, uint64_t seed,
+                                    const tvm_compile_options *o) {
   tensors in, want, got;
   tvm_plan *p = NULL;
-  tvm_compile_options o;
-  tvm_compile_options_init(&o);
-  o.dump_ir = dump;
-  o.dump_to = to;
-  assert_int_equal(o.alter_layout, 1);
   CHECK_OK(tvm_graph_status(g));
   tensors_alloc(&in, &g->inputs, seed);
   eval_graph(g, &in, &want);
-  OKR(tvm_compile(g, T, &o, &p));
+  OKR(tvm_compile(g, T, o, &p));
   run_plan(p, T, &in, &got);
   expect_close(&got, &want, RTOL);
   tensors_free(&in);
   tensors_free(&want);
   tensors_free(&got);
   return p;
+}
+
+/* compile_check_opts with alter_layout on (the default) and a dump. */
+static tvm_plan *compile_check_dump(tvm_graph *g, uint64_t seed,
+                                    const char *dump, FILE *to) {
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  o.dump_ir = dump;
+  o.dump_to = to;
+  assert_int_equal(o.alter_layout, 1);
+  return compile_check_opts(g, seed, &o);
 }
 
 static tvm_plan *compile_check(tvm_graph *g, uint64_t seed) {
@@ -853,22 +859,6 @@ static void conv_layouts(const tvm_graph *g, int k, const char **data,
   fail_msg("no Conv_NCHWc number %d", k);
 }
 
-/* Compiles g (reference first) with o, runs and compares. */
-static tvm_plan *compile_layout_case(tvm_graph *g, tvm_compile_options *o,
-                                     uint64_t seed) {
-  tensors in, want, got;
-  tvm_plan *p = NULL;
-  tensors_alloc(&in, &g->inputs, seed);
-  eval_graph(g, &in, &want);
-  OKR(tvm_compile(g, T, o, &p));
-  run_plan(p, T, &in, &got);
-  expect_close(&got, &want, RTOL);
-  tensors_free(&in);
-  tensors_free(&want);
-  tensors_free(&got);
-  return p;
-}
-
 static void test_layout_knobs(void **state) {
   (void)state;
   int lanes = (int)tvm_target_info(T)->vector_bits / 32;
@@ -883,7 +873,7 @@ static void test_layout_knobs(void **state) {
   tvm_compile_options o;
   tvm_compile_options_init(&o);
   o.tune = &hooks;
-  tvm_plan *p = compile_layout_case(g, &o, 11);
+  tvm_plan *p = compile_check_opts(g, 11, &o);
   assert_int_equal(lp.calls, 3);
   assert_int_equal(lp.after, 3);
   for (int i = 0; i < 3; i++)
@@ -934,7 +924,7 @@ static void test_layout_knobs(void **state) {
     g = layout_graph();
     tvm_compile_options_init(&o);
     o.tuning_log = path;
-    p = compile_layout_case(g, &o, 12);
+    p = compile_check_opts(g, 12, &o);
     conv_layouts(g, 1, &d, &ob);
     snprintf(want_d, sizeof want_d, "NCHW%dc", c == 0 ? half : lanes);
     assert_string_equal(d, want_d);
@@ -991,7 +981,7 @@ static void test_padded_blocks(void **state) {
   tvm_compile_options o;
   tvm_compile_options_init(&o);
   o.tune = &hooks;
-  tvm_plan *p = compile_layout_case(g, &o, 13);
+  tvm_plan *p = compile_check_opts(g, 13, &o);
   assert_int_equal(k, 2);
   const char *d, *ob;
   char want[32];
@@ -1014,7 +1004,7 @@ static void test_padded_blocks(void **state) {
   y = tvm_graph_apply(g, "GlobalAveragePool", "out", &y, 1, NULL, 0, 1, NULL);
   CHECK_OK(tvm_graph_mark_output(g, y));
   tvm_compile_options_init(&o);
-  p = compile_layout_case(g, &o, 14);
+  p = compile_check_opts(g, 14, &o);
   conv_layouts(g, 0, &d, &ob);
   snprintf(want, sizeof want, "NCHW%dc", lanes); /* padded, or 8 | 1000 */
   assert_string_equal(ob, want);

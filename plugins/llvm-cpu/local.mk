@@ -122,10 +122,21 @@ if BUILD_LLVM_CPU
 if HAVE_CMOCKA
 check_PROGRAMS += tests/plugins/llvm_cpu/test_nchwc
 TESTS += tests/plugins/llvm_cpu/test_nchwc
-tests_plugins_llvm_cpu_test_nchwc_SOURCES = tests/plugins/llvm_cpu/test_nchwc.c
+tests_plugins_llvm_cpu_test_nchwc_SOURCES = tests/plugins/llvm_cpu/test_nchwc.c \
+	tests/plugins/llvm_cpu/layout_test.h
 tests_plugins_llvm_cpu_test_nchwc_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_llvm_cpu_test_nchwc_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_llvm_cpu_test_nchwc_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+# The matrix-product and rows templates (dense, MatMul_packed, batch
+# matmul, Softmax/LayerNormalization), same helpers (layout_test.h).
+check_PROGRAMS += tests/plugins/llvm_cpu/test_matmul_templates
+TESTS += tests/plugins/llvm_cpu/test_matmul_templates
+tests_plugins_llvm_cpu_test_matmul_templates_SOURCES = \
+	tests/plugins/llvm_cpu/test_matmul_templates.c tests/plugins/llvm_cpu/layout_test.h
+tests_plugins_llvm_cpu_test_matmul_templates_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_llvm_cpu_test_matmul_templates_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_llvm_cpu_test_matmul_templates_DEPENDENCIES = \
 	plugins/llvm-cpu/tvm-llvm-cpu.la
 endif
 endif

@@ -1,0 +1,91 @@
+/*
+ * tests/plugins/llvm_cpu/layout_test.h - what the llvm-cpu layout and
+ * template tests share (test_nchwc.c, test_matmul_templates.c): the
+ * target T (llvm-cpu, loaded by setup), and compile_check: the graph's
+ * reference first, then compiled (alter_layout on by default), run and
+ * compared.
+ */
+#ifndef TVM_TEST_LLVM_CPU_LAYOUT_TEST_H
+#define TVM_TEST_LLVM_CPU_LAYOUT_TEST_H
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../../unit/compiler/compile_test.h"
+#include "tvm/graph_passes.h"
+#include "tvm/target.h"
+#include "tvm/tune.h"
+
+#define F32 tvm_dt(kDLFloat, 32, 1)
+#define RTOL 1e-4
+
+static tvm_target *T;
+
+static inline int setup(void **state) {
+  (void)state;
+  if (tvm_target_load("llvm-cpu", &T) != TVM_OK) {
+    fprintf(stderr, "llvm-cpu: %s\n", tvm_diag_message());
+    return -1;
+  }
+  return 0;
+}
+
+static inline int teardown(void **state) {
+  (void)state;
+  tvm_target_free(T);
+  return 0;
+}
+
+static inline int count_op(const tvm_graph *g, const char *op) {
+  int k = 0;
+  for (size_t i = 0; i < g->nodes.len; i++)
+    k += strcmp(((tvm_gnode *)g->nodes.data[i])->op, op) == 0;
+  return k;
+}
+
+/* Reference of g before compiling, then compile with options o, run and
+ * compare.  Returns the plan. */
+static inline tvm_plan *compile_check_opts(tvm_graph *g, uint64_t seed,
+                                    const tvm_compile_options *o) {
+  tensors in, want, got;
+  tvm_plan *p = NULL;
+  CHECK_OK(tvm_graph_status(g));
+  tensors_alloc(&in, &g->inputs, seed);
+  eval_graph(g, &in, &want);
+  OKR(tvm_compile(g, T, o, &p));
+  run_plan(p, T, &in, &got);
+  expect_close(&got, &want, RTOL);
+  tensors_free(&in);
+  tensors_free(&want);
+  tensors_free(&got);
+  return p;
+}
+
+/* compile_check_opts with alter_layout on (the default) and a dump. */
+static inline tvm_plan *compile_check_dump(tvm_graph *g, uint64_t seed,
+                                    const char *dump, FILE *to) {
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  o.dump_ir = dump;
+  o.dump_to = to;
+  assert_int_equal(o.alter_layout, 1);
+  return compile_check_opts(g, seed, &o);
+}
+
+static inline tvm_plan *compile_check(tvm_graph *g, uint64_t seed) {
+  return compile_check_dump(g, seed, NULL, NULL);
+}
+
+/* compile_check, and *ir (heap; free it) the loop IR after the vectorize
+ * pass, for tests that check what the templates made of it. */
+static inline tvm_plan *compile_check_vectorized(tvm_graph *g, uint64_t seed,
+                                          char **ir) {
+  size_t n = 0;
+  FILE *f = open_memstream(ir, &n);
+  assert_non_null(f);
+  tvm_plan *p = compile_check_dump(g, seed, "vectorize", f);
+  fclose(f);
+  return p;
+}
+
+#endif

@@ -296,6 +296,11 @@ static double node_flops(const tvm_gnode *n) {
   if (!strcmp(n->op, "Conv2D_winograd") && n->ninputs >= 2 && n->inputs[1] &&
       n->inputs[1]->ndim == 4)
     return 2.0 * out * (double)(n->inputs[1]->shape[3] * 9);
+  /* F(4x4, 3x3) on blocked data (U [6, 6, K/ob, C, ob]) likewise; its
+   * input transform (a node of its own) counts one per output element */
+  if (!strcmp(n->op, "Conv2D_winograd_NCHWc") && n->ninputs >= 2 &&
+      n->inputs[1] && n->inputs[1]->ndim == 5)
+    return 2.0 * out * (double)(n->inputs[1]->shape[3] * 9);
   if (!strcmp(n->op, "Gemm") && n->ninputs >= 2 && n->inputs[0]) {
     const tvm_gvalue *a = n->inputs[0];
     int64_t K = tvm_gnode_int(n, "transA", 0) ? a->shape[0] : a->shape[1];

@@ -6,7 +6,8 @@ libtvm_la_SOURCES += \
 	core/te/compute.c \
 	core/te/reduce.c \
 	core/te/intrin.c \
-	core/te/winograd.c
+	core/te/winograd.c \
+	core/te/winograd_nchwc.c
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/te/test_te

@@ -53,6 +53,7 @@ struct tvm_plugin_target {
   int num_threads;    /* resolved (0 in the attr -> all cores) */
   int opt_level;      /* 0..3 */
   int vector_bits;    /* resolved */
+  int64_t winograd_min_tiles; /* Winograd F(4x4, 3x3) default from; 0 never */
   int output_shared;  /* attr output: shared */
   char *description;
   tvm_plugin_scope scopes[2];
@@ -231,6 +232,13 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
 int32_t llvm_cpu_schedule_batch_matmul(tvm_plugin_target *t, tvm_schedule *s,
                                        tvm_tensor **outs, uint32_t nouts,
                                        tvm_config *cfg);
+int32_t llvm_cpu_schedule_winograd_input_nchwc(tvm_plugin_target *t,
+                                               tvm_schedule *s,
+                                               tvm_tensor **outs,
+                                               uint32_t nouts, tvm_config *cfg);
+int32_t llvm_cpu_schedule_winograd_nchwc(tvm_plugin_target *t,
+                                         tvm_schedule *s, tvm_tensor **outs,
+                                         uint32_t nouts, tvm_config *cfg);
 int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
                                        tvm_tensor **outs, uint32_t nouts,
                                        tvm_config *cfg);

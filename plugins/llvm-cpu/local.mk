@@ -27,6 +27,7 @@ LLVM_CPU_SOURCES = \
 	plugins/llvm-cpu/runtime.c \
 	plugins/llvm-cpu/strategy_matmul.c \
 	plugins/llvm-cpu/strategy_conv2d.c \
+	plugins/llvm-cpu/strategy_winograd.c \
 	plugins/llvm-cpu/strategy_dense.c \
 	plugins/llvm-cpu/strategy_pool.c \
 	plugins/llvm-cpu/strategy_rows.c \
@@ -137,6 +138,16 @@ tests_plugins_llvm_cpu_test_matmul_templates_SOURCES = \
 tests_plugins_llvm_cpu_test_matmul_templates_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_llvm_cpu_test_matmul_templates_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_llvm_cpu_test_matmul_templates_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
+# Winograd F(4x4, 3x3) on channel-blocked data (operators, alter_layout,
+# the two templates, the layout knob), same helpers.
+check_PROGRAMS += tests/plugins/llvm_cpu/test_winograd
+TESTS += tests/plugins/llvm_cpu/test_winograd
+tests_plugins_llvm_cpu_test_winograd_SOURCES = \
+	tests/plugins/llvm_cpu/test_winograd.c tests/plugins/llvm_cpu/layout_test.h
+tests_plugins_llvm_cpu_test_winograd_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_llvm_cpu_test_winograd_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_llvm_cpu_test_winograd_DEPENDENCIES = \
 	plugins/llvm-cpu/tvm-llvm-cpu.la
 endif
 endif

@@ -46,6 +46,10 @@ static const tvm_plugin_strategy strategies[] = {
              llvm_cpu_schedule_batch_matmul),
     STRATEGY("Conv_NCHWc", "llvm-cpu.conv2d_NCHWc",
              llvm_cpu_schedule_conv2d_nchwc),
+    STRATEGY("Conv2D_winograd_NCHWc", "llvm-cpu.winograd_NCHWc",
+             llvm_cpu_schedule_winograd_nchwc),
+    STRATEGY("Conv2D_winograd_input_NCHWc", "llvm-cpu.winograd_input_NCHWc",
+             llvm_cpu_schedule_winograd_input_nchwc),
     STRATEGY("Gemm", "llvm-cpu.dense", llvm_cpu_schedule_dense),
     STRATEGY("Pool_NCHWc", "llvm-cpu.pool_NCHWc",
              llvm_cpu_schedule_pool_nchwc),
@@ -67,6 +71,11 @@ static const tvm_plugin_attr schema[] = {
          "SIMD width for schedules; 0 = derived from the CPU features"),
     ATTR(TVM_PLUGIN_ATTR_STRING, "output", "object", 0, 0, "object|shared",
          "codegen output: relocatable ELF object or shared object"),
+    ATTR(TVM_PLUGIN_ATTR_INT, "winograd_min_tiles", "16", 0, 1 << 20, NULL,
+         "3x3 stride-1 convolutions (16 channels or more each side) whose "
+         "output has at least this many 4x4 tiles run as Winograd F(4x4, "
+         "3x3) by default; 0: never (a tuning log's layout records still "
+         "choose per convolution)"),
 };
 #define NSCHEMA (sizeof schema / sizeof schema[0])
 
@@ -94,11 +103,14 @@ static int32_t target_create(const tvm_plugin_attr_value *values,
   int64_t nt = tvm_sdk_attr_int(values, nvalues, "num_threads", 0);
   int64_t ol = tvm_sdk_attr_int(values, nvalues, "opt_level", 3);
   int64_t vb = tvm_sdk_attr_int(values, nvalues, "vector_bits", 0);
-  if (nt < 0 || nt > 1024 || ol < 0 || ol > 3 || vb < 0 || vb > 4096) {
+  int64_t wt = tvm_sdk_attr_int(values, nvalues, "winograd_min_tiles", 16);
+  if (nt < 0 || nt > 1024 || ol < 0 || ol > 3 || vb < 0 || vb > 4096 ||
+      wt < 0 || wt > (1 << 20)) {
     target_destroy(t);
     return lc_report(TVM_ERR_INVALID,
                      "llvm-cpu: attribute out of range (num_threads 0..1024, "
-                     "opt_level 0..3, vector_bits 0..4096)");
+                     "opt_level 0..3, vector_bits 0..4096, "
+                     "winograd_min_tiles 0..1048576)");
   }
   if (strcmp(output, "object") != 0 && strcmp(output, "shared") != 0) {
     target_destroy(t);
@@ -125,6 +137,7 @@ static int32_t target_create(const tvm_plugin_attr_value *values,
   t->opt_level = (int)ol;
   t->vector_bits = vb ? (int)vb : lc_vector_bits_of(t->mcpu, t->mattr);
   t->output_shared = strcmp(output, "shared") == 0;
+  t->winograd_min_tiles = wt;
 
   /* Check now that LLVM accepts the CPU, so a bad YAML fails early. */
   LLVMTargetMachineRef tm = lc_target_machine(t);

@@ -23,6 +23,7 @@
  */
 #include <string.h>
 
+#include "layout_int.h"
 #include "ops_int.h"
 
 /* F(2x2, 3x3) transform matrices: G (4 x 3), Bt (4 x 4), At (2 x 4). */
@@ -83,6 +84,36 @@ static tvm_status ww_reference(const tvm_gnode *n, const DLTensor *const *in,
   return TVM_OK;
 }
 
+/* The 3x3 window of a Winograd node over an H x W map (Conv's
+ * attributes): strides and dilations 1 and the same padding on both
+ * sides, else a failure naming the algorithm `alg`; the padding and the
+ * output size in ph, pw, oh, ow. */
+static tvm_status wino_window(const tvm_gnode *n, const char *alg, int64_t H,
+                              int64_t W, int64_t *ph, int64_t *pw, int64_t *oh,
+                              int64_t *ow) {
+  op_window win;
+  int64_t in[2] = {H, W}, k[2] = {3, 3};
+  tvm_status st = op_window_infer(n, 2, in, k, 1, 0, &win);
+  if (st) return st;
+  if (win.s[0] != 1 || win.s[1] != 1 || win.d[0] != 1 || win.d[1] != 1 ||
+      win.pads[0] != win.pads[2] || win.pads[1] != win.pads[3])
+    return op_fail(n, TVM_ERR_UNSUPPORTED,
+                   "Winograd %s needs strides and dilations of 1 "
+                   "and the same padding on both sides (strides %lld, %lld; "
+                   "dilations %lld, %lld; pads %lld, %lld, %lld, %lld)", alg,
+                   (long long)win.s[0], (long long)win.s[1],
+                   (long long)win.d[0], (long long)win.d[1],
+                   (long long)win.pads[0], (long long)win.pads[1],
+                   (long long)win.pads[2], (long long)win.pads[3]);
+  *ph = win.pads[0];
+  *pw = win.pads[1];
+  *oh = win.out[0];
+  *ow = win.out[1];
+  if (*oh < 1 || *ow < 1)
+    return op_fail(n, TVM_ERR_INVALID, "the output is empty");
+  return TVM_OK;
+}
+
 /* ---- Conv2D_winograd ---------------------------------------------------- */
 
 typedef struct cw_info {
@@ -118,27 +149,8 @@ static tvm_status cw_check(const tvm_gnode *n, cw_info *ci) {
   if (b && (b->ndim != 1 || b->shape[0] != ci->K))
     return op_fail(n, TVM_ERR_INVALID, "B must be 1-D of length K = %lld",
                    (long long)ci->K);
-  op_window win;
-  int64_t in[2] = {ci->H, ci->W}, k[2] = {3, 3};
-  if ((st = op_window_infer(n, 2, in, k, 1, 0, &win)))
-    return st;
-  if (win.s[0] != 1 || win.s[1] != 1 || win.d[0] != 1 || win.d[1] != 1 ||
-      win.pads[0] != win.pads[2] || win.pads[1] != win.pads[3])
-    return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "Winograd F(2x2, 3x3) needs strides and dilations of 1 "
-                   "and the same padding on both sides (strides %lld, %lld; "
-                   "dilations %lld, %lld; pads %lld, %lld, %lld, %lld)",
-                   (long long)win.s[0], (long long)win.s[1],
-                   (long long)win.d[0], (long long)win.d[1],
-                   (long long)win.pads[0], (long long)win.pads[1],
-                   (long long)win.pads[2], (long long)win.pads[3]);
-  ci->ph = win.pads[0];
-  ci->pw = win.pads[1];
-  ci->OH = win.out[0];
-  ci->OW = win.out[1];
-  if (ci->OH < 1 || ci->OW < 1)
-    return op_fail(n, TVM_ERR_INVALID, "the output is empty");
-  return TVM_OK;
+  return wino_window(n, "F(2x2, 3x3)", ci->H, ci->W, &ci->ph, &ci->pw, &ci->OH,
+                     &ci->OW);
 }
 
 static tvm_status cw_infer(tvm_graph *g, tvm_gnode *n) {
@@ -230,6 +242,305 @@ static tvm_status cw_reference(const tvm_gnode *n, const DLTensor *const *in,
   return TVM_OK;
 }
 
+/* ---- F(4x4, 3x3) on channel-blocked data --------------------------------
+ *
+ *   Conv2D_winograd_weight_NCHWc  W [K, C, 3, 3], attribute block (ob)
+ *                                 -> U [6, 6, K/ob, C, ob]
+ *   Conv2D_winograd_input_NCHWc   X [N, C/ib, H, W, ib] -> V [6, 6, P, C]
+ *                                 (P = N ceil(OH/4) ceil(OW/4) tiles)
+ *   Conv2D_winograd_NCHWc         V, U, B [K] (optional)
+ *                                 -> Y [N, K/ob, OH, OW, ob]
+ *
+ * written by alter_layout when a target answers weight layout
+ * "winograd_F4x3" with NCHW<b>c data and output (llvm-cpu).  Two kernels,
+ * so that V is a value of the graph's memory plan; the GEMMs and the
+ * output transform share one (their intermediates stay per tile block)
+ * with the epilogue fused.  The input transform has Conv's attributes
+ * (3x3, strides and dilations 1, the same padding on both sides) plus
+ * data_layout; the rest has batch, out_h, out_w and out_layout.  Compute:
+ * tvm_op_winograd4_kernel_nchwc / _input_nchwc / _conv2d_nchwc
+ * (tvm/te.h), then "<name>.bias".  References: the algorithm in double,
+ * tile by tile. */
+
+/* F(4x4, 3x3) transform matrices: G (6 x 3), Bt (6 x 6), At (4 x 6). */
+static const double w4_g[6][3] = {{1.0 / 4, 0, 0},
+                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                  {0, 0, 1}};
+static const double w4_bt[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                                   {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
+                                   {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+static const double w4_at[4][6] = {{1, 1, 1, 1, 1, 0},
+                                   {0, 1, -1, 2, -2, 0},
+                                   {0, 1, 1, 4, 4, 0},
+                                   {0, 1, -1, 8, -8, 1}};
+
+static tvm_status w4w_check(const tvm_gnode *n, int64_t *ob) {
+  tvm_status st = ww_check(n);
+  if (st) return st;
+  if ((st = op_attr_int(n, "block", 0, ob))) return st;
+  int64_t K = n->inputs[0]->shape[0];
+  if (*ob < 1 || K % *ob != 0)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "block %lld must divide the %lld output channels",
+                   (long long)*ob, (long long)K);
+  return TVM_OK;
+}
+
+static tvm_status w4w_infer(tvm_graph *g, tvm_gnode *n) {
+  (void)g;
+  int64_t ob;
+  tvm_status st = w4w_check(n, &ob);
+  if (st) return st;
+  const tvm_gvalue *w = n->inputs[0];
+  int64_t shape[5] = {6, 6, w->shape[0] / ob, w->shape[1], ob};
+  op_set_out(n, 0, w->dtype, 5, shape);
+  return TVM_OK;
+}
+
+static tvm_status w4w_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                              tvm_tensor **out) {
+  int64_t ob;
+  tvm_status st = w4w_check(n, &ob);
+  if (st) return st;
+  out[0] = tvm_op_winograd4_kernel_nchwc(c, in[0], ob, op_te_name(c, n, NULL));
+  return op_te_status(c, n, out[0]);
+}
+
+/* U[e, v, ko, c, ki] = sum_{a, b} G[e, a] W[ko ob + ki, c, a, b] G[v, b]. */
+static tvm_status w4w_reference(const tvm_gnode *n, const DLTensor *const *in,
+                                DLTensor *const *out) {
+  int64_t ob;
+  tvm_status st = w4w_check(n, &ob);
+  if (st) return st;
+  int64_t K = n->inputs[0]->shape[0], C = n->inputs[0]->shape[1];
+  for (int64_t k = 0; k < K; k++)
+    for (int64_t ch = 0; ch < C; ch++)
+      for (int e = 0; e < 6; e++)
+        for (int v = 0; v < 6; v++) {
+          double acc = 0;
+          for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+              acc += w4_g[e][a] *
+                     op_dl_getf(in[0], ((k * C + ch) * 3 + a) * 3 + b) *
+                     w4_g[v][b];
+          op_dl_setf(out[0],
+                     ((((int64_t)e * 6 + v) * (K / ob) + k / ob) * C + ch) * ob +
+                         k % ob,
+                     acc);
+        }
+  return TVM_OK;
+}
+
+typedef struct w4_info {
+  int64_t N, C, ib, H, W, ph, pw, OH, OW, TH, TW;
+} w4_info;
+
+/* Validates Conv2D_winograd_input_NCHWc; fills *wi. */
+static tvm_status w4i_check(const tvm_gnode *n, w4_info *wi) {
+  tvm_status st;
+  if ((st = op_check_dtype(n, 0, "X", DT_F32))) return st;
+  const tvm_gvalue *x = n->inputs[0];
+  if (x->ndim != 5)
+    return op_fail(n, TVM_ERR_INVALID, "X must be [N, C/ib, H, W, ib]; it is %d-D",
+                   x->ndim);
+  wi->N = x->shape[0];
+  wi->ib = x->shape[4];
+  wi->C = x->shape[1] * wi->ib;
+  wi->H = x->shape[2];
+  wi->W = x->shape[3];
+  const char *dl = tvm_gnode_str(n, "data_layout", NULL);
+  if (dl && op_layout_nchwc_block(dl) != wi->ib)
+    return op_fail(n, TVM_ERR_INVALID, "data_layout %s does not match X's block %lld",
+                   dl, (long long)wi->ib);
+  if ((st = wino_window(n, "F(4x4, 3x3)", wi->H, wi->W, &wi->ph, &wi->pw,
+                        &wi->OH, &wi->OW)))
+    return st;
+  wi->TH = (wi->OH + 3) / 4;
+  wi->TW = (wi->OW + 3) / 4;
+  return TVM_OK;
+}
+
+static tvm_status w4i_infer(tvm_graph *g, tvm_gnode *n) {
+  (void)g;
+  w4_info wi;
+  tvm_status st = w4i_check(n, &wi);
+  if (st) return st;
+  int64_t shape[4] = {6, 6, wi.N * wi.TH * wi.TW, wi.C};
+  op_set_out(n, 0, n->inputs[0]->dtype, 4, shape);
+  return TVM_OK;
+}
+
+static tvm_status w4i_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                              tvm_tensor **out) {
+  w4_info wi;
+  tvm_status st = w4i_check(n, &wi);
+  if (st) return st;
+  out[0] = tvm_op_winograd4_input_nchwc(c, in[0], wi.ph, wi.pw,
+                                        op_te_name(c, n, NULL));
+  return op_te_status(c, n, out[0]);
+}
+
+/* V[., ., p, c] = Bt d B, d the 6x6 patch of tile p (zero outside). */
+static tvm_status w4i_reference(const tvm_gnode *n, const DLTensor *const *in,
+                                DLTensor *const *out) {
+  w4_info wi;
+  tvm_status st = w4i_check(n, &wi);
+  if (st) return st;
+  int64_t CB = wi.C / wi.ib, P = wi.N * wi.TH * wi.TW;
+  double d[6][6], t[6][6];
+  for (int64_t p = 0; p < P; p++) {
+    int64_t bn = p / (wi.TH * wi.TW), ty = p / wi.TW % wi.TH, tx = p % wi.TW;
+    for (int64_t ch = 0; ch < wi.C; ch++) {
+      for (int a = 0; a < 6; a++)
+        for (int e = 0; e < 6; e++) {
+          int64_t iy = 4 * ty + a - wi.ph, ix = 4 * tx + e - wi.pw;
+          d[a][e] = iy < 0 || iy >= wi.H || ix < 0 || ix >= wi.W
+                        ? 0
+                        : op_dl_getf(in[0], (((bn * CB + ch / wi.ib) * wi.H + iy) *
+                                                 wi.W + ix) * wi.ib + ch % wi.ib);
+        }
+      for (int r = 0; r < 6; r++) /* t = Bt d */
+        for (int e = 0; e < 6; e++) {
+          t[r][e] = 0;
+          for (int a = 0; a < 6; a++) t[r][e] += w4_bt[r][a] * d[a][e];
+        }
+      for (int r = 0; r < 6; r++) /* V = t B */
+        for (int v = 0; v < 6; v++) {
+          double vv = 0;
+          for (int e = 0; e < 6; e++) vv += t[r][e] * w4_bt[v][e];
+          op_dl_setf(out[0], (((int64_t)r * 6 + v) * P + p) * wi.C + ch, vv);
+        }
+    }
+  }
+  return TVM_OK;
+}
+
+typedef struct w4c_info {
+  int64_t N, C, K, ob, OH, OW, TH, TW;
+} w4c_info;
+
+/* Validates Conv2D_winograd_NCHWc; fills *ci. */
+static tvm_status w4c_check(const tvm_gnode *n, w4c_info *ci) {
+  const tvm_gvalue *b = NULL;
+  tvm_status st;
+  if ((st = op_check_dtype(n, 0, "V", DT_F32)) ||
+      (st = op_check_dtype(n, 1, "U", DT_F32)) ||
+      (st = op_opt_input(n, 2, "B", DT_F32, &b)) ||
+      (st = op_attr_int(n, "batch", 0, &ci->N)) ||
+      (st = op_attr_int(n, "out_h", 0, &ci->OH)) ||
+      (st = op_attr_int(n, "out_w", 0, &ci->OW)))
+    return st;
+  const tvm_gvalue *v = n->inputs[0], *u = n->inputs[1];
+  ci->TH = (ci->OH + 3) / 4;
+  ci->TW = (ci->OW + 3) / 4;
+  if (ci->N < 1 || ci->OH < 1 || ci->OW < 1)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "batch, out_h and out_w must be positive (%lld, %lld, %lld)",
+                   (long long)ci->N, (long long)ci->OH, (long long)ci->OW);
+  if (v->ndim != 4 || u->ndim != 5 || v->shape[0] != 6 || v->shape[1] != 6 ||
+      u->shape[0] != 6 || u->shape[1] != 6 || u->shape[3] != v->shape[3] ||
+      v->shape[2] != ci->N * ci->TH * ci->TW)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "V must be [6, 6, P, C] (P = %lld tiles of 4x4) and U "
+                   "[6, 6, K/ob, C, ob] (the transformed 3x3 kernel) with "
+                   "the same C",
+                   (long long)(ci->N * ci->TH * ci->TW));
+  ci->C = v->shape[3];
+  ci->ob = u->shape[4];
+  ci->K = u->shape[2] * ci->ob;
+  if (b && (b->ndim != 1 || b->shape[0] != ci->K))
+    return op_fail(n, TVM_ERR_INVALID, "B must be 1-D of length K = %lld",
+                   (long long)ci->K);
+  return TVM_OK;
+}
+
+static tvm_status w4c_infer(tvm_graph *g, tvm_gnode *n) {
+  (void)g;
+  w4c_info ci;
+  tvm_status st = w4c_check(n, &ci);
+  if (st) return st;
+  int64_t shape[5] = {ci.N, ci.K / ci.ob, ci.OH, ci.OW, ci.ob};
+  op_set_out(n, 0, n->inputs[0]->dtype, 5, shape);
+  if (n->noutputs > 0 && n->outputs[0])
+    n->outputs[0]->layout = tvm_gnode_str(n, "out_layout", NULL);
+  return TVM_OK;
+}
+
+typedef struct w4_ud {
+  tvm_tensor *y, *b;
+  int64_t ob;
+} w4_ud;
+
+/* out = Y + B[logical channel]. */
+static tvm_expr *w4_bias_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  w4_ud *u = ud;
+  tvm_expr *ch = tvm_add(c, tvm_mul(c, i[1], tvm_int(c, u->ob)), i[4]);
+  return tvm_add(c, tvm_tread(c, u->y, i, 5), TVM_AT(c, u->b, ch));
+}
+
+static tvm_status w4c_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
+                              tvm_tensor **out) {
+  w4c_info ci;
+  tvm_status st = w4c_check(n, &ci);
+  if (st) return st;
+  w4_ud u = {NULL, n->ninputs > 2 ? in[2] : NULL, ci.ob};
+  u.y = tvm_op_winograd4_conv2d_nchwc(
+      c, in[0], in[1], ci.N, ci.OH, ci.OW,
+      u.b ? op_te_name(c, n, "conv") : op_te_name(c, n, NULL));
+  if ((st = op_te_status(c, n, u.y))) return st;
+  if (!u.b) {
+    out[0] = u.y;
+    return TVM_OK;
+  }
+  out[0] = op_te_compute_out(c, n, 0, "broadcast", w4_bias_body, &u);
+  return op_te_status(c, n, out[0]);
+}
+
+/* Per 4x4 output tile p and channel k: M = sum_c U[., ., k, c] .* V[., .,
+ * p, c], Y tile = At M A (the part inside), plus B[k]. */
+static tvm_status w4c_reference(const tvm_gnode *n, const DLTensor *const *in,
+                                DLTensor *const *out) {
+  w4c_info ci;
+  tvm_status st = w4c_check(n, &ci);
+  if (st) return st;
+  const DLTensor *v = in[0], *u = in[1], *b = n->ninputs > 2 ? in[2] : NULL;
+  int64_t KO = ci.K / ci.ob, P = ci.N * ci.TH * ci.TW;
+  double m[6][6], y[4][6];
+  for (int64_t p = 0; p < P; p++) {
+    int64_t bn = p / (ci.TH * ci.TW), oy = p / ci.TW % ci.TH * 4,
+            ox = p % ci.TW * 4;
+    for (int64_t k = 0; k < ci.K; k++) {
+      for (int r = 0; r < 6; r++)
+        for (int e = 0; e < 6; e++) {
+          double acc = 0;
+          for (int64_t ch = 0; ch < ci.C; ch++)
+            acc += op_dl_getf(u, ((((int64_t)r * 6 + e) * KO + k / ci.ob) *
+                                      ci.C + ch) * ci.ob + k % ci.ob) *
+                   op_dl_getf(v, (((int64_t)r * 6 + e) * P + p) * ci.C + ch);
+          m[r][e] = acc;
+        }
+      for (int r = 0; r < 4; r++) /* y = At M */
+        for (int e = 0; e < 6; e++) {
+          y[r][e] = 0;
+          for (int a = 0; a < 6; a++) y[r][e] += w4_at[r][a] * m[a][e];
+        }
+      for (int r = 0; r < 4 && oy + r < ci.OH; r++) /* Y = y A */
+        for (int s2 = 0; s2 < 4 && ox + s2 < ci.OW; s2++) {
+          double acc = b ? op_dl_getf(b, k) : 0;
+          for (int e = 0; e < 6; e++) acc += y[r][e] * w4_at[s2][e];
+          op_dl_setf(out[0],
+                     (((bn * KO + k / ci.ob) * ci.OH + oy + r) * ci.OW + ox + s2) *
+                             ci.ob + k % ci.ob,
+                     acc);
+        }
+    }
+  }
+  return TVM_OK;
+}
+
 static const tvm_gop_def defs[] = {
     {"Conv2D_winograd_weight", 1, 1, 1, 1, TVM_PAT_OPAQUE, ww_infer,
      ww_compute, ww_reference,
@@ -239,6 +550,22 @@ static const tvm_gop_def defs[] = {
      cw_compute, cw_reference,
      "internal: 3x3 stride-1 2-D convolution by Winograd F(2x2, 3x3) from "
      "the transformed kernel U [4, 4, K, C]; attributes as Conv"},
+    {"Conv2D_winograd_weight_NCHWc", 1, 1, 1, 1, TVM_PAT_OPAQUE, w4w_infer,
+     w4w_compute, w4w_reference,
+     "internal: the Winograd F(4x4, 3x3) kernel transform for output "
+     "blocks of `block` channels, W [K, C, 3, 3] -> U [6, 6, K/block, C, "
+     "block] (folded at compile time)"},
+    {"Conv2D_winograd_input_NCHWc", 1, 1, 1, 1, TVM_PAT_OPAQUE, w4i_infer,
+     w4i_compute, w4i_reference,
+     "internal: the input transform of a 3x3 stride-1 convolution by "
+     "Winograd F(4x4, 3x3) on channel-blocked data, X [N, C/ib, H, W, ib] "
+     "-> V [6, 6, P, C] over the P 4x4 output tiles; attributes as Conv "
+     "plus data_layout"},
+    {"Conv2D_winograd_NCHWc", 2, 3, 1, 1, TVM_PAT_OUT_ELEMWISE_FUSABLE,
+     w4c_infer, w4c_compute, w4c_reference,
+     "internal: the rest of that convolution, V and the transformed "
+     "kernel U [6, 6, K/ob, C, ob] (and B [K]) -> Y [N, K/ob, out_h, "
+     "out_w, ob] (NCHW<ob>c); attributes batch, out_h, out_w, out_layout"},
 };
 
 const ops_family ops_conv_winograd_family = {

@@ -169,6 +169,64 @@ static tvm_status alter_winograd(al_state *s, tvm_gnode *n,
   return o->name ? TVM_OK : tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
 }
 
+/* Conv -> Conv2D_winograd_NCHWc (weight layout "winograd_F4x3", data
+ * and output NCHW<b>c): U = Conv2D_winograd_weight_NCHWc(W) (folded at
+ * compile time); the output is the blocked twin, as Conv_NCHWc's.  Fails
+ * naming the node where Winograd F(4x4, 3x3) does not apply or the
+ * blocks do not divide the channels.  *done = 1. */
+static tvm_status alter_winograd4(al_state *s, tvm_gnode *n,
+                                  const tvm_layout_choice *ch, int *done) {
+  tvm_gvalue *x = n->inputs[0], *w = n->inputs[1];
+  tvm_gvalue *b = n->ninputs > 2 ? n->inputs[2] : NULL;
+  int64_t ib = op_layout_nchwc_block(ch->data), ob = op_layout_nchwc_block(ch->out);
+  if (!ib || !ob || w->shape[2] != 3 || w->shape[3] != 3 ||
+      x->shape[1] % ib != 0 || w->shape[0] % ob != 0)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "alter_layout: the target asked for weight layout "
+                        "'%s' with data '%s' and output '%s' for Conv '%s' "
+                        "(kernel %lldx%lld, %lld -> %lld channels); Winograd "
+                        "F(4x4, 3x3) needs a 3x3 kernel and NCHW<b>c data "
+                        "and output whose blocks divide the channels",
+                        ch->weight, ch->data, ch->out, n->name,
+                        (long long)w->shape[2], (long long)w->shape[3],
+                        (long long)x->shape[1], (long long)w->shape[0]);
+  tvm_gvalue *xb = blocked(s, x, ch->data);
+  tvm_gattr wa = tvm_gattr_int("block", ob);
+  tvm_gvalue *u = tvm_graph_apply(s->g, "Conv2D_winograd_weight_NCHWc",
+                                  vname(s, w, "winograd4"), &w, 1, &wa, 1, 1,
+                                  NULL);
+  if (!xb || !u) return failed(s);
+  tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 1));
+  if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+  int na = 0;
+  for (int i = 0; i < n->nattrs; i++)
+    if (strcmp(n->attrs[i].name, "kernel_shape") != 0) at[na++] = n->attrs[i];
+  at[na++] = tvm_gattr_str("data_layout", ch->data);
+  tvm_gvalue *o = n->outputs[0];
+  tvm_gvalue *v = tvm_graph_apply(s->g, "Conv2D_winograd_input_NCHWc",
+                                  vname(s, o, "winograd4_input"), &xb, 1, at,
+                                  na, 1, NULL);
+  tvm_gvalue *y = NULL;
+  if (v) {
+    tvm_gattr ya[4] = {tvm_gattr_int("batch", o->shape[0]),
+                       tvm_gattr_int("out_h", o->shape[2]),
+                       tvm_gattr_int("out_w", o->shape[3]),
+                       tvm_gattr_str("out_layout", ch->out)};
+    tvm_gvalue *in[3] = {v, u, b};
+    y = tvm_graph_apply(s->g, "Conv2D_winograd_NCHWc", vname(s, o, ch->out),
+                        in, b ? 3 : 2, ya, 4, 1, NULL);
+  }
+  if (!y)
+    return tvm_diag_prefix(failed(s),
+                           "alter_layout: Conv '%s' as Winograd F(4x4, 3x3) "
+                           "(asked by the target): ", n->name);
+  if (ch->tuned[0] && y->producer &&
+      !(y->producer->layout_workload = tvm_arena_strdup(s->g->arena, ch->tuned)))
+    return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+  *done = 1;
+  return set_twin(s, n->outputs[0], y, ch->out);
+}
+
 /* Conv -> Conv_NCHWc when the target asks for it.  *done = 1 when
  * rewritten. */
 static tvm_status alter_conv(al_state *s, tvm_gnode *n,
@@ -189,6 +247,9 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
   if (!ch.data[0]) return TVM_OK;
   if (strcmp(ch.weight, TVM_LAYOUT_WINOGRAD_F2X3) == 0)
     return alter_winograd(s, n, &ch, done);
+  ch.tuned[sizeof ch.tuned - 1] = '\0';
+  if (strcmp(ch.weight, TVM_LAYOUT_WINOGRAD_F4X3) == 0)
+    return alter_winograd4(s, n, &ch, done);
   if (!op_layout_nchwc_block(ch.data) || !op_layout_nchwc_block(ch.out))
     return tvm_diag_set(TVM_ERR_INVALID,
                         "alter_layout: the target asked for data layout '%s' "

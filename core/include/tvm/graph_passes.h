@@ -177,7 +177,10 @@ TVM_API void tvm_storage_plan_print(tvm_strbuf *out, const tvm_graph *g,
  * reading U = Conv2D_winograd_weight(W) (folded at compile time); its
  * output replaces the old one; a Conv it does not apply to (not 3x3,
  * stride or dilation not 1, group not 1, asymmetric padding) fails the
- * pass naming the node.  Ends with toposort and dce. */
+ * pass naming the node.  TVM_LAYOUT_WINOGRAD_F4X3 with data and out
+ * "NCHW<b>c" likewise makes Conv2D_winograd_NCHWc (F(4x4, 3x3)) reading
+ * U = Conv2D_winograd_weight_NCHWc(W), its output the blocked twin as a
+ * Conv_NCHWc's would be.  Ends with toposort and dce. */
 typedef struct tvm_layout_choice {
   char data[32];   /* layout of the data input, "" = keep the node */
   char weight[32]; /* layout of the (constant) weights */

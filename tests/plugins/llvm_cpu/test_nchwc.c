@@ -548,8 +548,10 @@ static void test_layout_knobs(void **state) {
   assert_int_equal(lp.after, 3);
   for (int i = 0; i < 3; i++)
     assert_true(strncmp(lp.wl[i], "layout_Conv-", 12) == 0);
-  /* the space: oc_block and ic_block of 3 each, depthwise oc_block only */
-  assert_int_equal(lp.nknobs[0], 2);
+  /* the space: oc_block and ic_block of 3 each (and the 3x3 stride-1
+   * convolution's winograd choice, test_winograd.c), depthwise oc_block
+   * only */
+  assert_int_equal(lp.nknobs[0], 3);
   assert_int_equal(lp.nent[0][0], 3);
   assert_int_equal(lp.nent[0][1], 3);
   assert_int_equal(lp.nknobs[2], 1);

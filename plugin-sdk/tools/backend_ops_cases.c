@@ -165,6 +165,12 @@ static const bo_case table[] = {
      0},
     {"Conv_NCHWc", "D[1,2,6,6,4] D[2,2,3,3,4,4] D[8]", "pads=[1,1,1,1]", 0},
     {"Conv_NCHWc", "D[1,2,6,6,4] D[2,1,3,3,1,4]", "group=8 strides=[2,2]", 0},
+    /* Winograd F(4x4, 3x3) on blocked data: a 7x6 map (2 x 2 tiles, the
+     * last row partial), 8 -> 8 channels in blocks of 4 */
+    {"Conv2D_winograd_weight_NCHWc", "D[8,8,3,3]", "block=4", 0},
+    {"Conv2D_winograd_input_NCHWc", "D[1,2,7,6,4]", "pads=[1,1,1,1]", 0},
+    {"Conv2D_winograd_NCHWc", "D[6,6,4,8] D[6,6,2,8,4] D[8]",
+     "batch=1 out_h=7 out_w=6", 0},
     {"Pool_NCHWc", "D[1,2,7,7,4]", "pool=MaxPool kernel_shape=[3,3] strides=[2,2]",
      0},
     {"Pool_NCHWc", "D[1,2,5,5,4]", "pool=GlobalAveragePool", 0},

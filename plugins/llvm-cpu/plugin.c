@@ -71,10 +71,11 @@ static const tvm_plugin_attr schema[] = {
          "SIMD width for schedules; 0 = derived from the CPU features"),
     ATTR(TVM_PLUGIN_ATTR_STRING, "output", "object", 0, 0, "object|shared",
          "codegen output: relocatable ELF object or shared object"),
-    ATTR(TVM_PLUGIN_ATTR_INT, "winograd_min_tiles", "16", 0, 1 << 20, NULL,
+    ATTR(TVM_PLUGIN_ATTR_INT, "winograd_min_tiles", "-1", -1, 1 << 20, NULL,
          "3x3 stride-1 convolutions (16 channels or more each side) whose "
          "output has at least this many 4x4 tiles run as Winograd F(4x4, "
-         "3x3) by default; 0: never (a tuning log's layout records still "
+         "3x3) by default; -1: chosen from the vector width and the "
+         "weights' size; 0: never (a tuning log's layout records still "
          "choose per convolution)"),
 };
 #define NSCHEMA (sizeof schema / sizeof schema[0])
@@ -103,14 +104,14 @@ static int32_t target_create(const tvm_plugin_attr_value *values,
   int64_t nt = tvm_sdk_attr_int(values, nvalues, "num_threads", 0);
   int64_t ol = tvm_sdk_attr_int(values, nvalues, "opt_level", 3);
   int64_t vb = tvm_sdk_attr_int(values, nvalues, "vector_bits", 0);
-  int64_t wt = tvm_sdk_attr_int(values, nvalues, "winograd_min_tiles", 16);
+  int64_t wt = tvm_sdk_attr_int(values, nvalues, "winograd_min_tiles", -1);
   if (nt < 0 || nt > 1024 || ol < 0 || ol > 3 || vb < 0 || vb > 4096 ||
-      wt < 0 || wt > (1 << 20)) {
+      wt < -1 || wt > (1 << 20)) {
     target_destroy(t);
     return lc_report(TVM_ERR_INVALID,
                      "llvm-cpu: attribute out of range (num_threads 0..1024, "
                      "opt_level 0..3, vector_bits 0..4096, "
-                     "winograd_min_tiles 0..1048576)");
+                     "winograd_min_tiles -1..1048576)");
   }
   if (strcmp(output, "object") != 0 && strcmp(output, "shared") != 0) {
     target_destroy(t);

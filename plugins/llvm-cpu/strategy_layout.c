@@ -32,9 +32,9 @@
  * knob, "winograd": computed by Winograd F(4x4, 3x3) instead
  * (TVM_LAYOUT_WINOGRAD_F4X3: an input transform kernel, then the 36
  * GEMMs with the output transform and the epilogue; strategy_winograd.c),
- * by default where the output has at least the target's
- * winograd_min_tiles 4x4 tiles and both channel counts are 16 or more
- * (winograd_default).
+ * by default where it measured faster (winograd_default: by the output's
+ * 4x4 tiles, the weights' size and the vector width, or the target's
+ * winograd_min_tiles).
  *
  * Matrix products (MatMul, Gemm) with a constant right operand ask for it
  * packed (see matmul_layout).
@@ -132,16 +132,27 @@ static int winograd_applies(const tvm_gnode *n, const int64_t *ws) {
 }
 
 /* Winograd F(4x4, 3x3) by default where it measured faster than the
- * direct template (ResNet-18, AVX-512, 1 thread: 56x56 and 28x28 layers
- * 2.3-2.7x, 14x14 1.4x, 7x7 0.55x: with 4 tiles the 4x larger
- * transformed weights are streamed for little work): at least the
- * target's winograd_min_tiles output tiles (default 16: 14x14 pixels;
- * 0: never) and 16 channels each side (3 input channels leave the
- * transforms nothing to amortize over). */
+ * direct template (single 3x3 convolutions with Relu, 1 thread, C -> C
+ * channels, 2026-11-27, bench/RESULTS.md):
+ *   - AVX-512: 14x14 maps and larger 0.42-0.91x the direct time (16 to
+ *     512 channels); 7x7 (4 tiles) 0.65x with 64 channels but 1.17-1.68x
+ *     with 128-512, where the transformed weights (144 C M bytes, 4x the
+ *     direct ones) stream from memory for 4 tiles of work;
+ *   - AVX2 (x86-64-v3 on the same machine): every case 0.37-0.83x, 7x7
+ *     with 512 channels included (the direct template has half the
+ *     lanes; the weights weigh the same).
+ * So with the target's winograd_min_tiles left at -1 (auto): at least
+ * 16 output tiles, or 4 when the transformed weights fit in 1 MiB, with
+ * 512-bit vectors; at least 4 tiles with narrower ones.  N > 0: at least
+ * N tiles; 0: never.  Both channel counts 16 or more (3 input channels
+ * leave the transforms nothing to amortize over). */
 static int winograd_default(const tvm_plugin_target *t, int64_t C, int64_t M,
                             int64_t OH, int64_t OW) {
-  return t->winograd_min_tiles > 0 && C >= 16 && M >= 16 &&
-         ((OH + 3) / 4) * ((OW + 3) / 4) >= t->winograd_min_tiles;
+  int64_t tiles = ((OH + 3) / 4) * ((OW + 3) / 4);
+  if (t->winograd_min_tiles == 0 || C < 16 || M < 16) return 0;
+  if (t->winograd_min_tiles > 0) return tiles >= t->winograd_min_tiles;
+  if (t->vector_bits < 512) return tiles >= 4;
+  return tiles >= 16 || (tiles >= 4 && 144 * C * M <= (1 << 20));
 }
 
 /* The alter_layout slot: fills *out for the convolutions described at the

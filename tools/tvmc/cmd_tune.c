@@ -30,10 +30,12 @@
  * Layouts (--layout-trials K, 0 to 8, default 2; 0 = the target's
  * default layouts): between 1 and 2, every layout the target offers for
  * each node with layout knobs (tvm_gnode_layout_config: llvm-cpu's
- * channel blocks of a convolution) is measured.  The model is compiled
- * once per layout index i, every layout workload with more than i
- * layouts taking its i-th, and the kernel each such node became is
- * measured at its template default; K such passes over all layouts (so
+ * channel blocks of a convolution, and Winograd or not) is measured (up
+ * to 32 layouts per node).  The model is compiled once per layout index
+ * i, every layout workload with more than i layouts taking its i-th, and
+ * the kernels such nodes became are measured at their template defaults
+ * (a layout's cost: the sum over its nodes' kernels, a Winograd input
+ * transform included); K such passes over all layouts (so
  * the machine's slow and fast spells fall on every layout alike).  Each
  * layout's measurements go to LOG as a record of the layout workload
  * (template "layout"; its cost, as for kernels, the fastest).  Then the
@@ -69,7 +71,8 @@ typedef struct task {
 
 #define MAX_LTASKS 256
 #define MAX_LKNOBS 4
-#define MAX_LAYOUTS 16
+#define MAX_LAYOUTS 32
+#define MAX_LKERNELS 1024
 
 /* A layout workload (a node with layout knobs). */
 typedef struct ltask {
@@ -81,6 +84,8 @@ typedef struct ltask {
   int dflt;                 /* index of the target's default layout */
   double cost[MAX_LAYOUTS][8]; /* kernel cost per layout and pass */
   int ncost[MAX_LAYOUTS];
+  int open[MAX_LAYOUTS];       /* pass + 1 whose cost is being summed */
+  double kflops[MAX_LAYOUTS];  /* flops of the kernels summed (first pass) */
   double flops;
   int resumed;              /* its records came from the log */
 } ltask;
@@ -108,6 +113,11 @@ typedef struct tune_run {
   int cur_layout;        /* layout pass: the layout index compiled */
   int cur_round;         /* and the pass over all layouts */
   tvm_tune_log *layouts; /* layout records: written, or from the log */
+  /* layout pass: the cost of each kernel measured in this compile, by
+   * kernel workload (a kernel used again costs again) */
+  uint64_t lkey[MAX_LKERNELS];
+  double lcost[MAX_LKERNELS];
+  int nlk;
   double start, pass_start;
   int tty;
   int done_trials, total_trials;
@@ -239,31 +249,58 @@ static void task_opts(tune_run *r, int tuner, int trials, int group,
   o->target_name = r->t->name;
 }
 
-/* Layout pass kernel hook: measures the template default of the kernel
- * of a node whose layout this compile changed to its cur_layout-th, once
- * per layout workload and pass. */
+/* Layout pass kernel hook: measures the template default of each kernel
+ * of the nodes whose layout this compile changed to their cur_layout-th;
+ * a layout's cost in a pass is the sum over its nodes' kernels (a
+ * Winograd convolution is two, and its transform kernel, when the same
+ * for two nodes, runs twice), each distinct kernel measured once. */
 static tvm_status layout_kernel(void *ud, tvm_tune_kernel *k,
                                 tvm_config *cfg) {
   tune_run *r = ud;
-  if (tvm_tune_kernel_reused(k) || !cfg)
-    return TVM_OK;
   ltask *lt = find_ltask(r, tvm_tune_kernel_layout_workload(k));
   int v = r->cur_layout;
-  if (!lt || lt->resumed || v >= lt->space || lt->ncost[v] != r->cur_round)
+  if (!lt || lt->resumed || v >= lt->space)
     return TVM_OK;
-  tvm_tune_task_opts o;
-  tvm_tune_task_result res;
-  task_opts(r, r->tuners[0], 1, MAX_TASKS + (int)(lt - r->ltasks), &o);
-  o.patience = 0;
-  tvm_status st = tvm_tune_task(k, cfg, &o, &res);
-  tvm_free(res.curve);
-  if (st)
-    return tvm_diag_prefix(st, "layout %d of %s (%s): ", v, lt->workload,
-                           lt->label);
-  if (res.declined || res.best_cost_s <= 0)
-    return TVM_OK; /* no record for this layout: never chosen */
-  lt->cost[v][lt->ncost[v]++] = res.best_cost_s;
-  lt->flops = tvm_tune_kernel_flops(k);
+  int opened = lt->open[v] == r->cur_round + 1;
+  if (!opened && lt->ncost[v] != r->cur_round)
+    return TVM_OK; /* an earlier pass left this layout unmeasured */
+  uint64_t key = tvm_hash_str(tvm_tune_kernel_workload(k));
+  double c = 0;
+  for (int i = 0; i < r->nlk && c <= 0; i++)
+    if (r->lkey[i] == key) c = r->lcost[i];
+  if (c <= 0) {
+    if (tvm_tune_kernel_reused(k) || !cfg)
+      return TVM_OK;
+    tvm_tune_task_opts o;
+    tvm_tune_task_result res;
+    task_opts(r, r->tuners[0], 1, MAX_TASKS + (int)(lt - r->ltasks), &o);
+    o.patience = 0;
+    tvm_status st = tvm_tune_task(k, cfg, &o, &res);
+    tvm_free(res.curve);
+    if (st)
+      return tvm_diag_prefix(st, "layout %d of %s (%s): ", v, lt->workload,
+                             lt->label);
+    if (res.declined || res.best_cost_s <= 0) {
+      if (opened) lt->ncost[v]--; /* a kernel without a cost: the layout */
+      lt->open[v] = -1;           /* is never chosen */
+      return TVM_OK;
+    }
+    c = res.best_cost_s;
+    if (r->nlk < MAX_LKERNELS) {
+      r->lkey[r->nlk] = key;
+      r->lcost[r->nlk++] = c;
+    }
+  }
+  if (lt->open[v] < 0)
+    return TVM_OK;
+  if (!opened) {
+    lt->open[v] = r->cur_round + 1;
+    lt->cost[v][lt->ncost[v]++] = c;
+  } else {
+    lt->cost[v][lt->ncost[v] - 1] += c;
+  }
+  if (r->cur_round == 0) lt->kflops[v] += tvm_tune_kernel_flops(k);
+  lt->flops = lt->kflops[lt->dflt] > 0 ? lt->kflops[lt->dflt] : lt->kflops[v];
   return TVM_OK;
 }
 
@@ -356,10 +393,19 @@ static int layout_pass(tune_run *r) {
       fprintf(stderr, "\r\033[K[layouts] pass %d/%d, layout %d/%d",
               r->cur_round + 1, rounds, r->cur_layout + 1, maxl);
     tvm_tune_hooks h = {layout_kernel, r, force_layout};
+    r->nlk = 0;
     int rc = compile_hooked(r, &h);
     if (rc < 0)
       return 0;
     if (rc) { /* that layout index is left unmeasured, not the run */
+      for (int i = 0; i < r->nltasks; i++) { /* nor summed in part */
+        ltask *lt = &r->ltasks[i];
+        if (r->cur_layout < lt->space &&
+            lt->open[r->cur_layout] == r->cur_round + 1) {
+          lt->ncost[r->cur_layout]--;
+          lt->open[r->cur_layout] = 0;
+        }
+      }
       if (r->tty)
         fprintf(stderr, "\r\033[K");
       fprintf(stderr, "tvmc tune: layouts: the model with layout %d of each "

@@ -220,8 +220,11 @@ static tvm_status alter_winograd4(al_state *s, tvm_gnode *n,
     return tvm_diag_prefix(failed(s),
                            "alter_layout: Conv '%s' as Winograd F(4x4, 3x3) "
                            "(asked by the target): ", n->name);
-  if (ch->tuned[0] && y->producer &&
-      !(y->producer->layout_workload = tvm_arena_strdup(s->g->arena, ch->tuned)))
+  /* both nodes carry the layout workload: a tuner measuring the layout
+   * counts the input transform's kernel too */
+  if (ch->tuned[0] && y->producer && v->producer &&
+      (!(y->producer->layout_workload = tvm_arena_strdup(s->g->arena, ch->tuned)) ||
+       !(v->producer->layout_workload = y->producer->layout_workload)))
     return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
   *done = 1;
   return set_twin(s, n->outputs[0], y, ch->out);

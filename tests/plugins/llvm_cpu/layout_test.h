@@ -1,7 +1,8 @@
 /*
  * tests/plugins/llvm_cpu/layout_test.h - what the llvm-cpu layout and
  * template tests share (test_nchwc.c, test_matmul_templates.c): the
- * target T (llvm-cpu, loaded by setup), and compile_check: the graph's
+ * target T (llvm-cpu, loaded by setup; setup_direct: with Winograd off
+ * by default), and compile_check: the graph's
  * reference first, then compiled (alter_layout on by default), run and
  * compared.
  */
@@ -25,6 +26,31 @@ static inline int setup(void **state) {
   (void)state;
   if (tvm_target_load("llvm-cpu", &T) != TVM_OK) {
     fprintf(stderr, "llvm-cpu: %s\n", tvm_diag_message());
+    return -1;
+  }
+  return 0;
+}
+
+/* setup for the direct convolution template's tests: llvm-cpu with
+ * winograd_min_tiles 0 (no Winograd by default; the knob stays), from a
+ * target file written to a temporary directory. */
+static inline int setup_direct(void **state) {
+  (void)state;
+  char dir[] = "/tmp/tvm_direct_XXXXXX", path[64];
+  if (!mkdtemp(dir)) return -1;
+  snprintf(path, sizeof path, "%s/llvm-cpu-direct.yaml", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs("name: llvm-cpu-direct\nplugin: llvm-cpu\nkeys: [cpu]\n"
+        "attrs: {winograd_min_tiles: 0}\n"
+        "tuning: {number: 4, repeat: 3, min_repeat_ms: 50, timeout_s: 10}\n",
+        f);
+  fclose(f);
+  tvm_status st = tvm_target_load(path, &T);
+  unlink(path);
+  rmdir(dir);
+  if (st != TVM_OK) {
+    fprintf(stderr, "llvm-cpu-direct: %s\n", tvm_diag_message());
     return -1;
   }
   return 0;

@@ -100,9 +100,9 @@ static void test_query(void **state) {
   assert_string_equal(d2->name, "llvm-cpu");
   const tvm_plugin_vtable *vt = d2->vtable;
   const char *want[] = {"mcpu", "mattr", "num_threads", "opt_level",
-                        "vector_bits", "output"};
-  assert_int_equal(vt->nattrs, 6);
-  for (int i = 0; i < 6; i++) assert_string_equal(vt->attrs[i].name, want[i]);
+                        "vector_bits", "output", "winograd_min_tiles"};
+  assert_int_equal(vt->nattrs, 7);
+  for (int i = 0; i < 7; i++) assert_string_equal(vt->attrs[i].name, want[i]);
   assert_string_equal(vt->attrs[5].choices, "object|shared");
   assert_null(vt->timer_start);
 }

@@ -782,5 +782,7 @@ int main(void) {
       cmocka_unit_test(test_concat_blocked),
       cmocka_unit_test(test_option_off),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  /* the direct template: Winograd's default would take some of these
+   * 3x3 convolutions (test_winograd.c has those) */
+  return cmocka_run_group_tests(tests, setup_direct, teardown);
 }

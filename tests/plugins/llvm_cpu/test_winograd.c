@@ -181,8 +181,9 @@ static tvm_gvalue *conv(tvm_graph *g, tvm_gvalue *x, int64_t C, int64_t M,
 /* The plugin's default: a residual block on an 18x17 map (5 x 5 tiles,
  * the last row and column partial) runs both 3x3 convolutions as
  * Winograd with bias, Relu and the residual Add fused into the second
- * kernel; the stride-2 convolution after it and the one on its 9x9
- * output (9 tiles) stay direct; the results equal the reference. */
+ * kernel; the two stride-2 convolutions after it and an unpadded one on
+ * their 5x5 output (one tile, below every vector width's threshold)
+ * stay direct; the results equal the reference. */
 static void test_graph_default(void **state) {
   (void)state;
   tvm_graph *g = NULL;
@@ -192,14 +193,16 @@ static void test_graph_default(void **state) {
   tvm_gvalue *y = conv(g, h, 32, 32, 1, 1, 20);
   y = TVM_OP(g, "Relu", TVM_IN(TVM_OP(g, "Add", TVM_IN(y, x), TVM_NOATTRS)), TVM_NOATTRS);
   tvm_gvalue *d = TVM_OP(g, "Relu", TVM_IN(conv(g, y, 32, 32, 2, 1, 30)), TVM_NOATTRS);
-  d = conv(g, d, 32, 32, 1, 0, 40);
+  d = TVM_OP(g, "Relu", TVM_IN(conv(g, d, 32, 32, 2, 1, 40)), TVM_NOATTRS);
+  tvm_gvalue *w = tvm_graph_random(g, NULL, (int64_t[]){32, 32, 3, 3}, 4, 50, 0.2);
+  d = tvm_graph_apply(g, "Conv", NULL, TVM_IN(d, w), NULL, 0, 1, NULL);
   CHECK_OK(tvm_graph_mark_output(g, y));
   CHECK_OK(tvm_graph_mark_output(g, d));
   tvm_plan *p = compile_check(g, 7);
   assert_int_equal(steps_with(p, "Conv2D_winograd_input_NCHWc"), 2);
   assert_int_equal(steps_with(p, "Conv2D_winograd_NCHWc+Relu"), 1);
   assert_int_equal(steps_with(p, "Conv2D_winograd_NCHWc+Add+Relu"), 1);
-  assert_int_equal(steps_with(p, "Conv_NCHWc"), 2);
+  assert_int_equal(steps_with(p, "Conv_NCHWc"), 3);
   tvm_plan_free(p);
   tvm_graph_free(g);
 }
@@ -269,7 +272,7 @@ static void test_register_blocks(void **state) {
 }
 
 /* The winograd layout knob: preset to 1 on a map too small for the
- * default (8x8: 4 tiles) and to 0 on one large enough (16x16), the two
+ * default (4x4: one tile) and to 0 on one large enough (16x16), the two
  * convolutions swap algorithms and both still match the reference. */
 static tvm_status flip_winograd(void *ud, const char *wl, const char *label,
                                 tvm_config *cfg, int after) {
@@ -284,7 +287,7 @@ static void test_layout_knob(void **state) {
   for (int preset = 0; preset < 2; preset++) {
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));
-    tvm_gvalue *a = tvm_graph_input(g, "a", F32, (int64_t[]){1, 16, 8, 8}, 4);
+    tvm_gvalue *a = tvm_graph_input(g, "a", F32, (int64_t[]){1, 16, 4, 4}, 4);
     tvm_gvalue *b = tvm_graph_input(g, "b", F32, (int64_t[]){1, 16, 16, 16}, 4);
     CHECK_OK(tvm_graph_mark_output(g, conv(g, a, 16, 16, 1, 1, 90)));
     CHECK_OK(tvm_graph_mark_output(g, conv(g, b, 16, 16, 1, 1, 95)));
@@ -299,11 +302,11 @@ static void test_layout_knob(void **state) {
     assert_int_equal(steps_with(p, "Conv2D_winograd_NCHWc"), 1);
     assert_int_equal(steps_with(p, "Conv_NCHWc"), 1);
     assert_int_equal(count_op(g, "Conv2D_winograd_NCHWc"), 1);
-    /* which one: the winograd output is 8x8 with the preset, else 16x16 */
+    /* which one: the winograd output is 4x4 with the preset, else 16x16 */
     for (size_t i = 0; i < g->nodes.len; i++) {
       const tvm_gnode *n = g->nodes.data[i];
       if (!strcmp(n->op, "Conv2D_winograd_NCHWc"))
-        assert_int_equal(n->outputs[0]->shape[2], preset ? 8 : 16);
+        assert_int_equal(n->outputs[0]->shape[2], preset ? 4 : 16);
     }
     tvm_plan_free(p);
     tvm_graph_free(g);

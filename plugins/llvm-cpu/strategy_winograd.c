@@ -60,9 +60,10 @@ static int64_t divisor_upto(int64_t n, int64_t cap) {
 
 /* V (and R at it): per (tile, channel vector) the whole 6x6 transform. */
 static tvm_status sched_input(tvm_schedule *s, tvm_operation *r,
-                              tvm_operation *v, int64_t lanes) {
+                              tvm_operation *v, int64_t lanes,
+                              tvm_iter_var **fused) {
   tvm_stage *sv = tvm_stage_of(s, v->output), *sr = tvm_stage_of(s, r->output);
-  tvm_iter_var *co, *ci, *f;
+  tvm_iter_var *co, *ci, *f = NULL;
   int64_t C = v->output->shape_c[3];
   int64_t vec = C % lanes == 0 ? lanes : divisor_upto(C, lanes);
   tvm_status st = tvm_split(sv, tvm_stage_axis(sv, 3), vec, &co, &ci);
@@ -79,6 +80,7 @@ static tvm_status sched_input(tvm_schedule *s, tvm_operation *r,
   if (!st) st = tvm_unroll(sr, tvm_stage_axis(sr, 0));
   if (!st) st = tvm_unroll(sr, tvm_stage_axis(sr, 1));
   if (!st) st = tvm_vectorize(sr, tvm_stage_axis(sr, 3));
+  *fused = f;
   return st;
 }
 
@@ -109,8 +111,16 @@ int32_t llvm_cpu_schedule_winograd_input_nchwc(tvm_plugin_target *t,
                       "F(4x4, 3x3) input transform at '%s'", outs[0]->name);
     goto out;
   }
-  if (!(st = tvm_compute_inline(tvm_stage_of(s, pad->output))))
-    st = sched_input(s, r, v, isa.lanes);
+  tvm_iter_var *f;
+  if (!(st = sched_input(s, r, v, isa.lanes, &f))) {
+    /* the padded 6x6 patch per (tile, channel vector), one select per
+     * element (inlined, each read of it in R repeats the select) */
+    tvm_stage *sp = tvm_stage_of(s, pad->output), *sv = tvm_stage_of(s, v->output);
+    st = tvm_compute_at(sp, sv, f);
+    if (!st) st = tvm_unroll(sp, tvm_stage_axis(sp, 2));
+    if (!st) st = tvm_unroll(sp, tvm_stage_axis(sp, 3));
+    if (!st) st = tvm_vectorize(sp, tvm_stage_axis(sp, 4));
+  }
 out:
   tvm_ptrvec_free(&ops);
   return st;

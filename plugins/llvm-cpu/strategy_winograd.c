@@ -9,8 +9,9 @@
  *
  * in two kernels (two graph nodes, so that V lives in the memory plan):
  *
- *   input  parallel fused(tile, c_outer)              (padding: selects)
- *            R[6][6][lanes] (the row half, registers): unrolled a, v
+ *   input  parallel fused(tile, c_outer)
+ *            d[6][6][lanes] = the padded patch (a select per element)
+ *            R[6][6][lanes] = the row half: unrolled a, v; vector c
  *            unrolled e, v: V = the column half; vector c
  *   conv   parallel fused(n, ko_outer, tile row)
  *            for tile column block (tile_p tiles)
@@ -84,9 +85,9 @@ static tvm_status sched_input(tvm_schedule *s, tvm_operation *r,
   return st;
 }
 
-/* Schedules the input transform (Conv2D_winograd_input_NCHWc): the
- * padding read through a select in R (no padded copy), R per (tile,
- * channel vector) in registers, V stored. */
+/* Schedules the input transform (Conv2D_winograd_input_NCHWc): per
+ * (tile, channel vector) the padded patch and R in local buffers, V
+ * stored. */
 int32_t llvm_cpu_schedule_winograd_input_nchwc(tvm_plugin_target *t,
                                                tvm_schedule *s,
                                                tvm_tensor **outs,

@@ -180,13 +180,15 @@ static tvm_status alter_winograd4(al_state *s, tvm_gnode *n,
   tvm_gvalue *b = n->ninputs > 2 ? n->inputs[2] : NULL;
   int64_t ib = op_layout_nchwc_block(ch->data), ob = op_layout_nchwc_block(ch->out);
   if (!ib || !ob || w->shape[2] != 3 || w->shape[3] != 3 ||
-      x->shape[1] % ib != 0 || w->shape[0] % ob != 0)
+      w->shape[1] != x->shape[1] || x->shape[1] % ib != 0 ||
+      w->shape[0] % ob != 0)
     return tvm_diag_set(TVM_ERR_INVALID,
                         "alter_layout: the target asked for weight layout "
                         "'%s' with data '%s' and output '%s' for Conv '%s' "
                         "(kernel %lldx%lld, %lld -> %lld channels); Winograd "
-                        "F(4x4, 3x3) needs a 3x3 kernel and NCHW<b>c data "
-                        "and output whose blocks divide the channels",
+                        "F(4x4, 3x3) needs a 3x3 kernel, group 1 and "
+                        "NCHW<b>c data and output whose blocks divide the "
+                        "channels",
                         ch->weight, ch->data, ch->out, n->name,
                         (long long)w->shape[2], (long long)w->shape[3],
                         (long long)x->shape[1], (long long)w->shape[0]);

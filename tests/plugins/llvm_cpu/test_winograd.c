@@ -120,7 +120,8 @@ static tvm_status ask_winograd(void *ud, const tvm_gnode *n,
   return TVM_OK;
 }
 
-/* alter_layout: a 1x1 Conv asked for it fails naming the node; a 3x3 one
+/* alter_layout: a 1x1 Conv (and a grouped 3x3) asked for it fails naming
+ * the node; a 3x3 one
  * becomes the two operators, U folds to a constant, the graph output
  * keeps its name and the reference its values. */
 static void test_alter_layout(void **state) {
@@ -133,6 +134,18 @@ static void test_alter_layout(void **state) {
   CHECK_OK(tvm_graph_mark_output(g, y));
   assert_int_not_equal(tvm_graph_pass_alter_layout(g, ask_winograd, NULL), TVM_OK);
   assert_non_null(strstr(tvm_diag_message(), "pointwise"));
+  tvm_graph_free(g);
+
+  /* a grouped 3x3 likewise */
+  CHECK_OK(tvm_graph_create(&g));
+  x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 8, 6, 6}, 4);
+  w = tvm_graph_random(g, "w", (int64_t[]){8, 4, 3, 3}, 4, 4, 0.5);
+  tvm_gattr ga = tvm_gattr_int("group", 2);
+  y = tvm_graph_apply(g, "Conv", "grouped", TVM_IN(x, w), &ga, 1, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, y));
+  assert_int_not_equal(tvm_graph_pass_alter_layout(g, ask_winograd, NULL), TVM_OK);
+  assert_non_null(strstr(tvm_diag_message(), "grouped"));
+  assert_non_null(strstr(tvm_diag_message(), "group 1"));
   tvm_graph_free(g);
 
   CHECK_OK(tvm_graph_create(&g));

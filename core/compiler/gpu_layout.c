@@ -26,32 +26,11 @@ static int64_t input_block(int64_t C, int64_t vw) {
   return C <= 16 ? C : 1;
 }
 
-/* Every value of the int-list attribute `name` is 1 (absent: yes). */
-static int all_ones(const tvm_gnode *n, const char *name) {
-  const int64_t *a;
-  int k = tvm_gnode_ints(n, name, &a);
-  if (k < 0) return 1;
-  for (int i = 0; i < k; i++)
-    if (a[i] != 1) return 0;
-  return 1;
-}
-
 /* Does Conv n (data xs, weights ws) run as Winograd? */
 static int wants_winograd(const tvm_gnode *n, const int64_t *xs,
                           const int64_t *ws, int64_t min_channels) {
-  const int64_t *p;
-  if (min_channels <= 0) return 0;
-  int np = tvm_gnode_ints(n, "pads", &p);
-  const char *ap = tvm_gnode_str(n, "auto_pad", "NOTSET");
-  if (ws[2] != 3 || ws[3] != 3 || tvm_gnode_int(n, "group", 1) != 1 ||
-      !all_ones(n, "strides") || !all_ones(n, "dilations") ||
-      xs[1] < min_channels || ws[0] < min_channels)
-    return 0;
-  /* SAME_* pads a 3x3 stride-1 window by 1 on each side; VALID by 0 */
-  if (strcmp(ap, "NOTSET") != 0)
-    return strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0 ||
-           strcmp(ap, "VALID") == 0;
-  return np < 0 || (np == 4 && p[0] == p[2] && p[1] == p[3]);
+  return min_channels > 0 && xs[1] >= min_channels && ws[0] >= min_channels &&
+         tvm_gnode_winograd_applies(n);
 }
 
 int32_t tvm_gpu_alter_layout(const tvm_gpu_limits *lim,

@@ -291,15 +291,13 @@ static double node_flops(const tvm_gnode *n) {
     return 2.0 * out *
            (double)(w->shape[1] * w->shape[2] * w->shape[3] * w->shape[5]);
   }
-  /* Winograd (U [4, 4, K, C]): the direct 3x3 convolution's count, so
-   * that rates compare across the two algorithms */
-  if (!strcmp(n->op, "Conv2D_winograd") && n->ninputs >= 2 && n->inputs[1] &&
-      n->inputs[1]->ndim == 4)
-    return 2.0 * out * (double)(n->inputs[1]->shape[3] * 9);
-  /* F(4x4, 3x3) on blocked data (U [6, 6, K/ob, C, ob]) likewise; its
-   * input transform (a node of its own) counts one per output element */
-  if (!strcmp(n->op, "Conv2D_winograd_NCHWc") && n->ninputs >= 2 &&
-      n->inputs[1] && n->inputs[1]->ndim == 5)
+  /* Winograd (U [4, 4, K, C], or [6, 6, K/ob, C, ob] on blocked data):
+   * the direct 3x3 convolution's count, so that rates compare across the
+   * two algorithms (the blocked form's input transform, a node of its
+   * own, counts one per output element) */
+  if (n->ninputs >= 2 && n->inputs[1] &&
+      ((!strcmp(n->op, "Conv2D_winograd") && n->inputs[1]->ndim == 4) ||
+       (!strcmp(n->op, "Conv2D_winograd_NCHWc") && n->inputs[1]->ndim == 5)))
     return 2.0 * out * (double)(n->inputs[1]->shape[3] * 9);
   if (!strcmp(n->op, "Gemm") && n->ninputs >= 2 && n->inputs[0]) {
     const tvm_gvalue *a = n->inputs[0];

@@ -101,6 +101,34 @@ int tvm_gnode_ints(const tvm_gnode *n, const char *name, const int64_t **v) {
   return a->n;
 }
 
+/* Every value of the INTS attribute `name` is 1 (absent: yes). */
+static int all_ones(const tvm_gnode *n, const char *name) {
+  const int64_t *a;
+  int k = tvm_gnode_ints(n, name, &a);
+  for (int i = 0; i < k; i++)
+    if (a[i] != 1) return 0;
+  return 1;
+}
+
+/* See tvm/graph.h. */
+int tvm_gnode_winograd_applies(const tvm_gnode *n) {
+  int64_t xs[TVM_MAX_DIMS], ws[TVM_MAX_DIMS];
+  const int64_t *p;
+  if (!n || strcmp(tvm_gnode_op_name(n), "Conv") != 0 ||
+      tvm_gnode_input_shape(n, 0, xs) != 4 ||
+      tvm_gnode_input_shape(n, 1, ws) != 4 || ws[2] != 3 || ws[3] != 3 ||
+      ws[1] != xs[1] || tvm_gnode_int(n, "group", 1) != 1 ||
+      !all_ones(n, "strides") || !all_ones(n, "dilations"))
+    return 0;
+  /* SAME_* pads a 3x3 stride-1 window by 1 on each side; VALID by 0 */
+  const char *ap = tvm_gnode_str(n, "auto_pad", "NOTSET");
+  if (strcmp(ap, "NOTSET") != 0)
+    return strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0 ||
+           strcmp(ap, "VALID") == 0;
+  int np = tvm_gnode_ints(n, "pads", &p);
+  return np < 0 || (np == 4 && p[0] == p[2] && p[1] == p[3]);
+}
+
 /* Copies src[0..n) into the arena, checking names, types and arrays. */
 tvm_status graph_attrs_copy(tvm_arena *ar, const char *node,
                             const tvm_gattr *src, int n, tvm_gattr **out) {

@@ -108,29 +108,6 @@ static int32_t matmul_layout(tvm_plugin_target *t, const tvm_gnode *n,
   return 0;
 }
 
-/* Can Conv n (group 1, X [N, C, H, W], W [M, C, 3, 3]) run as Winograd
- * F(4x4, 3x3): strides and dilations 1, the same padding on both sides
- * (explicit pads, or auto_pad SAME_* / VALID on a 3x3 kernel)? */
-static int winograd_applies(const tvm_gnode *n, const int64_t *ws) {
-  const int64_t *v;
-  int k;
-  if (ws[2] != 3 || ws[3] != 3) return 0;
-  if ((k = tvm_gnode_ints(n, "strides", &v)) > 0)
-    for (int i = 0; i < k; i++)
-      if (v[i] != 1) return 0;
-  if ((k = tvm_gnode_ints(n, "dilations", &v)) > 0)
-    for (int i = 0; i < k; i++)
-      if (v[i] != 1) return 0;
-  const char *ap = tvm_gnode_str(n, "auto_pad", "NOTSET");
-  if (strcmp(ap, "NOTSET") == 0 || ap[0] == '\0') {
-    if ((k = tvm_gnode_ints(n, "pads", &v)) == 4)
-      return v[0] == v[2] && v[1] == v[3];
-    return k <= 0;
-  }
-  return strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0 ||
-         strcmp(ap, "VALID") == 0;
-}
-
 /* Winograd F(4x4, 3x3) by default where it measured faster than the
  * direct template (single 3x3 convolutions with Relu, 1 thread, C -> C
  * channels, 2026-11-27, bench/RESULTS.md):
@@ -184,7 +161,7 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
   ob = block_knob(cfg, "oc_block", M, lanes, ob, !dw);
   ib = dw ? ob : block_knob(cfg, "ic_block", C, lanes, ib, 1);
   int64_t os[TVM_MAX_DIMS];
-  if (group == 1 && C % ib == 0 && M % ob == 0 && winograd_applies(n, ws) &&
+  if (C % ib == 0 && M % ob == 0 && tvm_gnode_winograd_applies(n) &&
       tvm_gnode_output_shape(n, 0, os) == 4) {
     const int64_t alg[2] = {0, 1};
     int dflt = winograd_default(t, C, M, os[2], os[3]);

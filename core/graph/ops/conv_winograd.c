@@ -33,6 +33,26 @@ static const double cw_bt[4][4] = {
     {1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
 static const double cw_at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
 
+/* out (r x r) = L X L^T for L (r x n) and X (n x n), all row-major: every
+ * Winograd transform of the references below (U = G g G^T, V = Bt d B,
+ * Y = At M A). */
+static void wino_sandwich(const double *L, int r, int n, const double *X,
+                          double *out) {
+  double t[8 * 8];
+  for (int i = 0; i < r; i++) /* t = L X */
+    for (int j = 0; j < n; j++) {
+      double acc = 0;
+      for (int a = 0; a < n; a++) acc += L[i * n + a] * X[a * n + j];
+      t[i * n + j] = acc;
+    }
+  for (int i = 0; i < r; i++) /* out = t L^T */
+    for (int j = 0; j < r; j++) {
+      double acc = 0;
+      for (int b = 0; b < n; b++) acc += t[i * n + b] * L[j * n + b];
+      out[i * r + j] = acc;
+    }
+}
+
 /* ---- Conv2D_winograd_weight --------------------------------------------- */
 
 static tvm_status ww_check(const tvm_gnode *n) {
@@ -63,24 +83,19 @@ static tvm_status ww_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   return op_te_status(c, n, out[0]);
 }
 
-/* U[e, v, k, c] = sum_{a, b} G[e, a] W[k, c, a, b] G[v, b]. */
+/* U[., ., k, c] = G W[k, c] G^T. */
 static tvm_status ww_reference(const tvm_gnode *n, const DLTensor *const *in,
                                DLTensor *const *out) {
   tvm_status st = ww_check(n);
   if (st) return st;
   int64_t K = n->inputs[0]->shape[0], C = n->inputs[0]->shape[1];
+  double g[9], u[16];
   for (int64_t k = 0; k < K; k++)
-    for (int64_t ch = 0; ch < C; ch++)
-      for (int e = 0; e < 4; e++)
-        for (int v = 0; v < 4; v++) {
-          double acc = 0;
-          for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++)
-              acc += cw_g[e][a] *
-                     op_dl_getf(in[0], ((k * C + ch) * 3 + a) * 3 + b) *
-                     cw_g[v][b];
-          op_dl_setf(out[0], ((e * 4 + v) * K + k) * C + ch, acc);
-        }
+    for (int64_t ch = 0; ch < C; ch++) {
+      for (int i = 0; i < 9; i++) g[i] = op_dl_getf(in[0], (k * C + ch) * 9 + i);
+      wino_sandwich(&cw_g[0][0], 4, 3, g, u);
+      for (int ev = 0; ev < 16; ev++) op_dl_setf(out[0], (ev * K + k) * C + ch, u[ev]);
+    }
   return TVM_OK;
 }
 
@@ -197,7 +212,7 @@ static tvm_status cw_reference(const tvm_gnode *n, const DLTensor *const *in,
   tvm_status st = cw_check(n, &ci);
   if (st) return st;
   const DLTensor *x = in[0], *u = in[1], *b = n->ninputs > 2 ? in[2] : NULL;
-  double d[4][4], t[4][4], m[4][4], y[2][4];
+  double d[16], v[16], m[16], y[4];
   for (int64_t bn = 0; bn < ci.N; bn++)
     for (int64_t k = 0; k < ci.K; k++)
       for (int64_t oy = 0; oy < ci.OH; oy += 2)
@@ -207,37 +222,21 @@ static tvm_status cw_reference(const tvm_gnode *n, const DLTensor *const *in,
             for (int a = 0; a < 4; a++)
               for (int e = 0; e < 4; e++) {
                 int64_t iy = oy + a - ci.ph, ix = ox + e - ci.pw;
-                d[a][e] = iy < 0 || iy >= ci.H || ix < 0 || ix >= ci.W
-                              ? 0
-                              : op_dl_getf(x, ((bn * ci.C + ch) * ci.H + iy) *
-                                                      ci.W + ix);
+                d[a * 4 + e] = iy < 0 || iy >= ci.H || ix < 0 || ix >= ci.W
+                                   ? 0
+                                   : op_dl_getf(x, ((bn * ci.C + ch) * ci.H + iy) *
+                                                           ci.W + ix);
               }
-            for (int r = 0; r < 4; r++) /* t = Bt d */
-              for (int e = 0; e < 4; e++) {
-                t[r][e] = 0;
-                for (int a = 0; a < 4; a++) t[r][e] += cw_bt[r][a] * d[a][e];
-              }
-            for (int r = 0; r < 4; r++) /* V = t B, M += U .* V */
-              for (int v = 0; v < 4; v++) {
-                double vv = 0;
-                for (int e = 0; e < 4; e++) vv += t[r][e] * cw_bt[v][e];
-                m[r][v] += op_dl_getf(u, ((r * 4 + v) * ci.K + k) * ci.C + ch) *
-                           vv;
-              }
+            wino_sandwich(&cw_bt[0][0], 4, 4, d, v);
+            for (int ev = 0; ev < 16; ev++)
+              m[ev] += op_dl_getf(u, (ev * ci.K + k) * ci.C + ch) * v[ev];
           }
-          for (int r = 0; r < 2; r++) /* y = At M */
-            for (int v = 0; v < 4; v++) {
-              y[r][v] = 0;
-              for (int a = 0; a < 4; a++) y[r][v] += cw_at[r][a] * m[a][v];
-            }
-          for (int r = 0; r < 2 && oy + r < ci.OH; r++) /* Y = y A */
-            for (int s = 0; s < 2 && ox + s < ci.OW; s++) {
-              double acc = b ? op_dl_getf(b, k) : 0;
-              for (int v = 0; v < 4; v++) acc += y[r][v] * cw_at[s][v];
+          wino_sandwich(&cw_at[0][0], 2, 4, m, y);
+          for (int r = 0; r < 2 && oy + r < ci.OH; r++)
+            for (int s2 = 0; s2 < 2 && ox + s2 < ci.OW; s2++)
               op_dl_setf(out[0],
-                         ((bn * ci.K + k) * ci.OH + oy + r) * ci.OW + ox + s,
-                         acc);
-            }
+                         ((bn * ci.K + k) * ci.OH + oy + r) * ci.OW + ox + s2,
+                         y[r * 2 + s2] + (b ? op_dl_getf(b, k) : 0));
         }
   return TVM_OK;
 }
@@ -309,9 +308,8 @@ static tvm_status w4w_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   return op_te_status(c, n, out[0]);
 }
 
-/* U[e, v, ko, c, ki] = (G W[ko ob + ki, c] G^T)[e, v], in two one-sided
- * products per (k, c) (fold_constants runs this on every 3x3 weight
- * that goes Winograd: ResNet-18 has 8.6 M such weights). */
+/* U[., ., ko, c, ki] = G W[ko ob + ki, c] G^T (fold_constants runs this
+ * on every 3x3 weight that goes Winograd: ResNet-18 has 8.6 M). */
 static tvm_status w4w_reference(const tvm_gnode *n, const DLTensor *const *in,
                                 DLTensor *const *out) {
   int64_t ob;
@@ -321,18 +319,13 @@ static tvm_status w4w_reference(const tvm_gnode *n, const DLTensor *const *in,
   const float *w = (const float *)((const char *)in[0]->data + in[0]->byte_offset);
   float *u = (float *)((char *)out[0]->data + out[0]->byte_offset);
   int64_t plane = K * C; /* elements of U per (e, v) */
+  double g[9], t[36];
   for (int64_t k = 0; k < K; k++)
     for (int64_t ch = 0; ch < C; ch++) {
-      const float *g = w + (k * C + ch) * 9;
-      double t[6][3];
-      for (int e = 0; e < 6; e++) /* t = G g */
-        for (int b = 0; b < 3; b++)
-          t[e][b] = w4_g[e][0] * g[b] + w4_g[e][1] * g[3 + b] + w4_g[e][2] * g[6 + b];
+      for (int i = 0; i < 9; i++) g[i] = w[(k * C + ch) * 9 + i];
+      wino_sandwich(&w4_g[0][0], 6, 3, g, t);
       float *o = u + ((k / ob) * C + ch) * ob + k % ob;
-      for (int e = 0; e < 6; e++) /* U = t G^T */
-        for (int v = 0; v < 6; v++)
-          o[(e * 6 + v) * plane] = (float)(t[e][0] * w4_g[v][0] + t[e][1] * w4_g[v][1] +
-                                           t[e][2] * w4_g[v][2]);
+      for (int ev = 0; ev < 36; ev++) o[ev * plane] = (float)t[ev];
     }
   return TVM_OK;
 }
@@ -393,29 +386,21 @@ static tvm_status w4i_reference(const tvm_gnode *n, const DLTensor *const *in,
   tvm_status st = w4i_check(n, &wi);
   if (st) return st;
   int64_t CB = wi.C / wi.ib, P = wi.N * wi.TH * wi.TW;
-  double d[6][6], t[6][6];
+  double d[36], v[36];
   for (int64_t p = 0; p < P; p++) {
     int64_t bn = p / (wi.TH * wi.TW), ty = p / wi.TW % wi.TH, tx = p % wi.TW;
     for (int64_t ch = 0; ch < wi.C; ch++) {
       for (int a = 0; a < 6; a++)
         for (int e = 0; e < 6; e++) {
           int64_t iy = 4 * ty + a - wi.ph, ix = 4 * tx + e - wi.pw;
-          d[a][e] = iy < 0 || iy >= wi.H || ix < 0 || ix >= wi.W
-                        ? 0
-                        : op_dl_getf(in[0], (((bn * CB + ch / wi.ib) * wi.H + iy) *
-                                                 wi.W + ix) * wi.ib + ch % wi.ib);
+          d[a * 6 + e] = iy < 0 || iy >= wi.H || ix < 0 || ix >= wi.W
+                             ? 0
+                             : op_dl_getf(in[0], (((bn * CB + ch / wi.ib) * wi.H + iy) *
+                                                      wi.W + ix) * wi.ib + ch % wi.ib);
         }
-      for (int r = 0; r < 6; r++) /* t = Bt d */
-        for (int e = 0; e < 6; e++) {
-          t[r][e] = 0;
-          for (int a = 0; a < 6; a++) t[r][e] += w4_bt[r][a] * d[a][e];
-        }
-      for (int r = 0; r < 6; r++) /* V = t B */
-        for (int v = 0; v < 6; v++) {
-          double vv = 0;
-          for (int e = 0; e < 6; e++) vv += t[r][e] * w4_bt[v][e];
-          op_dl_setf(out[0], (((int64_t)r * 6 + v) * P + p) * wi.C + ch, vv);
-        }
+      wino_sandwich(&w4_bt[0][0], 6, 6, d, v);
+      for (int ev = 0; ev < 36; ev++)
+        op_dl_setf(out[0], ((int64_t)ev * P + p) * wi.C + ch, v[ev]);
     }
   }
   return TVM_OK;
@@ -511,34 +496,26 @@ static tvm_status w4c_reference(const tvm_gnode *n, const DLTensor *const *in,
   if (st) return st;
   const DLTensor *v = in[0], *u = in[1], *b = n->ninputs > 2 ? in[2] : NULL;
   int64_t KO = ci.K / ci.ob, P = ci.N * ci.TH * ci.TW;
-  double m[6][6], y[4][6];
+  double m[36], y[16];
   for (int64_t p = 0; p < P; p++) {
     int64_t bn = p / (ci.TH * ci.TW), oy = p / ci.TW % ci.TH * 4,
             ox = p % ci.TW * 4;
     for (int64_t k = 0; k < ci.K; k++) {
-      for (int r = 0; r < 6; r++)
-        for (int e = 0; e < 6; e++) {
-          double acc = 0;
-          for (int64_t ch = 0; ch < ci.C; ch++)
-            acc += op_dl_getf(u, ((((int64_t)r * 6 + e) * KO + k / ci.ob) *
-                                      ci.C + ch) * ci.ob + k % ci.ob) *
-                   op_dl_getf(v, (((int64_t)r * 6 + e) * P + p) * ci.C + ch);
-          m[r][e] = acc;
-        }
-      for (int r = 0; r < 4; r++) /* y = At M */
-        for (int e = 0; e < 6; e++) {
-          y[r][e] = 0;
-          for (int a = 0; a < 6; a++) y[r][e] += w4_at[r][a] * m[a][e];
-        }
-      for (int r = 0; r < 4 && oy + r < ci.OH; r++) /* Y = y A */
-        for (int s2 = 0; s2 < 4 && ox + s2 < ci.OW; s2++) {
-          double acc = b ? op_dl_getf(b, k) : 0;
-          for (int e = 0; e < 6; e++) acc += y[r][e] * w4_at[s2][e];
+      for (int ev = 0; ev < 36; ev++) {
+        double acc = 0;
+        for (int64_t ch = 0; ch < ci.C; ch++)
+          acc += op_dl_getf(u, (((int64_t)ev * KO + k / ci.ob) * ci.C + ch) *
+                                       ci.ob + k % ci.ob) *
+                 op_dl_getf(v, ((int64_t)ev * P + p) * ci.C + ch);
+        m[ev] = acc;
+      }
+      wino_sandwich(&w4_at[0][0], 4, 6, m, y);
+      for (int r = 0; r < 4 && oy + r < ci.OH; r++)
+        for (int s2 = 0; s2 < 4 && ox + s2 < ci.OW; s2++)
           op_dl_setf(out[0],
                      (((bn * KO + k / ci.ob) * ci.OH + oy + r) * ci.OW + ox + s2) *
                              ci.ob + k % ci.ob,
-                     acc);
-        }
+                     y[r * 4 + s2] + (b ? op_dl_getf(b, k) : 0));
     }
   }
   return TVM_OK;

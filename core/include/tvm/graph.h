@@ -202,6 +202,14 @@ TVM_API int tvm_gnode_input_is_const(const tvm_gnode *n, int i);
  * the tuner sets them (tvm_tune_hooks.layout), so the layout follows the
  * tuned configuration.  Valid until alter_layout returns. */
 TVM_API struct tvm_config *tvm_gnode_layout_config(const tvm_gnode *n);
+/* 1 when node n is a Conv that Winograd F(m, 3x3) computes: a 4-D input,
+ * a 3x3 kernel of the input's channels (group 1), strides and dilations
+ * 1 (or absent), and the same padding on both sides of each axis
+ * (explicit pads, none, or auto_pad SAME_UPPER / SAME_LOWER / VALID);
+ * 0 otherwise.  What a target's alter_layout checks before answering a
+ * TVM_LAYOUT_WINOGRAD_* weight layout (when it pays is the target's
+ * call). */
+TVM_API int tvm_gnode_winograd_applies(const tvm_gnode *n);
 
 /* ---- graphs and the builder ---------------------------------------------- */
 TVM_API tvm_status tvm_graph_create(tvm_graph **out);

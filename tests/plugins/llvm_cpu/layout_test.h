@@ -114,4 +114,39 @@ static inline tvm_plan *compile_check_vectorized(tvm_graph *g, uint64_t seed,
   return p;
 }
 
+/* T's float32 lanes (its vector width), 4 to 16. */
+static inline int test_lanes(void) {
+  int lanes = (int)tvm_target_info(T)->vector_bits / 32;
+  return lanes < 4 ? 4 : lanes > 16 ? 16 : lanes;
+}
+
+/* g's reference, then compiled with the tuner's hooks (presets), run
+ * and compared; *ir (heap; free it) the loop IR after vectorize.
+ * Returns the plan. */
+static inline tvm_plan *compile_check_hooked(tvm_graph *g, uint64_t seed,
+                                             tvm_tune_hooks *hooks,
+                                             char **ir) {
+  size_t n = 0;
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  o.tune = hooks;
+  o.dump_ir = "vectorize";
+  o.dump_to = open_memstream(ir, &n);
+  assert_non_null(o.dump_to);
+  tensors in, want, got;
+  tvm_plan *p = NULL;
+  CHECK_OK(tvm_graph_status(g));
+  tensors_alloc(&in, &g->inputs, seed);
+  eval_graph(g, &in, &want);
+  tvm_status st = tvm_compile(g, T, &o, &p);
+  fclose(o.dump_to);
+  OKR(st);
+  run_plan(p, T, &in, &got);
+  expect_close(&got, &want, RTOL);
+  tensors_free(&in);
+  tensors_free(&want);
+  tensors_free(&got);
+  return p;
+}
+
 #endif

@@ -405,9 +405,7 @@ static tvm_status preset_block(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
 
 static void test_conv_register_blocks(void **state) {
   (void)state;
-  int lanes = (int)tvm_target_info(T)->vector_bits / 32;
-  if (lanes < 4) lanes = 4;
-  if (lanes > 16) lanes = 16;
+  int lanes = test_lanes();
   /* 32 -> 64 channels: 4 or 8 chunks, tile_oc in {1, 2, 4}; 8x8 outputs
    * (stride 1) or 4x4 (stride 2): tile_oh/ow in {1, 2, 4, 8} or {1, 2, 4} */
   static const struct { int stride, oc, oh, ow, tc, th, tw; } cases[] = {
@@ -417,8 +415,6 @@ static void test_conv_register_blocks(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     block_preset b = {cases[i].oc, cases[i].oh, cases[i].ow, 0};
     tvm_graph *g = NULL;
-    tvm_plan *p = NULL;
-    tensors in, want, got;
     CHECK_OK(tvm_graph_create(&g));
     tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 32, 8, 8}, 4);
     tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){64, 32, 3, 3}, 4, 7 + i, 0.2);
@@ -429,31 +425,16 @@ static void test_conv_register_blocks(void **state) {
     tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), at, 2, 1, NULL);
     y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
     CHECK_OK(tvm_graph_mark_output(g, y));
-    tensors_alloc(&in, &g->inputs, 40 + i);
-    eval_graph(g, &in, &want);
     tvm_tune_hooks hooks = {preset_block, &b, NULL};
-    tvm_compile_options o;
-    tvm_compile_options_init(&o);
-    o.tune = &hooks;
-    o.dump_ir = "vectorize";
     char *ir = NULL;
-    size_t n = 0;
-    o.dump_to = open_memstream(&ir, &n);
-    assert_non_null(o.dump_to);
-    OKR(tvm_compile(g, T, &o, &p));
-    fclose(o.dump_to);
+    tvm_plan *p = compile_check_hooked(g, 40 + i, &hooks, &ir);
     assert_int_equal(b.hits, 1);
-    run_plan(p, T, &in, &got);
-    expect_close(&got, &want, RTOL);
     char acc[64];
     snprintf(acc, sizeof acc, "[float32 * %d]",
              cases[i].tc * cases[i].th * cases[i].tw * lanes);
     if (!strstr(ir, acc))
       fail_msg("case %zu: no %s accumulator block in:\n%s", i, acc, ir);
     free(ir);
-    tensors_free(&in);
-    tensors_free(&want);
-    tensors_free(&got);
     tvm_plan_free(p);
     tvm_graph_free(g);
   }
@@ -531,9 +512,7 @@ static void conv_layouts(const tvm_graph *g, int k, const char **data,
 
 static void test_layout_knobs(void **state) {
   (void)state;
-  int lanes = (int)tvm_target_info(T)->vector_bits / 32;
-  if (lanes < 4) lanes = 4;
-  if (lanes > 16) lanes = 16;
+  int lanes = test_lanes();
   /* 32 and 64 channels: blocks lanes (default), lanes/2, 2 x lanes */
   const int half = lanes / 2, twice = 2 * lanes;
   layout_preset lp = {.pick = {{1, 0}, {0, 2}, {2, -1}}};
@@ -630,9 +609,7 @@ static tvm_status pick_padded(void *ud, const char *wl, const char *label,
 
 static void test_padded_blocks(void **state) {
   (void)state;
-  int lanes = (int)tvm_target_info(T)->vector_bits / 32;
-  if (lanes < 4) lanes = 4;
-  if (lanes > 16) lanes = 16;
+  int lanes = test_lanes();
   const int64_t C = 2 * lanes + lanes / 2; /* 40 or 20 */
   tvm_graph *g = NULL;
   CHECK_OK(tvm_graph_create(&g));
@@ -748,9 +725,7 @@ static void test_plugin_slot(void **state) {
   assert_non_null(tvm_graph_apply(g, "Conv", "c", TVM_IN(x, w), NULL, 0, 1, &n));
   CHECK_OK(tvm_target_alter_layout(T, n, &pl));
   assert_int_equal(pl.struct_size, sizeof pl);
-  int lanes = (int)tvm_target_info(T)->vector_bits / 32;
-  if (lanes < 4) lanes = 4;
-  if (lanes > 16) lanes = 16;
+  int lanes = test_lanes();
   char want[32];
   snprintf(want, sizeof want, "NCHW%dc", lanes);
   assert_string_equal(pl.data, want);

@@ -51,6 +51,17 @@ tests_plugins_llvm_cpu_test_llvm_cpu_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
 tests_plugins_llvm_cpu_test_llvm_cpu_LDFLAGS = -Wl,--export-dynamic
 EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_DEPENDENCIES = \
 	plugins/llvm-cpu/tvm-llvm-cpu.la
+# The plugin's descriptor, attribute schema and targets.
+check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu_target
+TESTS += tests/plugins/llvm_cpu/test_llvm_cpu_target
+tests_plugins_llvm_cpu_test_llvm_cpu_target_SOURCES = \
+	tests/plugins/llvm_cpu/harness.h \
+	tests/plugins/llvm_cpu/harness.c \
+	tests/plugins/llvm_cpu/test_llvm_cpu_target.c
+tests_plugins_llvm_cpu_test_llvm_cpu_target_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_llvm_cpu_test_llvm_cpu_target_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
+EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_target_DEPENDENCIES = \
+	plugins/llvm-cpu/tvm-llvm-cpu.la
 
 # The plugin's own object loader (elf_load.c, linked in directly): every
 # relocation type on a hand-made object, damaged objects refused by name,

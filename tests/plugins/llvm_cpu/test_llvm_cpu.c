@@ -1,7 +1,8 @@
 /*
  * test_llvm_cpu.c - the llvm-cpu plugin on hand-built TIR: every program
  * is compiled to an ELF object (or shared object), loaded through the
- * plugin's runtime half and run against a naive C reference.
+ * plugin's runtime half and run against a naive C reference.  (The
+ * plugin's descriptor and targets: test_llvm_cpu_target.c.)
  */
 #include <math.h>
 #include <pthread.h>
@@ -79,65 +80,6 @@ static void assert_close(const float *a, const float *b, int n, double tol) {
   for (int i = 0; i < n; i++)
     if (fabs((double)a[i] - (double)b[i]) > tol * (1 + fabs((double)b[i])))
       fail_msg("element %d: got %.7g, want %.7g", i, a[i], b[i]);
-}
-
-/* ---- the plugin's descriptor ---------------------------------------------- */
-
-static void test_query(void **state) {
-  (void)state;
-  tvm_plugin_query_fn q = h_query();
-  assert_non_null(q);
-  assert_null(q(0, h_host()));
-  const tvm_plugin_desc *d1 = q(1, h_host());
-  assert_non_null(d1);
-  assert_int_equal(d1->abi_version, 1);
-  assert_int_equal(q(2, h_host())->abi_version, 2);
-  assert_int_equal(q(3, h_host())->abi_version, 3);
-  const tvm_plugin_desc *d2 = q(7, h_host());
-  assert_int_equal(d2->abi_version, 4);
-  assert_non_null(d2->vtable->alter_layout);
-  assert_non_null(d2->vtable->device_open_pool);
-  assert_string_equal(d2->name, "llvm-cpu");
-  const tvm_plugin_vtable *vt = d2->vtable;
-  const char *want[] = {"mcpu", "mattr", "num_threads", "opt_level",
-                        "vector_bits", "output", "winograd_min_tiles"};
-  assert_int_equal(vt->nattrs, 7);
-  for (int i = 0; i < 7; i++) assert_string_equal(vt->attrs[i].name, want[i]);
-  assert_string_equal(vt->attrs[5].choices, "object|shared");
-  assert_null(vt->timer_start);
-}
-
-static void test_target_info(void **state) {
-  (void)state;
-  tvm_plugin_target *t = h_target(NULL);
-  assert_non_null(t);
-  const tvm_plugin_target_info *ti = h_desc()->vtable->target_info(t);
-  assert_true(ti->vector_bits == 128 || ti->vector_bits == 256 ||
-              ti->vector_bits == 512);
-#if defined(__AVX512F__)
-  assert_int_equal(ti->vector_bits, 512);
-#endif
-  assert_int_equal(ti->has_threads, 0);
-  assert_int_equal(ti->num_queues, 0);
-  assert_int_equal(ti->nscopes, 2);
-  assert_string_equal(ti->scopes[0].name, "global");
-  assert_string_equal(ti->scopes[1].name, "local");
-  assert_non_null(strstr(ti->description, "thread"));
-#if defined(__x86_64__)
-  assert_memory_equal(ti->description, "x86_64 ", 7);
-#endif
-  h_desc()->vtable->target_destroy(t);
-
-  const char *ov[] = {"vector_bits=256", "num_threads=1", NULL};
-  t = h_target(ov);
-  ti = h_desc()->vtable->target_info(t);
-  assert_int_equal(ti->vector_bits, 256);
-  assert_non_null(strstr(ti->description, "1 thread"));
-  h_desc()->vtable->target_destroy(t);
-
-  const char *bad[] = {"output=archive", NULL};
-  assert_null(h_target(bad));
-  assert_non_null(strstr(h_last_report(), "object or shared"));
 }
 
 /* ---- matmul: scalar loop nest, parallel, shared object --------------------- */
@@ -903,8 +845,6 @@ int main(void) {
    * function is called by test_extern_call */
   setenv("TVM_LLVM_CPU_EXTERNS", "tvm_test_llvm_cpu_pick", 1);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_query, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_target_info, setup, teardown),
       cmocka_unit_test_setup_teardown(test_matmul_scalar, setup, teardown),
       cmocka_unit_test_setup_teardown(test_matmul_parallel, setup, teardown),
       cmocka_unit_test_setup_teardown(test_shared_object, setup, teardown),

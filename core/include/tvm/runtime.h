@@ -478,6 +478,13 @@ TVM_API tvm_status tvm_executor_get_output(tvm_executor *e, uint32_t i,
  * runs (after one warm-up run). */
 TVM_API tvm_status tvm_executor_profile(tvm_executor *e, int repeat,
                                         double *ms);
+/* Per-step timing inside whole runs: ms[s] = mean milliseconds of step s
+ * over `repeat` runs of the plan in order (after one warm-up run), each
+ * step timed from its launch to its sync.  tvm_executor_profile repeats
+ * each step on its own, so its weights and inputs stay in the caches; this
+ * one shows what a step costs where the run meets them. */
+TVM_API tvm_status tvm_executor_profile_in_run(tvm_executor *e, int repeat,
+                                               double *ms);
 
 #ifdef __cplusplus
 }

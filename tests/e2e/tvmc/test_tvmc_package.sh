@@ -29,6 +29,11 @@ has "$json" '"min_ms": '
 has "$json" '"max_ms": '
 has "$json" '"outputs": [{"name": "prob", "dtype": "float32", "shape": [1, 10]'
 has "$json" '"profile": [{"step": 0'
+has "$json" '"in_run_ms": '
+# the table: each kernel repeated on its own and inside whole runs
+out=$("$tvmc" run x.tvmpkg --repeat 3 --profile) || die "run --profile: $out"
+has "$out" "in run ms"
+printf '%s\n' "$out" | grep -Eq '^ +total +[0-9.]+ +100.0% +[0-9.]+$' || die "no in-run total: $out"
 # one line, one object
 [ "$(printf '%s\n' "$json" | wc -l)" -eq 1 ] || die "--json printed more than one line"
 case "$json" in "{"*"}") ;; *) die "--json output is not an object";; esac

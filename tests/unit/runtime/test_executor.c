@@ -127,6 +127,10 @@ static void test_bad_tensors(void **state) {
   double ms[3] = {-1, -1, -1};
   assert_int_equal(tvm_executor_profile(e, 3, ms), TVM_OK);
   for (int s = 0; s < 3; s++) assert_true(ms[s] >= 0 && ms[s] < 1000);
+  for (int s = 0; s < 3; s++) ms[s] = -1;
+  assert_int_equal(tvm_executor_profile_in_run(e, 3, ms), TVM_OK);
+  for (int s = 0; s < 3; s++) assert_true(ms[s] >= 0 && ms[s] < 1000);
+  assert_int_equal(tvm_executor_profile_in_run(e, 0, ms), TVM_ERR_INVALID);
   tvm_executor_free(e);
   tvm_plan_free(p);
 }

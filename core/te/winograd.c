@@ -40,14 +40,6 @@ static tvm_expr *mat_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   return e;
 }
 
-/* F(2x2, 3x3): G (4 x 3), Bt (4 x 4), At (2 x 4). */
-static const double wg_g[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
-static const double wg_bt[] = {1, 0, -1, 0, 0, 1, 1, 0,
-                               0, -1, 1, 0, 0, 1, 0, -1};
-static const double wg_at[] = {1, 1, 1, 0, 0, 1, -1, -1};
-static const wg_mat wg_G = {4, 3, wg_g}, wg_Bt = {4, 4, wg_bt},
-                    wg_At = {2, 4, wg_at};
-
 typedef struct wg_ud {
   tvm_tensor *X, *W, *Xp, *G, *Bt, *At, *U, *V, *M;
   int64_t N, C, H, K, Wd, ph, pw, TH, TW, OH, OW;
@@ -128,11 +120,13 @@ static tvm_expr *output_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   return tvm_sum(c, e, r, 2);
 }
 
-/* The constant matrix m as a compute tagged tag. */
-static tvm_tensor *mat_compute(tvm_ctx *c, const char *name, const wg_mat *m,
-                               const char *tag) {
-  tvm_tensor *t = tvm_compute(c, name, (int64_t[]){m->rows, m->cols}, 2,
-                              mat_body, (void *)m);
+/* The constant rows x cols matrix vals (row-major) as a compute tagged
+ * tag (the body is built here: vals is read only during the call). */
+static tvm_tensor *mat_compute(tvm_ctx *c, const char *name, int rows,
+                               int cols, const double *vals, const char *tag) {
+  wg_mat m = {rows, cols, vals};
+  tvm_tensor *t = tvm_compute(c, name, (int64_t[]){rows, cols}, 2, mat_body,
+                              &m);
   if (t) tvm_tensor_set_tag(t, tag);
   return t;
 }
@@ -158,7 +152,9 @@ tvm_tensor *tvm_op_winograd_kernel(tvm_ctx *c, tvm_tensor *W) {
   wg_ud *u = wg_ud_new(c);
   if (!u) return NULL;
   u->W = W;
-  u->G = mat_compute(c, "wino_G", &wg_G, "winograd_G");
+  const double *bt, *g, *at; /* F(2x2, 3x3): Bt 4 x 4, G 4 x 3, At 2 x 4 */
+  tvm_winograd_matrices(2, &bt, &g, &at);
+  u->G = mat_compute(c, "wino_G", 4, 3, g, "winograd_G");
   if (!u->G) return NULL;
   tvm_tensor *U = tvm_compute(
       c, "wino_U", (int64_t[]){4, 4, W->shape_c[0], W->shape_c[1]}, 4,
@@ -198,8 +194,10 @@ tvm_tensor *tvm_op_winograd_conv2d(tvm_ctx *c, tvm_tensor *X, tvm_tensor *U,
   u->TH = (u->OH + 1) / 2;
   u->TW = (u->OW + 1) / 2;
   int64_t P = u->N * u->TH * u->TW;
-  u->Bt = mat_compute(c, "wino_Bt", &wg_Bt, "winograd_Bt");
-  u->At = mat_compute(c, "wino_At", &wg_At, "winograd_At");
+  const double *bt, *g, *at; /* F(2x2, 3x3): Bt 4 x 4, G 4 x 3, At 2 x 4 */
+  tvm_winograd_matrices(2, &bt, &g, &at);
+  u->Bt = mat_compute(c, "wino_Bt", 4, 4, bt, "winograd_Bt");
+  u->At = mat_compute(c, "wino_At", 2, 4, at, "winograd_At");
   u->Xp = tvm_compute(c, "wino_pad",
                       (int64_t[]){u->N, u->C, 2 * u->TH + 2, 2 * u->TW + 2},
                       4, pad_body, u);

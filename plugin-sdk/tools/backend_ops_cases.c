@@ -171,6 +171,11 @@ static const bo_case table[] = {
     {"Conv2D_winograd_input_NCHWc", "D[1,2,7,6,4]", "pads=[1,1,1,1]", 0},
     {"Conv2D_winograd_NCHWc", "D[6,6,4,8] D[6,6,2,8,4] D[8]",
      "batch=1 out_h=7 out_w=6", 0},
+    /* and F(2x2, 3x3): 4 x 3 tiles of the same map, the last row partial */
+    {"Conv2D_winograd_weight_NCHWc", "D[8,8,3,3]", "block=4 tile=2", 0},
+    {"Conv2D_winograd_input_NCHWc", "D[1,2,7,6,4]", "pads=[1,1,1,1] tile=2", 0},
+    {"Conv2D_winograd_NCHWc", "D[4,4,12,8] D[4,4,2,8,4] D[8]",
+     "batch=1 out_h=7 out_w=6", 0},
     {"Pool_NCHWc", "D[1,2,7,7,4]", "pool=MaxPool kernel_shape=[3,3] strides=[2,2]",
      0},
     {"Pool_NCHWc", "D[1,2,5,5,4]", "pool=GlobalAveragePool", 0},

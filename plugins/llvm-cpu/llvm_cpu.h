@@ -53,7 +53,8 @@ struct tvm_plugin_target {
   int num_threads;    /* resolved (0 in the attr -> all cores) */
   int opt_level;      /* 0..3 */
   int vector_bits;    /* resolved */
-  int64_t winograd_min_tiles; /* Winograd F(4x4, 3x3) from; -1 auto, 0 never */
+  int64_t winograd_min_tiles; /* Winograd by default from; -1 auto, 0 never */
+  int winograd_tile;  /* its output tile: 2, 4; -1 auto */
   int output_shared;  /* attr output: shared */
   char *description;
   tvm_plugin_scope scopes[2];

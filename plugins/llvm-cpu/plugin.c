@@ -73,9 +73,15 @@ static const tvm_plugin_attr schema[] = {
          "codegen output: relocatable ELF object or shared object"),
     ATTR(TVM_PLUGIN_ATTR_INT, "winograd_min_tiles", "-1", -1, 1 << 20, NULL,
          "3x3 stride-1 convolutions (16 channels or more each side) whose "
-         "output has at least this many 4x4 tiles run as Winograd F(4x4, "
-         "3x3) by default; -1: chosen from the vector width and the "
-         "weights' size; 0: never (a tuning log's layout records still "
+         "output has at least this many 4x4 tiles run as Winograd by "
+         "default; -1: chosen from the tiles, the vector width and the "
+         "weights' size (F(4x4, 3x3) or F(2x2, 3x3)); 0: never (a tuning "
+         "log's layout records still choose per convolution)"),
+    ATTR(TVM_PLUGIN_ATTR_INT, "winograd_tile", "-1", -1, 4, NULL,
+         "output tile of the Winograd convolutions chosen by default: 4 = "
+         "F(4x4, 3x3) (fewer multiplications, 4x the weights), 2 = F(2x2, "
+         "3x3) (1.8x the weights); -1: per convolution, from the weights' "
+         "size per tile and the threads (tuning log layout records still "
          "choose per convolution)"),
 };
 #define NSCHEMA (sizeof schema / sizeof schema[0])
@@ -105,13 +111,16 @@ static int32_t target_create(const tvm_plugin_attr_value *values,
   int64_t ol = tvm_sdk_attr_int(values, nvalues, "opt_level", 3);
   int64_t vb = tvm_sdk_attr_int(values, nvalues, "vector_bits", 0);
   int64_t wt = tvm_sdk_attr_int(values, nvalues, "winograd_min_tiles", -1);
+  int64_t wtile = tvm_sdk_attr_int(values, nvalues, "winograd_tile", -1);
   if (nt < 0 || nt > 1024 || ol < 0 || ol > 3 || vb < 0 || vb > 4096 ||
-      wt < -1 || wt > (1 << 20)) {
+      wt < -1 || wt > (1 << 20) ||
+      (wtile != -1 && wtile != 2 && wtile != 4)) {
     target_destroy(t);
     return lc_report(TVM_ERR_INVALID,
                      "llvm-cpu: attribute out of range (num_threads 0..1024, "
                      "opt_level 0..3, vector_bits 0..4096, "
-                     "winograd_min_tiles -1..1048576)");
+                     "winograd_min_tiles -1..1048576, winograd_tile -1, 2 "
+                     "or 4)");
   }
   if (strcmp(output, "object") != 0 && strcmp(output, "shared") != 0) {
     target_destroy(t);
@@ -139,6 +148,7 @@ static int32_t target_create(const tvm_plugin_attr_value *values,
   t->vector_bits = vb ? (int)vb : lc_vector_bits_of(t->mcpu, t->mattr);
   t->output_shared = strcmp(output, "shared") == 0;
   t->winograd_min_tiles = wt;
+  t->winograd_tile = (int)wtile;
 
   /* Check now that LLVM accepts the CPU, so a bad YAML fails early. */
   LLVMTargetMachineRef tm = lc_target_machine(t);

@@ -29,12 +29,13 @@
  *
  * A 3x3 stride-1 convolution (group 1, dilation 1, the same padding on
  * both sides, blocks that divide both channel counts) has a third layout
- * knob, "winograd": computed by Winograd F(4x4, 3x3) instead
- * (TVM_LAYOUT_WINOGRAD_F4X3: an input transform kernel, then the 36
- * GEMMs with the output transform and the epilogue; strategy_winograd.c),
- * by default where it measured faster (winograd_default: by the output's
- * 4x4 tiles, the weights' size and the vector width, or the target's
- * winograd_min_tiles).
+ * knob, "winograd": 0 direct, 4 Winograd F(4x4, 3x3)
+ * (TVM_LAYOUT_WINOGRAD_F4X3), 2 F(2x2, 3x3) (TVM_LAYOUT_WINOGRAD_F2X3 on
+ * blocked data): an input transform kernel, then the GEMMs with the
+ * output transform and the epilogue (strategy_winograd.c); by default
+ * where it measured faster (winograd_default: by the output's tiles, the
+ * weights' size and the vector width, or the target's winograd_min_tiles
+ * and winograd_tile).
  *
  * Matrix products (MatMul, Gemm) with a constant right operand ask for it
  * packed (see matmul_layout).
@@ -108,28 +109,49 @@ static int32_t matmul_layout(tvm_plugin_target *t, const tvm_gnode *n,
   return 0;
 }
 
-/* Winograd F(4x4, 3x3) by default where it measured faster than the
- * direct template (single 3x3 convolutions with Relu, 1 thread, C -> C
- * channels, 2026-11-27, bench/RESULTS.md):
- *   - AVX-512: 14x14 maps and larger 0.42-0.91x the direct time (16 to
- *     512 channels); 7x7 (4 tiles) 0.65x with 64 channels but 1.17-1.68x
- *     with 128-512, where the transformed weights (144 C M bytes, 4x the
- *     direct ones) stream from memory for 4 tiles of work;
- *   - AVX2 (x86-64-v3 on the same machine): every case 0.37-0.83x, 7x7
- *     with 512 channels included (the direct template has half the
- *     lanes; the weights weigh the same).
- * So with the target's winograd_min_tiles left at -1 (auto): at least
- * 16 output tiles, or 4 when the transformed weights fit in 1 MiB, with
- * 512-bit vectors; at least 4 tiles with narrower ones.  N > 0: at least
- * N tiles; 0: never.  Both channel counts 16 or more (3 input channels
- * leave the transforms nothing to amortize over). */
+/* The default algorithm of a 3x3 stride-1 convolution C -> M channels
+ * with an OH x OW output: 4 = Winograd F(4x4, 3x3), 2 = F(2x2, 3x3), 0 =
+ * the direct template.
+ *
+ * Winograd trades multiplications for weight bytes: F(4x4) does 4x fewer
+ * multiplications than the direct convolution from weights 4x as large
+ * (36 values per 3x3 kernel), F(2x2) 2.25x fewer from 1.8x (16); each
+ * transformed weight meets one GEMM row per output tile, so where the
+ * tiles are few, the kernel streams its weights from memory.  Measured
+ * in whole ResNet-18 runs (per kernel as it runs in the model: `tvmc run
+ * --profile`, "in run"; 2026-11-27, bench/RESULTS.md), 1 and 2 threads
+ * alike:
+ *   - AVX-512: F(4x4) fastest with 196 and 49 tiles (56x56 and 28x28
+ *     maps), 1.1-2.6x slower than F(2x2) with 16 (14x14, 256 channels),
+ *     2x slower than the direct template with 4 (7x7, 512 channels);
+ *     F(2x2) 0.65-0.75x the direct time with 49 tiles, 1.0-1.2x with 16.
+ *   - AVX2 code (x86-64-v3 on the same machine): F(4x4) fastest down to
+ *     16 tiles (0.65-0.7x direct), 1.2-1.3x direct with 4, where F(2x2)
+ *     (16 tiles) is 0.82-0.87x.
+ * The direct template's speed, and so the bandwidth a transform must
+ * save, scales with the vector width: a tile size is taken where it has
+ * at least 2 x lanes tiles (32 for AVX-512, 16 for AVX2), F(4x4) first.
+ * Transformed weights of at most 1 MiB (144 C M bytes) stay in the cache
+ * whatever the tiles: F(4x4) from 4 tiles (AVX-512, 7x7, 64 channels:
+ * 0.65x direct, single convolution).  Both channel counts 16 or more (3
+ * input channels leave the transforms nothing to amortize over).  The
+ * target's winograd_min_tiles N > 0 replaces the rule (Winograd where
+ * there are N 4x4 tiles), 0 turns it off; winograd_tile fixes the tile. */
 static int winograd_default(const tvm_plugin_target *t, int64_t C, int64_t M,
                             int64_t OH, int64_t OW) {
-  int64_t tiles = ((OH + 3) / 4) * ((OW + 3) / 4);
+  int64_t tiles4 = ((OH + 3) / 4) * ((OW + 3) / 4);
+  int64_t tiles2 = ((OH + 1) / 2) * ((OW + 1) / 2);
+  int64_t lanes = t->vector_bits >= 128 ? t->vector_bits / 32 : 4;
+  int tile;
   if (t->winograd_min_tiles == 0 || C < 16 || M < 16) return 0;
-  if (t->winograd_min_tiles > 0) return tiles >= t->winograd_min_tiles;
-  if (t->vector_bits < 512) return tiles >= 4;
-  return tiles >= 16 || (tiles >= 4 && 144 * C * M <= (1 << 20));
+  if (t->winograd_min_tiles > 0)
+    tile = tiles4 >= t->winograd_min_tiles ? 4 : 0;
+  else if (tiles4 >= 2 * lanes || (tiles4 >= 4 && 144 * C * M <= (1 << 20)))
+    tile = 4;
+  else
+    tile = tiles2 >= 2 * lanes ? 2 : 0;
+  if (tile && t->winograd_tile > 0) tile = t->winograd_tile;
+  return tile;
 }
 
 /* The alter_layout slot: fills *out for the convolutions described at the
@@ -163,11 +185,16 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
   int64_t os[TVM_MAX_DIMS];
   if (C % ib == 0 && M % ob == 0 && tvm_gnode_winograd_applies(n) &&
       tvm_gnode_output_shape(n, 0, os) == 4) {
-    const int64_t alg[2] = {0, 1};
-    int dflt = winograd_default(t, C, M, os[2], os[3]);
-    if (cfg ? tvm_cfg_choice(cfg, "winograd", alg, 2, dflt) : dflt) {
+    /* direct, F(4x4, 3x3), F(2x2, 3x3) (the order of the first two is
+     * the knob's older 0/1 space) */
+    const int64_t alg[3] = {0, 4, 2};
+    int tile = winograd_default(t, C, M, os[2], os[3]);
+    int dflt = tile == 4 ? 1 : tile == 2 ? 2 : 0;
+    tile = (int)(cfg ? tvm_cfg_choice(cfg, "winograd", alg, 3, dflt) : alg[dflt]);
+    if (tile) {
       snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ib);
-      snprintf(out->weight, sizeof out->weight, "%s", TVM_LAYOUT_WINOGRAD_F4X3);
+      snprintf(out->weight, sizeof out->weight, "%s",
+               tile == 2 ? TVM_LAYOUT_WINOGRAD_F2X3 : TVM_LAYOUT_WINOGRAD_F4X3);
       snprintf(out->out, sizeof out->out, "NCHW%dc", (int)ob);
       return 0;
     }

@@ -1,31 +1,31 @@
 /*
  * strategy_winograd.c - the llvm-cpu schedule template for
- * Conv2D_winograd_NCHWc, the Winograd F(4x4, 3x3) convolution on
- * channel-blocked data that this plugin's alter_layout chooses for some
- * 3x3 stride-1 convolutions (strategy_layout.c; stages in
- * core/te/winograd_nchwc.c).  The group it schedules is
+ * Conv2D_winograd_NCHWc, the Winograd F(m x m, 3x3) convolution (m = 4 or
+ * 2, T = m + 2) on channel-blocked data that this plugin's alter_layout
+ * chooses for some 3x3 stride-1 convolutions (strategy_layout.c; stages
+ * in core/te/winograd_nchwc.c).  The group it schedules is
  *
  *   pad -> R -> V  |  V -> M -> S -> Y -> [bias, relu, add, ...] -> O
  *
  * in two kernels (two graph nodes, so that V lives in the memory plan):
  *
  *   input  parallel fused(tile, c_outer)
- *            d[6][6][lanes] = the padded patch (a select per element)
- *            R[6][6][lanes] = the row half: unrolled a, v; vector c
+ *            d[T][T][lanes] = the padded patch (a select per element)
+ *            R[T][T][lanes] = the row half: unrolled a, v; vector c
  *            unrolled e, v: V = the column half; vector c
  *   conv   parallel fused(n, ko_outer, tile row)
  *            for tile column block (tile_p tiles)
- *              for e, v:                                  (36 GEMMs)
+ *              for e, v:                               (T x T GEMMs)
  *                MC[tile_k][tile_p][ob] = 0               (registers)
  *                for c: unrolled ko, p: vector FMA over ob
- *                M[e][v] = MC                             (L1, 36 x block)
+ *                M[e][v] = MC                          (L1, T x T x block)
  *              for tile, chunk:
- *                S[4][6][ob] = At M: unrolled i, v; vector ob
- *                unrolled 4 x 4: O = epilogue(S A)        (fused epilogue)
+ *                S[m][T][ob] = At M: unrolled i, v; vector ob
+ *                unrolled m x m: O = epilogue(S A)        (fused epilogue)
  *
  * Every transform is a fixed sequence of vector additions and constant
  * multiplications once unrolled (the TE bodies select the matrices' rows,
- * which fold).  The 36 GEMMs are the register-blocked part: per step
+ * which fold).  The T x T GEMMs are the register-blocked part: per step
  * tile_k weight vectors, tile_p broadcasts of V and tile_k x tile_p FMAs.
  *
  * Knobs:
@@ -59,7 +59,7 @@ static int64_t divisor_upto(int64_t n, int64_t cap) {
   return 1;
 }
 
-/* V (and R at it): per (tile, channel vector) the whole 6x6 transform. */
+/* V (and R at it): per (tile, channel vector) the whole T x T transform. */
 static tvm_status sched_input(tvm_schedule *s, tvm_operation *r,
                               tvm_operation *v, int64_t lanes,
                               tvm_iter_var **fused) {
@@ -104,17 +104,17 @@ int32_t llvm_cpu_schedule_winograd_input_nchwc(tvm_plugin_target *t,
                         "4-D output, got %u outputs", nouts);
   if ((st = tvm_op_reachable_computes(outs[0], &ops))) goto out;
   tvm_operation *pad = tagged(&ops, "pad"),
-                *r = tagged(&ops, "winograd4_input_rows"),
-                *v = tagged(&ops, "winograd4_input");
+                *r = tagged(&ops, "winograd_nchwc_input_rows"),
+                *v = tagged(&ops, "winograd_nchwc_input");
   if (!pad || !r || !v || v != outs[0]->op) {
     st = tvm_diag_set(TVM_ERR_INVALID,
                       "llvm-cpu winograd_input_NCHWc template: no Winograd "
-                      "F(4x4, 3x3) input transform at '%s'", outs[0]->name);
+                      "F(m x m, 3x3) input transform at '%s'", outs[0]->name);
     goto out;
   }
   tvm_iter_var *f;
   if (!(st = sched_input(s, r, v, isa.lanes, &f))) {
-    /* the padded 6x6 patch per (tile, channel vector), one select per
+    /* the padded T x T patch per (tile, channel vector), one select per
      * element (inlined, each read of it in R repeats the select) */
     tvm_stage *sp = tvm_stage_of(s, pad->output), *sv = tvm_stage_of(s, v->output);
     st = tvm_compute_at(sp, sv, f);
@@ -141,12 +141,12 @@ int32_t llvm_cpu_schedule_winograd_nchwc(tvm_plugin_target *t, tvm_schedule *s,
                         "output, got %u outputs", nouts);
   tvm_tensor *O = outs[0];
   if ((st = tvm_op_reachable_computes(O, &ops))) goto out;
-  tvm_operation *m = tagged(&ops, "winograd4_batch_gemm"),
-                *sop = tagged(&ops, "winograd4_output_rows"),
-                *y = tagged(&ops, "winograd4_output");
+  tvm_operation *m = tagged(&ops, "winograd_nchwc_batch_gemm"),
+                *sop = tagged(&ops, "winograd_nchwc_output_rows"),
+                *y = tagged(&ops, "winograd_nchwc_output");
   if (!m || !sop || !y) {
     st = tvm_diag_set(TVM_ERR_INVALID,
-                      "llvm-cpu winograd_NCHWc template: the Winograd F(4x4, "
+                      "llvm-cpu winograd_NCHWc template: the Winograd F(m x m, "
                       "3x3) stages are not all under '%s'", O->name);
     goto out;
   }
@@ -158,7 +158,8 @@ int32_t llvm_cpu_schedule_winograd_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   }
   if (st) goto out;
   int64_t KO = O->shape_c[1], OW = O->shape_c[3], OB = O->shape_c[4];
-  int64_t TW = (OW + 3) / 4;
+  int64_t mt = sop->output->shape_c[0]; /* output tile: S is [m, T, ...] */
+  int64_t TW = (OW + mt - 1) / mt;
   int64_t vpo = (OB + isa.lanes - 1) / isa.lanes;
   int64_t budget = isa.vregs - 4 < 14 ? isa.vregs - 4 : 14;
   budget = budget / vpo > 1 ? budget / vpo : 1;
@@ -192,9 +193,9 @@ int32_t llvm_cpu_schedule_winograd_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     tvm_stage *sm = tvm_stage_of(s, m->output), *sc = tvm_stage_of(s, MC);
     tvm_iter_var *koo, *koi, *th, *hi, *two, *wr, *twi, *wi, *f1, *f2;
     st = tvm_split(so, tvm_stage_axis(so, 1), tk, &koo, &koi);
-    if (!st) st = tvm_split(so, tvm_stage_axis(so, 2), 4, &th, &hi);
-    if (!st) st = tvm_split(so, tvm_stage_axis(so, 3), 4 * tp, &two, &wr);
-    if (!st) st = tvm_split(so, wr, 4, &twi, &wi);
+    if (!st) st = tvm_split(so, tvm_stage_axis(so, 2), mt, &th, &hi);
+    if (!st) st = tvm_split(so, tvm_stage_axis(so, 3), mt * tp, &two, &wr);
+    if (!st) st = tvm_split(so, wr, mt, &twi, &wi);
     if (!st)
       st = tvm_reorder(so, (tvm_iter_var *[]){tvm_stage_axis(so, 0), koo, th,
                                               two, twi, koi, hi, wi,
@@ -205,12 +206,12 @@ int32_t llvm_cpu_schedule_winograd_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     if (!st) st = tvm_unroll(so, hi);
     if (!st) st = tvm_unroll(so, wi);
     if (!st) st = tvm_vectorize(so, tvm_stage_axis(so, 4));
-    /* S (4 x 6 vectors) per tile and chunk */
+    /* S (m x T vectors) per tile and chunk */
     if (!st) st = tvm_compute_at(ss, so, koi);
     if (!st) st = tvm_unroll(ss, tvm_stage_axis(ss, 0));
     if (!st) st = tvm_unroll(ss, tvm_stage_axis(ss, 1));
     if (!st) st = tvm_vectorize(ss, tvm_stage_axis(ss, 4));
-    /* M for tile_k chunks x tile_p tiles, all 36 (e, v), at two */
+    /* M for tile_k chunks x tile_p tiles, all T x T (e, v), at two */
     if (!st) st = tvm_compute_at(sm, so, two);
     if (!st) st = tvm_vectorize(sm, tvm_stage_axis(sm, 4));
     /* the register block of one (e, v): MC */

@@ -26,13 +26,6 @@
 #include "layout_int.h"
 #include "ops_int.h"
 
-/* F(2x2, 3x3) transform matrices: G (4 x 3), Bt (4 x 4), At (2 x 4). */
-static const double cw_g[4][3] = {
-    {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
-static const double cw_bt[4][4] = {
-    {1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
-static const double cw_at[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
-
 /* out (r x r) = L X L^T for L (r x n) and X (n x n), all row-major: every
  * Winograd transform of the references below (U = G g G^T, V = Bt d B,
  * Y = At M A). */
@@ -89,11 +82,13 @@ static tvm_status ww_reference(const tvm_gnode *n, const DLTensor *const *in,
   tvm_status st = ww_check(n);
   if (st) return st;
   int64_t K = n->inputs[0]->shape[0], C = n->inputs[0]->shape[1];
+  const double *G, *Bt, *At;
+  tvm_winograd_matrices(2, &Bt, &G, &At);
   double g[9], u[16];
   for (int64_t k = 0; k < K; k++)
     for (int64_t ch = 0; ch < C; ch++) {
       for (int i = 0; i < 9; i++) g[i] = op_dl_getf(in[0], (k * C + ch) * 9 + i);
-      wino_sandwich(&cw_g[0][0], 4, 3, g, u);
+      wino_sandwich(G, 4, 3, g, u);
       for (int ev = 0; ev < 16; ev++) op_dl_setf(out[0], (ev * K + k) * C + ch, u[ev]);
     }
   return TVM_OK;
@@ -212,6 +207,8 @@ static tvm_status cw_reference(const tvm_gnode *n, const DLTensor *const *in,
   tvm_status st = cw_check(n, &ci);
   if (st) return st;
   const DLTensor *x = in[0], *u = in[1], *b = n->ninputs > 2 ? in[2] : NULL;
+  const double *G, *Bt, *At;
+  tvm_winograd_matrices(2, &Bt, &G, &At);
   double d[16], v[16], m[16], y[4];
   for (int64_t bn = 0; bn < ci.N; bn++)
     for (int64_t k = 0; k < ci.K; k++)
@@ -227,11 +224,11 @@ static tvm_status cw_reference(const tvm_gnode *n, const DLTensor *const *in,
                                    : op_dl_getf(x, ((bn * ci.C + ch) * ci.H + iy) *
                                                            ci.W + ix);
               }
-            wino_sandwich(&cw_bt[0][0], 4, 4, d, v);
+            wino_sandwich(Bt, 4, 4, d, v);
             for (int ev = 0; ev < 16; ev++)
               m[ev] += op_dl_getf(u, (ev * ci.K + k) * ci.C + ch) * v[ev];
           }
-          wino_sandwich(&cw_at[0][0], 2, 4, m, y);
+          wino_sandwich(At, 2, 4, m, y);
           for (int r = 0; r < 2 && oy + r < ci.OH; r++)
             for (int s2 = 0; s2 < 2 && ox + s2 < ci.OW; s2++)
               op_dl_setf(out[0],
@@ -241,45 +238,47 @@ static tvm_status cw_reference(const tvm_gnode *n, const DLTensor *const *in,
   return TVM_OK;
 }
 
-/* ---- F(4x4, 3x3) on channel-blocked data --------------------------------
+/* ---- F(m x m, 3x3) on channel-blocked data, m = 2 or 4 -----------------
  *
- *   Conv2D_winograd_weight_NCHWc  W [K, C, 3, 3], attribute block (ob)
- *                                 -> U [6, 6, K/ob, C, ob]
- *   Conv2D_winograd_input_NCHWc   X [N, C/ib, H, W, ib] -> V [6, 6, P, C]
- *                                 (P = N ceil(OH/4) ceil(OW/4) tiles)
+ *   Conv2D_winograd_weight_NCHWc  W [K, C, 3, 3], attributes block (ob)
+ *                                 and tile (m, default 4)
+ *                                 -> U [T, T, K/ob, C, ob], T = m + 2
+ *   Conv2D_winograd_input_NCHWc   X [N, C/ib, H, W, ib] -> V [T, T, P, C]
+ *                                 (P = N ceil(OH/m) ceil(OW/m) tiles)
  *   Conv2D_winograd_NCHWc         V, U, B [K] (optional)
  *                                 -> Y [N, K/ob, OH, OW, ob]
  *
  * written by alter_layout when a target answers weight layout
- * "winograd_F4x3" with NCHW<b>c data and output (llvm-cpu).  Two kernels,
- * so that V is a value of the graph's memory plan; the GEMMs and the
- * output transform share one (their intermediates stay per tile block)
- * with the epilogue fused.  The input transform has Conv's attributes
- * (3x3, strides and dilations 1, the same padding on both sides) plus
- * data_layout; the rest has batch, out_h, out_w and out_layout.  Compute:
- * tvm_op_winograd4_kernel_nchwc / _input_nchwc / _conv2d_nchwc
+ * "winograd_F4x3" (m = 4) or "winograd_F2x3" (m = 2) with NCHW<b>c data
+ * and output (llvm-cpu).  Two kernels, so that V is a value of the
+ * graph's memory plan; the GEMMs and the output transform share one
+ * (their intermediates stay per tile block) with the epilogue fused.  The
+ * input transform has Conv's attributes (3x3, strides and dilations 1,
+ * the same padding on both sides) plus data_layout and tile; the rest has
+ * batch, out_h, out_w and out_layout, its tile is V's (T = 4 or 6).
+ * Compute: tvm_op_winograd_kernel_nchwc / _input_nchwc / _conv2d_nchwc
  * (tvm/te.h), then "<name>.bias".  References: the algorithm in double,
  * tile by tile. */
 
-/* F(4x4, 3x3) transform matrices: G (6 x 3), Bt (6 x 6), At (4 x 6). */
-static const double w4_g[6][3] = {{1.0 / 4, 0, 0},
-                                  {-1.0 / 6, -1.0 / 6, -1.0 / 6},
-                                  {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                  {1.0 / 24, 1.0 / 12, 1.0 / 6},
-                                  {1.0 / 24, -1.0 / 12, 1.0 / 6},
-                                  {0, 0, 1}};
-static const double w4_bt[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
-                                   {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
-                                   {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-static const double w4_at[4][6] = {{1, 1, 1, 1, 1, 0},
-                                   {0, 1, -1, 2, -2, 0},
-                                   {0, 1, 1, 4, 4, 0},
-                                   {0, 1, -1, 8, -8, 1}};
+/* The tile attribute of n (default 4) and its transform size *T; fails
+ * naming the node for another value. */
+static tvm_status wt_tile(const tvm_gnode *n, int64_t *m, int64_t *T) {
+  tvm_status st = op_attr_int(n, "tile", 4, m);
+  if (st) return st;
+  if (*m != 2 && *m != 4)
+    return op_fail(n, TVM_ERR_INVALID,
+                   "tile %lld: Winograd F(m x m, 3x3) on blocked data has "
+                   "output tiles of 2 or 4", (long long)*m);
+  *T = *m + 2;
+  return TVM_OK;
+}
 
-static tvm_status w4w_check(const tvm_gnode *n, int64_t *ob) {
+static tvm_status w4w_check(const tvm_gnode *n, int64_t *ob, int64_t *m,
+                            int64_t *T) {
   tvm_status st = ww_check(n);
   if (st) return st;
-  if ((st = op_attr_int(n, "block", 0, ob))) return st;
+  if ((st = op_attr_int(n, "block", 0, ob)) || (st = wt_tile(n, m, T)))
+    return st;
   int64_t K = n->inputs[0]->shape[0];
   if (*ob < 1 || K % *ob != 0)
     return op_fail(n, TVM_ERR_INVALID,
@@ -290,21 +289,22 @@ static tvm_status w4w_check(const tvm_gnode *n, int64_t *ob) {
 
 static tvm_status w4w_infer(tvm_graph *g, tvm_gnode *n) {
   (void)g;
-  int64_t ob;
-  tvm_status st = w4w_check(n, &ob);
+  int64_t ob, m, T;
+  tvm_status st = w4w_check(n, &ob, &m, &T);
   if (st) return st;
   const tvm_gvalue *w = n->inputs[0];
-  int64_t shape[5] = {6, 6, w->shape[0] / ob, w->shape[1], ob};
+  int64_t shape[5] = {T, T, w->shape[0] / ob, w->shape[1], ob};
   op_set_out(n, 0, w->dtype, 5, shape);
   return TVM_OK;
 }
 
 static tvm_status w4w_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
                               tvm_tensor **out) {
-  int64_t ob;
-  tvm_status st = w4w_check(n, &ob);
+  int64_t ob, m, T;
+  tvm_status st = w4w_check(n, &ob, &m, &T);
   if (st) return st;
-  out[0] = tvm_op_winograd4_kernel_nchwc(c, in[0], ob, op_te_name(c, n, NULL));
+  out[0] = tvm_op_winograd_kernel_nchwc(c, in[0], (int)m, ob,
+                                        op_te_name(c, n, NULL));
   return op_te_status(c, n, out[0]);
 }
 
@@ -312,26 +312,28 @@ static tvm_status w4w_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
  * on every 3x3 weight that goes Winograd: ResNet-18 has 8.6 M). */
 static tvm_status w4w_reference(const tvm_gnode *n, const DLTensor *const *in,
                                 DLTensor *const *out) {
-  int64_t ob;
-  tvm_status st = w4w_check(n, &ob);
+  int64_t ob, m, T;
+  tvm_status st = w4w_check(n, &ob, &m, &T);
   if (st) return st;
   int64_t K = n->inputs[0]->shape[0], C = n->inputs[0]->shape[1];
   const float *w = (const float *)((const char *)in[0]->data + in[0]->byte_offset);
   float *u = (float *)((char *)out[0]->data + out[0]->byte_offset);
   int64_t plane = K * C; /* elements of U per (e, v) */
+  const double *G, *Bt, *At;
+  tvm_winograd_matrices((int)m, &Bt, &G, &At);
   double g[9], t[36];
   for (int64_t k = 0; k < K; k++)
     for (int64_t ch = 0; ch < C; ch++) {
       for (int i = 0; i < 9; i++) g[i] = w[(k * C + ch) * 9 + i];
-      wino_sandwich(&w4_g[0][0], 6, 3, g, t);
+      wino_sandwich(G, (int)T, 3, g, t);
       float *o = u + ((k / ob) * C + ch) * ob + k % ob;
-      for (int ev = 0; ev < 36; ev++) o[ev * plane] = (float)t[ev];
+      for (int ev = 0; ev < T * T; ev++) o[ev * plane] = (float)t[ev];
     }
   return TVM_OK;
 }
 
 typedef struct w4_info {
-  int64_t N, C, ib, H, W, ph, pw, OH, OW, TH, TW;
+  int64_t N, C, ib, H, W, ph, pw, OH, OW, TH, TW, m, T;
 } w4_info;
 
 /* Validates Conv2D_winograd_input_NCHWc; fills *wi. */
@@ -351,11 +353,12 @@ static tvm_status w4i_check(const tvm_gnode *n, w4_info *wi) {
   if (dl && op_layout_nchwc_block(dl) != wi->ib)
     return op_fail(n, TVM_ERR_INVALID, "data_layout %s does not match X's block %lld",
                    dl, (long long)wi->ib);
-  if ((st = wino_window(n, "F(4x4, 3x3)", wi->H, wi->W, &wi->ph, &wi->pw,
-                        &wi->OH, &wi->OW)))
+  if ((st = wt_tile(n, &wi->m, &wi->T)) ||
+      (st = wino_window(n, wi->m == 2 ? "F(2x2, 3x3)" : "F(4x4, 3x3)", wi->H,
+                        wi->W, &wi->ph, &wi->pw, &wi->OH, &wi->OW)))
     return st;
-  wi->TH = (wi->OH + 3) / 4;
-  wi->TW = (wi->OW + 3) / 4;
+  wi->TH = (wi->OH + wi->m - 1) / wi->m;
+  wi->TW = (wi->OW + wi->m - 1) / wi->m;
   return TVM_OK;
 }
 
@@ -364,7 +367,7 @@ static tvm_status w4i_infer(tvm_graph *g, tvm_gnode *n) {
   w4_info wi;
   tvm_status st = w4i_check(n, &wi);
   if (st) return st;
-  int64_t shape[4] = {6, 6, wi.N * wi.TH * wi.TW, wi.C};
+  int64_t shape[4] = {wi.T, wi.T, wi.N * wi.TH * wi.TW, wi.C};
   op_set_out(n, 0, n->inputs[0]->dtype, 4, shape);
   return TVM_OK;
 }
@@ -374,32 +377,34 @@ static tvm_status w4i_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   w4_info wi;
   tvm_status st = w4i_check(n, &wi);
   if (st) return st;
-  out[0] = tvm_op_winograd4_input_nchwc(c, in[0], wi.ph, wi.pw,
-                                        op_te_name(c, n, NULL));
+  out[0] = tvm_op_winograd_input_nchwc(c, in[0], (int)wi.m, wi.ph, wi.pw,
+                                       op_te_name(c, n, NULL));
   return op_te_status(c, n, out[0]);
 }
 
-/* V[., ., p, c] = Bt d B, d the 6x6 patch of tile p (zero outside). */
+/* V[., ., p, c] = Bt d B, d the T x T patch of tile p (zero outside). */
 static tvm_status w4i_reference(const tvm_gnode *n, const DLTensor *const *in,
                                 DLTensor *const *out) {
   w4_info wi;
   tvm_status st = w4i_check(n, &wi);
   if (st) return st;
-  int64_t CB = wi.C / wi.ib, P = wi.N * wi.TH * wi.TW;
+  int64_t CB = wi.C / wi.ib, P = wi.N * wi.TH * wi.TW, T = wi.T;
+  const double *G, *Bt, *At;
+  tvm_winograd_matrices((int)wi.m, &Bt, &G, &At);
   double d[36], v[36];
   for (int64_t p = 0; p < P; p++) {
     int64_t bn = p / (wi.TH * wi.TW), ty = p / wi.TW % wi.TH, tx = p % wi.TW;
     for (int64_t ch = 0; ch < wi.C; ch++) {
-      for (int a = 0; a < 6; a++)
-        for (int e = 0; e < 6; e++) {
-          int64_t iy = 4 * ty + a - wi.ph, ix = 4 * tx + e - wi.pw;
-          d[a * 6 + e] = iy < 0 || iy >= wi.H || ix < 0 || ix >= wi.W
+      for (int a = 0; a < T; a++)
+        for (int e = 0; e < T; e++) {
+          int64_t iy = wi.m * ty + a - wi.ph, ix = wi.m * tx + e - wi.pw;
+          d[a * T + e] = iy < 0 || iy >= wi.H || ix < 0 || ix >= wi.W
                              ? 0
                              : op_dl_getf(in[0], (((bn * CB + ch / wi.ib) * wi.H + iy) *
                                                       wi.W + ix) * wi.ib + ch % wi.ib);
         }
-      wino_sandwich(&w4_bt[0][0], 6, 6, d, v);
-      for (int ev = 0; ev < 36; ev++)
+      wino_sandwich(Bt, (int)T, (int)T, d, v);
+      for (int ev = 0; ev < T * T; ev++)
         op_dl_setf(out[0], ((int64_t)ev * P + p) * wi.C + ch, v[ev]);
     }
   }
@@ -407,7 +412,7 @@ static tvm_status w4i_reference(const tvm_gnode *n, const DLTensor *const *in,
 }
 
 typedef struct w4c_info {
-  int64_t N, C, K, ob, OH, OW, TH, TW;
+  int64_t N, C, K, ob, OH, OW, TH, TW, m, T;
 } w4c_info;
 
 /* Validates Conv2D_winograd_NCHWc; fills *ci. */
@@ -422,20 +427,25 @@ static tvm_status w4c_check(const tvm_gnode *n, w4c_info *ci) {
       (st = op_attr_int(n, "out_w", 0, &ci->OW)))
     return st;
   const tvm_gvalue *v = n->inputs[0], *u = n->inputs[1];
-  ci->TH = (ci->OH + 3) / 4;
-  ci->TW = (ci->OW + 3) / 4;
   if (ci->N < 1 || ci->OH < 1 || ci->OW < 1)
     return op_fail(n, TVM_ERR_INVALID,
                    "batch, out_h and out_w must be positive (%lld, %lld, %lld)",
                    (long long)ci->N, (long long)ci->OH, (long long)ci->OW);
-  if (v->ndim != 4 || u->ndim != 5 || v->shape[0] != 6 || v->shape[1] != 6 ||
-      u->shape[0] != 6 || u->shape[1] != 6 || u->shape[3] != v->shape[3] ||
+  /* the tile is V's: T = 6 (F(4x4)) or 4 (F(2x2)) */
+  ci->T = v->ndim == 4 && v->shape[0] == 4 ? 4 : 6;
+  ci->m = ci->T - 2;
+  ci->TH = (ci->OH + ci->m - 1) / ci->m;
+  ci->TW = (ci->OW + ci->m - 1) / ci->m;
+  int64_t T = ci->T;
+  if (v->ndim != 4 || u->ndim != 5 || v->shape[0] != T || v->shape[1] != T ||
+      u->shape[0] != T || u->shape[1] != T || u->shape[3] != v->shape[3] ||
       v->shape[2] != ci->N * ci->TH * ci->TW)
     return op_fail(n, TVM_ERR_INVALID,
-                   "V must be [6, 6, P, C] (P = %lld tiles of 4x4) and U "
-                   "[6, 6, K/ob, C, ob] (the transformed 3x3 kernel) with "
-                   "the same C",
-                   (long long)(ci->N * ci->TH * ci->TW));
+                   "V must be [T, T, P, C] (T = 6 or 4; with T = %lld, P = "
+                   "%lld tiles of %lldx%lld) and U [T, T, K/ob, C, ob] (the "
+                   "transformed 3x3 kernel) with the same T and C",
+                   (long long)T, (long long)(ci->N * ci->TH * ci->TW),
+                   (long long)ci->m, (long long)ci->m);
   ci->C = v->shape[3];
   ci->ob = u->shape[4];
   ci->K = u->shape[2] * ci->ob;
@@ -475,7 +485,7 @@ static tvm_status w4c_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   tvm_status st = w4c_check(n, &ci);
   if (st) return st;
   w4_ud u = {NULL, n->ninputs > 2 ? in[2] : NULL, ci.ob};
-  u.y = tvm_op_winograd4_conv2d_nchwc(
+  u.y = tvm_op_winograd_conv2d_nchwc(
       c, in[0], in[1], ci.N, ci.OH, ci.OW,
       u.b ? op_te_name(c, n, "conv") : op_te_name(c, n, NULL));
   if ((st = op_te_status(c, n, u.y))) return st;
@@ -487,21 +497,23 @@ static tvm_status w4c_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   return op_te_status(c, n, out[0]);
 }
 
-/* Per 4x4 output tile p and channel k: M = sum_c U[., ., k, c] .* V[., .,
- * p, c], Y tile = At M A (the part inside), plus B[k]. */
+/* Per m x m output tile p and channel k: M = sum_c U[., ., k, c] .* V[.,
+ * ., p, c], Y tile = At M A (the part inside), plus B[k]. */
 static tvm_status w4c_reference(const tvm_gnode *n, const DLTensor *const *in,
                                 DLTensor *const *out) {
   w4c_info ci;
   tvm_status st = w4c_check(n, &ci);
   if (st) return st;
   const DLTensor *v = in[0], *u = in[1], *b = n->ninputs > 2 ? in[2] : NULL;
-  int64_t KO = ci.K / ci.ob, P = ci.N * ci.TH * ci.TW;
+  int64_t KO = ci.K / ci.ob, P = ci.N * ci.TH * ci.TW, T = ci.T, tm = ci.m;
+  const double *G, *Bt, *At;
+  tvm_winograd_matrices((int)tm, &Bt, &G, &At);
   double m[36], y[16];
   for (int64_t p = 0; p < P; p++) {
-    int64_t bn = p / (ci.TH * ci.TW), oy = p / ci.TW % ci.TH * 4,
-            ox = p % ci.TW * 4;
+    int64_t bn = p / (ci.TH * ci.TW), oy = p / ci.TW % ci.TH * tm,
+            ox = p % ci.TW * tm;
     for (int64_t k = 0; k < ci.K; k++) {
-      for (int ev = 0; ev < 36; ev++) {
+      for (int ev = 0; ev < T * T; ev++) {
         double acc = 0;
         for (int64_t ch = 0; ch < ci.C; ch++)
           acc += op_dl_getf(u, (((int64_t)ev * KO + k / ci.ob) * ci.C + ch) *
@@ -509,13 +521,13 @@ static tvm_status w4c_reference(const tvm_gnode *n, const DLTensor *const *in,
                  op_dl_getf(v, ((int64_t)ev * P + p) * ci.C + ch);
         m[ev] = acc;
       }
-      wino_sandwich(&w4_at[0][0], 4, 6, m, y);
-      for (int r = 0; r < 4 && oy + r < ci.OH; r++)
-        for (int s2 = 0; s2 < 4 && ox + s2 < ci.OW; s2++)
+      wino_sandwich(At, (int)tm, (int)T, m, y);
+      for (int r = 0; r < tm && oy + r < ci.OH; r++)
+        for (int s2 = 0; s2 < tm && ox + s2 < ci.OW; s2++)
           op_dl_setf(out[0],
                      (((bn * KO + k / ci.ob) * ci.OH + oy + r) * ci.OW + ox + s2) *
                              ci.ob + k % ci.ob,
-                     y[r * 4 + s2] + (b ? op_dl_getf(b, k) : 0));
+                     y[r * tm + s2] + (b ? op_dl_getf(b, k) : 0));
     }
   }
   return TVM_OK;
@@ -532,20 +544,22 @@ static const tvm_gop_def defs[] = {
      "the transformed kernel U [4, 4, K, C]; attributes as Conv"},
     {"Conv2D_winograd_weight_NCHWc", 1, 1, 1, 1, TVM_PAT_OPAQUE, w4w_infer,
      w4w_compute, w4w_reference,
-     "internal: the Winograd F(4x4, 3x3) kernel transform for output "
-     "blocks of `block` channels, W [K, C, 3, 3] -> U [6, 6, K/block, C, "
-     "block] (folded at compile time)"},
+     "internal: the Winograd F(m x m, 3x3) kernel transform for output "
+     "tiles of m = `tile` (2 or 4, default 4) and output blocks of `block` "
+     "channels, W [K, C, 3, 3] -> U [m + 2, m + 2, K/block, C, block] "
+     "(folded at compile time)"},
     {"Conv2D_winograd_input_NCHWc", 1, 1, 1, 1, TVM_PAT_OPAQUE, w4i_infer,
      w4i_compute, w4i_reference,
      "internal: the input transform of a 3x3 stride-1 convolution by "
-     "Winograd F(4x4, 3x3) on channel-blocked data, X [N, C/ib, H, W, ib] "
-     "-> V [6, 6, P, C] over the P 4x4 output tiles; attributes as Conv "
-     "plus data_layout"},
+     "Winograd F(m x m, 3x3) on channel-blocked data, X [N, C/ib, H, W, ib] "
+     "-> V [m + 2, m + 2, P, C] over the P m x m output tiles; attributes "
+     "as Conv plus data_layout and tile (m: 2 or 4, default 4)"},
     {"Conv2D_winograd_NCHWc", 2, 3, 1, 1, TVM_PAT_OUT_ELEMWISE_FUSABLE,
      w4c_infer, w4c_compute, w4c_reference,
      "internal: the rest of that convolution, V and the transformed "
-     "kernel U [6, 6, K/ob, C, ob] (and B [K]) -> Y [N, K/ob, out_h, "
-     "out_w, ob] (NCHW<ob>c); attributes batch, out_h, out_w, out_layout"},
+     "kernel U [T, T, K/ob, C, ob] (T = 6 or 4, V's) (and B [K]) -> Y [N, "
+     "K/ob, out_h, out_w, ob] (NCHW<ob>c); attributes batch, out_h, out_w, "
+     "out_layout"},
 };
 
 const ops_family ops_conv_winograd_family = {

@@ -169,13 +169,15 @@ static tvm_status alter_winograd(al_state *s, tvm_gnode *n,
   return o->name ? TVM_OK : tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
 }
 
-/* Conv -> Conv2D_winograd_NCHWc (weight layout "winograd_F4x3", data
- * and output NCHW<b>c): U = Conv2D_winograd_weight_NCHWc(W) (folded at
- * compile time); the output is the blocked twin, as Conv_NCHWc's.  Fails
- * naming the node where Winograd F(4x4, 3x3) does not apply or the
- * blocks do not divide the channels.  *done = 1. */
-static tvm_status alter_winograd4(al_state *s, tvm_gnode *n,
-                                  const tvm_layout_choice *ch, int *done) {
+/* Conv -> Conv2D_winograd_NCHWc in output tiles of m (weight layout
+ * "winograd_F4x3": 4, "winograd_F2x3": 2; data and output NCHW<b>c): U =
+ * Conv2D_winograd_weight_NCHWc(W) (folded at compile time); the output
+ * is the blocked twin, as Conv_NCHWc's.  Fails naming the node where
+ * Winograd F(m x m, 3x3) does not apply or the blocks do not divide the
+ * channels.  *done = 1. */
+static tvm_status alter_winograd_nchwc(al_state *s, tvm_gnode *n,
+                                       const tvm_layout_choice *ch, int m,
+                                       int *done) {
   tvm_gvalue *x = n->inputs[0], *w = n->inputs[1];
   tvm_gvalue *b = n->ninputs > 2 ? n->inputs[2] : NULL;
   int64_t ib = op_layout_nchwc_block(ch->data), ob = op_layout_nchwc_block(ch->out);
@@ -186,28 +188,30 @@ static tvm_status alter_winograd4(al_state *s, tvm_gnode *n,
                         "alter_layout: the target asked for weight layout "
                         "'%s' with data '%s' and output '%s' for Conv '%s' "
                         "(kernel %lldx%lld, %lld -> %lld channels); Winograd "
-                        "F(4x4, 3x3) needs a 3x3 kernel, group 1 and "
+                        "F(%dx%d, 3x3) needs a 3x3 kernel, group 1 and "
                         "NCHW<b>c data and output whose blocks divide the "
                         "channels",
                         ch->weight, ch->data, ch->out, n->name,
                         (long long)w->shape[2], (long long)w->shape[3],
-                        (long long)x->shape[1], (long long)w->shape[0]);
+                        (long long)x->shape[1], (long long)w->shape[0], m, m);
   tvm_gvalue *xb = blocked(s, x, ch->data);
-  tvm_gattr wa = tvm_gattr_int("block", ob);
+  tvm_gattr wa[2] = {tvm_gattr_int("block", ob), tvm_gattr_int("tile", m)};
   tvm_gvalue *u = tvm_graph_apply(s->g, "Conv2D_winograd_weight_NCHWc",
-                                  vname(s, w, "winograd4"), &w, 1, &wa, 1, 1,
-                                  NULL);
+                                  vname(s, w, m == 2 ? "winograd2" : "winograd4"),
+                                  &w, 1, wa, 2, 1, NULL);
   if (!xb || !u) return failed(s);
-  tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 1));
+  tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 2));
   if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
   int na = 0;
   for (int i = 0; i < n->nattrs; i++)
     if (strcmp(n->attrs[i].name, "kernel_shape") != 0) at[na++] = n->attrs[i];
   at[na++] = tvm_gattr_str("data_layout", ch->data);
+  at[na++] = tvm_gattr_int("tile", m);
   tvm_gvalue *o = n->outputs[0];
   tvm_gvalue *v = tvm_graph_apply(s->g, "Conv2D_winograd_input_NCHWc",
-                                  vname(s, o, "winograd4_input"), &xb, 1, at,
-                                  na, 1, NULL);
+                                  vname(s, o, m == 2 ? "winograd2_input"
+                                                     : "winograd4_input"),
+                                  &xb, 1, at, na, 1, NULL);
   tvm_gvalue *y = NULL;
   if (v) {
     tvm_gattr ya[4] = {tvm_gattr_int("batch", o->shape[0]),
@@ -220,8 +224,8 @@ static tvm_status alter_winograd4(al_state *s, tvm_gnode *n,
   }
   if (!y)
     return tvm_diag_prefix(failed(s),
-                           "alter_layout: Conv '%s' as Winograd F(4x4, 3x3) "
-                           "(asked by the target): ", n->name);
+                           "alter_layout: Conv '%s' as Winograd F(%dx%d, 3x3) "
+                           "(asked by the target): ", n->name, m, m);
   /* both nodes carry the layout workload: a tuner measuring the layout
    * counts the input transform's kernel too */
   if (ch->tuned[0] && y->producer && v->producer &&
@@ -250,11 +254,15 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
   ch.data[sizeof ch.data - 1] = ch.weight[sizeof ch.weight - 1] =
       ch.out[sizeof ch.out - 1] = '\0';
   if (!ch.data[0]) return TVM_OK;
-  if (strcmp(ch.weight, TVM_LAYOUT_WINOGRAD_F2X3) == 0)
-    return alter_winograd(s, n, &ch, done);
   ch.tuned[sizeof ch.tuned - 1] = '\0';
-  if (strcmp(ch.weight, TVM_LAYOUT_WINOGRAD_F4X3) == 0)
-    return alter_winograd4(s, n, &ch, done);
+  int wino = strcmp(ch.weight, TVM_LAYOUT_WINOGRAD_F2X3) == 0   ? 2
+             : strcmp(ch.weight, TVM_LAYOUT_WINOGRAD_F4X3) == 0 ? 4
+                                                                : 0;
+  /* Winograd on NCHW data is F(2x2)'s Conv2D_winograd; on blocked data
+   * either tile is Conv2D_winograd_NCHWc */
+  if (wino == 2 && !op_layout_nchwc_block(ch.data))
+    return alter_winograd(s, n, &ch, done);
+  if (wino) return alter_winograd_nchwc(s, n, &ch, wino, done);
   if (!op_layout_nchwc_block(ch.data) || !op_layout_nchwc_block(ch.out))
     return tvm_diag_set(TVM_ERR_INVALID,
                         "alter_layout: the target asked for data layout '%s' "

@@ -23,9 +23,10 @@ struct tvm_config; /* tvm/config.h */
  * 3x3): the weight is transformed to U [4, 4, K, C] and the node becomes
  * Conv2D_winograd (tvm/graph_passes.h, alter_layout). */
 #define TVM_LAYOUT_WINOGRAD_F2X3 "winograd_F2x3"
-/* The same with data and out "NCHW<b>c" (blocks of the target's choice)
- * for Winograd F(4x4, 3x3): U [6, 6, K/ob, C, ob] and the node becomes
- * Conv2D_winograd_NCHWc. */
+/* With data and out "NCHW<b>c" (blocks of the target's choice) for
+ * Winograd F(4x4, 3x3): U [6, 6, K/ob, C, ob] and the node becomes
+ * Conv2D_winograd_NCHWc; TVM_LAYOUT_WINOGRAD_F2X3 with blocked data and
+ * out likewise in tiles of 2 (U [4, 4, K/ob, C, ob]). */
 #define TVM_LAYOUT_WINOGRAD_F4X3 "winograd_F4x3"
 
 #ifdef __cplusplus

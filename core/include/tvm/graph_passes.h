@@ -180,7 +180,8 @@ TVM_API void tvm_storage_plan_print(tvm_strbuf *out, const tvm_graph *g,
  * pass naming the node.  TVM_LAYOUT_WINOGRAD_F4X3 with data and out
  * "NCHW<b>c" likewise makes Conv2D_winograd_NCHWc (F(4x4, 3x3)) reading
  * U = Conv2D_winograd_weight_NCHWc(W), its output the blocked twin as a
- * Conv_NCHWc's would be.  Ends with toposort and dce. */
+ * Conv_NCHWc's would be; TVM_LAYOUT_WINOGRAD_F2X3 with "NCHW<b>c" the
+ * same in tiles of 2 (F(2x2, 3x3)).  Ends with toposort and dce. */
 typedef struct tvm_layout_choice {
   char data[32];   /* layout of the data input, "" = keep the node */
   char weight[32]; /* layout of the (constant) weights */

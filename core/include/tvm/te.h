@@ -149,32 +149,43 @@ TVM_API tvm_tensor *tvm_op_winograd_conv2d(tvm_ctx *c, tvm_tensor *X,
                                            tvm_tensor *U, int64_t pad_h,
                                            int64_t pad_w);
 
-/* ---- Winograd F(4x4, 3x3) on channel-blocked data
+/* ---- Winograd F(m x m, 3x3) on channel-blocked data, m = 2 or 4
  * (core/te/winograd_nchwc.c) ---------------------------------------------- */
-/* The kernel transform of W [K, C, 3, 3] (float32) for output blocks of
- * ob channels: U [6, 6, K/ob, C, ob], U[., ., ko, c, ki] = G W[ko ob + ki,
- * c] G^T (tag winograd4_kernel); name NULL: "wino_U".  NULL with the
- * diagnostic set for another shape or a block that does not divide K. */
-TVM_API tvm_tensor *tvm_op_winograd4_kernel_nchwc(tvm_ctx *c, tvm_tensor *W,
-                                                  int64_t ob, const char *name);
-/* The input transform of the stride-1 3x3 convolution of X [N, C/ib, H,
- * W, ib] (NCHW<ib>c), zero padding pad_h / pad_w on both sides: V [6, 6,
- * P, C] over the P = N x ceil(OH/4) x ceil(OW/4) output tiles (OH = H +
- * 2 pad_h - 2, OW likewise).  Stages (tags): the padded input (pad), the
- * two halves of the transform (winograd4_input_rows, winograd4_input =
- * V, named name).  NULL with the diagnostic set. */
-TVM_API tvm_tensor *tvm_op_winograd4_input_nchwc(tvm_ctx *c, tvm_tensor *X,
-                                                 int64_t pad_h, int64_t pad_w,
+/* The transform matrices of Winograd F(m x m, 3x3) (Lavin & Gray), m = 2
+ * (points 0, 1, -1, infinity) or 4 (0, 1, -1, 2, -2, infinity), row-major:
+ * Bt T x T, G T x 3, At m x T.  Returns T = m + 2, or 0 for another m.
+ * One copy for every Winograd user of the core (TE, references). */
+TVM_API int tvm_winograd_matrices(int m, const double **bt, const double **g,
+                                  const double **at);
+/* The kernel transform of W [K, C, 3, 3] (float32) for output tiles of m
+ * and output blocks of ob channels: U [T, T, K/ob, C, ob], U[., ., ko, c,
+ * ki] = G W[ko ob + ki, c] G^T (tag winograd_nchwc_kernel); name NULL:
+ * "wino_U".  NULL with the diagnostic set for another shape, a block that
+ * does not divide K or m not 2 or 4. */
+TVM_API tvm_tensor *tvm_op_winograd_kernel_nchwc(tvm_ctx *c, tvm_tensor *W,
+                                                 int m, int64_t ob,
                                                  const char *name);
-/* The rest of it, from V and a transformed kernel U [6, 6, K/ob, C, ob]:
- * Y [N, K/ob, OH, OW, ob] (NCHW<ob>c).  Stages (tags): the 36 GEMMs over
- * C (winograd4_batch_gemm), the two halves of the output transform
- * (winograd4_output_rows, winograd4_output = Y, named name).  NULL with
- * the diagnostic set. */
-TVM_API tvm_tensor *tvm_op_winograd4_conv2d_nchwc(tvm_ctx *c, tvm_tensor *V,
-                                                  tvm_tensor *U, int64_t N,
-                                                  int64_t OH, int64_t OW,
-                                                  const char *name);
+/* The input transform of the stride-1 3x3 convolution of X [N, C/ib, H,
+ * W, ib] (NCHW<ib>c) in output tiles of m x m, zero padding pad_h / pad_w
+ * on both sides: V [T, T, P, C] over the P = N x ceil(OH/m) x ceil(OW/m)
+ * output tiles (OH = H + 2 pad_h - 2, OW likewise).  Stages (tags): the
+ * padded input (pad), the two halves of the transform
+ * (winograd_nchwc_input_rows, winograd_nchwc_input = V, named name).
+ * NULL with the diagnostic set. */
+TVM_API tvm_tensor *tvm_op_winograd_input_nchwc(tvm_ctx *c, tvm_tensor *X,
+                                                int m, int64_t pad_h,
+                                                int64_t pad_w,
+                                                const char *name);
+/* The rest of it, from V [T, T, P, C] and a transformed kernel U [T, T,
+ * K/ob, C, ob] (m = T - 2): Y [N, K/ob, OH, OW, ob] (NCHW<ob>c).  Stages
+ * (tags): the T x T GEMMs over C (winograd_nchwc_batch_gemm), the two
+ * halves of the output transform (winograd_nchwc_output_rows,
+ * winograd_nchwc_output = Y, named name).  NULL with the diagnostic
+ * set. */
+TVM_API tvm_tensor *tvm_op_winograd_conv2d_nchwc(tvm_ctx *c, tvm_tensor *V,
+                                                 tvm_tensor *U, int64_t N,
+                                                 int64_t OH, int64_t OW,
+                                                 const char *name);
 
 /* ---- tensor intrinsics ------------------------------------------------ */
 /* A tensor intrinsic replaces a loop nest that computes `pattern` (a

@@ -311,7 +311,10 @@ typedef struct tvm_plugin_blob {
  * (dilation 1, group 1, the same padding on both sides), weight
  * "winograd_F2x3" (TVM_LAYOUT_WINOGRAD_F2X3 of tvm/graph.h) with data and
  * out "NCHW" asks for Winograd F(2x2, 3x3): the node becomes
- * Conv2D_winograd on the kernel transformed at compile time. */
+ * Conv2D_winograd on the kernel transformed at compile time;
+ * "winograd_F4x3" or "winograd_F2x3" with data and out "NCHW<b>c" asks
+ * for F(4x4, 3x3) or F(2x2, 3x3) on blocked data (Conv2D_winograd_NCHWc
+ * after an input transform node). */
 #define TVM_PLUGIN_LAYOUT_CAP 32
 typedef struct tvm_plugin_layout {
   uint32_t struct_size;

@@ -96,13 +96,14 @@ grep -q '"error":"timeout"' h.jsonl || die "no timeout record"
 out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log l.jsonl \
       --tuner random --layout-trials 1 --confirm 0 2>&1) || die "tune layouts: $out"
 printf '%s\n' "$out"
-has "$out" "layouts: 3 nodes with layout knobs, up to 18 layouts each, measured in 1 pass(es)"
+has "$out" "layouts: 3 nodes with layout knobs, up to 27 layouts each, measured in 1 pass(es)"
 has "$out" "layout Conv 1x64x7x7"
-# (the 3x3 stride-1 convolution has 9 block layouts, each direct or Winograd:
-# its input transform is one more task where Winograd was the fastest)
+# (the 3x3 stride-1 convolution has 9 block layouts, each direct, Winograd
+# F(4x4) or F(2x2): its input transform is one more task where Winograd
+# was the fastest)
 printf '%s\n' "$out" | grep -Eq "^zoo:dqn on llvm-cpu-fast: (5 tasks \(5|6 tasks \(6) selected\)" \
   || die "task count after the layouts: $out"
-[ "$(grep -c '"template":"layout"' l.jsonl)" -eq 30 ] || die "layout records: $(grep -c '"template":"layout"' l.jsonl)"
+[ "$(grep -c '"template":"layout"' l.jsonl)" -eq 39 ] || die "layout records: $(grep -c '"template":"layout"' l.jsonl)"
 [ "$(grep -c '"default":1' l.jsonl)" -eq 3 ] || die "default layout records: $(grep -c '"default":1' l.jsonl)"
 out=$("$tvmc" compile zoo:dqn --target fast.yaml --tuning-log l.jsonl -o d.tvmpkg 2>&1) \
   || die "compile with layout records: $out"

@@ -35,9 +35,10 @@ static void test_query(void **state) {
   assert_string_equal(d2->name, "llvm-cpu");
   const tvm_plugin_vtable *vt = d2->vtable;
   const char *want[] = {"mcpu", "mattr", "num_threads", "opt_level",
-                        "vector_bits", "output", "winograd_min_tiles"};
-  assert_int_equal(vt->nattrs, 7);
-  for (int i = 0; i < 7; i++) assert_string_equal(vt->attrs[i].name, want[i]);
+                        "vector_bits", "output", "winograd_min_tiles",
+                        "winograd_tile"};
+  assert_int_equal(vt->nattrs, 8);
+  for (int i = 0; i < 8; i++) assert_string_equal(vt->attrs[i].name, want[i]);
   assert_string_equal(vt->attrs[5].choices, "object|shared");
   assert_null(vt->timer_start);
 }
@@ -73,6 +74,12 @@ static void test_target_info(void **state) {
   const char *bad[] = {"output=archive", NULL};
   assert_null(h_target(bad));
   assert_non_null(strstr(h_last_report(), "object or shared"));
+  const char *bad_tile[] = {"winograd_tile=3", NULL};
+  assert_null(h_target(bad_tile));
+  assert_non_null(strstr(h_last_report(), "winograd_tile -1, 2 or 4"));
+  const char *tile2[] = {"winograd_tile=2", NULL};
+  assert_non_null(t = h_target(tile2));
+  h_desc()->vtable->target_destroy(t);
 }
 
 int main(void) {

@@ -428,6 +428,12 @@ tvm_status tvm_executor_get_output(tvm_executor *e, uint32_t i, DLTensor *y) {
   return tvm_device_sync(d);
 }
 
+/* Milliseconds from a to b (CLOCK_MONOTONIC readings). */
+static double elapsed_ms(const struct timespec *a, const struct timespec *b) {
+  return (double)(b->tv_sec - a->tv_sec) * 1e3 +
+         (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
 /* Times host-program step s: `repeat` runs of its launches and a sync,
  * by the host's monotonic clock, into t (ms). */
 static tvm_status time_host(tvm_executor *e, uint32_t s, int repeat,
@@ -440,8 +446,7 @@ static tvm_status time_host(tvm_executor *e, uint32_t s, int repeat,
         (st = tvm_device_sync(e->devs[step_dev(e, s)])) != TVM_OK)
       return st;
     clock_gettime(CLOCK_MONOTONIC, &b);
-    t[r] = (double)(b.tv_sec - a.tv_sec) * 1e3 +
-           (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    t[r] = elapsed_ms(&a, &b);
   }
   return TVM_OK;
 }
@@ -457,8 +462,7 @@ static tvm_status time_copy(tvm_executor *e, uint32_t s, int repeat,
         (st = tvm_device_sync(e->devs[step_dev(e, s)])) != TVM_OK)
       return st;
     clock_gettime(CLOCK_MONOTONIC, &b);
-    t[r] = (double)(b.tv_sec - a.tv_sec) * 1e3 +
-           (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+    t[r] = elapsed_ms(&a, &b);
   }
   return TVM_OK;
 }
@@ -517,8 +521,7 @@ tvm_status tvm_executor_profile_in_run(tvm_executor *e, int repeat,
           (st = tvm_device_sync(e->devs[step_dev(e, s)])) != TVM_OK)
         return st;
       clock_gettime(CLOCK_MONOTONIC, &b);
-      ms[s] += (double)(b.tv_sec - a.tv_sec) * 1e3 +
-               (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+      ms[s] += elapsed_ms(&a, &b);
     }
   }
   for (uint32_t s = 0; s < e->p->nsteps; s++) ms[s] /= repeat;

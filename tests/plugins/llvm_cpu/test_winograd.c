@@ -315,6 +315,18 @@ static void test_register_blocks(void **state) {
   }
 }
 
+/* A graph of two independent 3x3 convolutions (pad 1, bias) C -> C
+ * channels on ha x ha and hb x hb maps, in that order. */
+static tvm_graph *two_convs(int64_t C, int64_t ha, int64_t hb, uint64_t seed) {
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *a = tvm_graph_input(g, "a", F32, (int64_t[]){1, C, ha, ha}, 4);
+  tvm_gvalue *b = tvm_graph_input(g, "b", F32, (int64_t[]){1, C, hb, hb}, 4);
+  CHECK_OK(tvm_graph_mark_output(g, conv(g, a, C, C, 1, 1, seed)));
+  CHECK_OK(tvm_graph_mark_output(g, conv(g, b, C, C, 1, 1, seed + 5)));
+  return g;
+}
+
 /* The default tile for the machine's vector width: 3x3 convolutions of
  * 96 channels (transformed F(4x4) weights of 1.3 MiB, above the cache
  * allowance) on 14x14 (16 tiles of 4, 49 of 2) and 7x7 (4 and 16) maps.
@@ -324,12 +336,7 @@ static void test_register_blocks(void **state) {
 static void test_default_tile(void **state) {
   (void)state;
   int lanes = test_lanes();
-  tvm_graph *g = NULL;
-  CHECK_OK(tvm_graph_create(&g));
-  tvm_gvalue *a = tvm_graph_input(g, "a", F32, (int64_t[]){1, 96, 14, 14}, 4);
-  tvm_gvalue *b = tvm_graph_input(g, "b", F32, (int64_t[]){1, 96, 7, 7}, 4);
-  CHECK_OK(tvm_graph_mark_output(g, conv(g, a, 96, 96, 1, 1, 110)));
-  CHECK_OK(tvm_graph_mark_output(g, conv(g, b, 96, 96, 1, 1, 120)));
+  tvm_graph *g = two_convs(96, 14, 7, 110);
   tvm_plan *p = compile_check(g, 17);
   int64_t t14 = 0, t7 = 0; /* T of the 14x14 and 7x7 ones, 0 = direct */
   for (size_t i = 0; i < g->nodes.len; i++) {
@@ -373,12 +380,7 @@ static tvm_status flip_winograd(void *ud, const char *wl, const char *label,
 static void test_layout_knob(void **state) {
   (void)state;
   for (int preset = 0; preset < 3; preset++) {
-    tvm_graph *g = NULL;
-    CHECK_OK(tvm_graph_create(&g));
-    tvm_gvalue *a = tvm_graph_input(g, "a", F32, (int64_t[]){1, 16, 4, 4}, 4);
-    tvm_gvalue *b = tvm_graph_input(g, "b", F32, (int64_t[]){1, 16, 16, 16}, 4);
-    CHECK_OK(tvm_graph_mark_output(g, conv(g, a, 16, 16, 1, 1, 90)));
-    CHECK_OK(tvm_graph_mark_output(g, conv(g, b, 16, 16, 1, 1, 95)));
+    tvm_graph *g = two_convs(16, 4, 16, 90);
     flip f = {0, preset};
     tvm_tune_hooks hooks = {NULL, NULL, flip_winograd};
     hooks.ud = &f;

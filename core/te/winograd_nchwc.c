@@ -188,15 +188,15 @@ static tvm_expr *w4_s_body(tvm_ctx *c, tvm_expr **i, void *ud) {
 /* Y[n, ko, h, w, ki]: term k is S[h % m, k, ko, p(n, h / m, w / m), ki];
  * row w % m of At (A's column). */
 static tvm_expr *w4_s_term(tvm_ctx *c, w4_ud *u, tvm_expr **i, int k) {
-  tvm_expr *four = tvm_int(c, u->m);
+  tvm_expr *tile = tvm_int(c, u->m);
   tvm_expr *p = tvm_add(
       c,
       tvm_mul(c,
               tvm_add(c, tvm_mul(c, i[0], tvm_int(c, u->TH)),
-                      tvm_floordiv(c, i[2], four)),
+                      tvm_floordiv(c, i[2], tile)),
               tvm_int(c, u->TW)),
-      tvm_floordiv(c, i[3], four));
-  return TVM_AT(c, u->S, tvm_floormod(c, i[2], four), tvm_int(c, k), i[1], p,
+      tvm_floordiv(c, i[3], tile));
+  return TVM_AT(c, u->S, tvm_floormod(c, i[2], tile), tvm_int(c, k), i[1], p,
                 i[4]);
 }
 

@@ -434,36 +434,35 @@ static double elapsed_ms(const struct timespec *a, const struct timespec *b) {
          (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
-/* Times host-program step s: `repeat` runs of its launches and a sync,
- * by the host's monotonic clock, into t (ms). */
-static tvm_status time_host(tvm_executor *e, uint32_t s, int repeat,
-                            double *t) {
+/* Runs host-program step s (its launches, without waiting). */
+static tvm_status run_host(tvm_executor *e, uint32_t s) {
+  return tvm_host_exec_run(e->hosts[s]);
+}
+
+/* Times run(e, s) and its device's sync by the host's monotonic clock,
+ * into *ms. */
+static tvm_status time_step(tvm_executor *e, uint32_t s,
+                            tvm_status (*run)(tvm_executor *, uint32_t),
+                            double *ms) {
+  struct timespec a, b;
   tvm_status st;
-  for (int r = 0; r < repeat; r++) {
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    if ((st = tvm_host_exec_run(e->hosts[s])) != TVM_OK ||
-        (st = tvm_device_sync(e->devs[step_dev(e, s)])) != TVM_OK)
-      return st;
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    t[r] = elapsed_ms(&a, &b);
-  }
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  if ((st = run(e, s)) != TVM_OK ||
+      (st = tvm_device_sync(e->devs[step_dev(e, s)])) != TVM_OK)
+    return st;
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  *ms = elapsed_ms(&a, &b);
   return TVM_OK;
 }
 
-/* Times copy step s `repeat` times by the host's monotonic clock. */
-static tvm_status time_copy(tvm_executor *e, uint32_t s, int repeat,
-                            double *t) {
+/* Times step s `repeat` times by run (a host program or a copy), t[r] in
+ * ms. */
+static tvm_status time_repeat(tvm_executor *e, uint32_t s, int repeat,
+                              tvm_status (*run)(tvm_executor *, uint32_t),
+                              double *t) {
   tvm_status st;
-  for (int r = 0; r < repeat; r++) {
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    if ((st = run_copy(e, s)) != TVM_OK ||
-        (st = tvm_device_sync(e->devs[step_dev(e, s)])) != TVM_OK)
-      return st;
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    t[r] = elapsed_ms(&a, &b);
-  }
+  for (int r = 0; r < repeat; r++)
+    if ((st = time_step(e, s, run, &t[r])) != TVM_OK) return st;
   return TVM_OK;
 }
 
@@ -480,9 +479,9 @@ tvm_status tvm_executor_profile(tvm_executor *e, int repeat, double *ms) {
   if (t == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
   for (uint32_t s = 0; s < e->p->nsteps; s++) {
     if (e->p->steps[s].copy)
-      st = time_copy(e, s, repeat, t);
+      st = time_repeat(e, s, repeat, run_copy, t);
     else if (e->hosts[s])
-      st = time_host(e, s, repeat, t);
+      st = time_repeat(e, s, repeat, run_host, t);
     else
       st = tvm_runtime_time(e->funcs[s], e->args[s], e->p->steps[s].nargs, 1,
                             repeat, t);
@@ -513,17 +512,12 @@ tvm_status tvm_executor_profile_in_run(tvm_executor *e, int repeat,
                         "tvm_executor_profile_in_run: repeat must be >= 1");
   if ((st = tvm_executor_run(e)) != TVM_OK) return st;
   for (uint32_t s = 0; s < e->p->nsteps; s++) ms[s] = 0;
-  for (int r = 0; r < repeat; r++) {
+  for (int r = 0; r < repeat; r++)
     for (uint32_t s = 0; s < e->p->nsteps; s++) {
-      struct timespec a, b;
-      clock_gettime(CLOCK_MONOTONIC, &a);
-      if ((st = launch(e, s)) != TVM_OK ||
-          (st = tvm_device_sync(e->devs[step_dev(e, s)])) != TVM_OK)
-        return st;
-      clock_gettime(CLOCK_MONOTONIC, &b);
-      ms[s] += elapsed_ms(&a, &b);
+      double t;
+      if ((st = time_step(e, s, launch, &t)) != TVM_OK) return st;
+      ms[s] += t;
     }
-  }
   for (uint32_t s = 0; s < e->p->nsteps; s++) ms[s] /= repeat;
   return TVM_OK;
 }

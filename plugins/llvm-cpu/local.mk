@@ -38,30 +38,33 @@ plugins_llvm_cpu_tvm_llvm_cpu_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
 plugins_llvm_cpu_tvm_llvm_cpu_la_LDFLAGS = $(TVM_PLUGIN_LINK)
 plugins_llvm_cpu_tvm_llvm_cpu_la_LIBADD = libtvm_plugin_sdk.la $(TVM_LIBS) $(LLVM_LIBS) -lpthread -ldl
 
+# What the test programs below share: the harness that loads the plugin
+# as a host would (its programs also link -lpthread -ldl), and the
+# plugin, built before any of them runs.
+LLVM_CPU_HARNESS = tests/plugins/llvm_cpu/harness.h tests/plugins/llvm_cpu/harness.c
+LLVM_CPU_HARNESS_LIBS = $(TVM_TEST_LIBS) -lpthread -ldl -lm
+LLVM_CPU_TEST_DEPS = plugins/llvm-cpu/tvm-llvm-cpu.la
+
 # Tests: TIR built by hand, compiled, loaded and run against C references.
 check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu
 TESTS += tests/plugins/llvm_cpu/test_llvm_cpu
 tests_plugins_llvm_cpu_test_llvm_cpu_SOURCES = \
-	tests/plugins/llvm_cpu/harness.h \
-	tests/plugins/llvm_cpu/harness.c \
+	$(LLVM_CPU_HARNESS) \
 	tests/plugins/llvm_cpu/test_llvm_cpu.c
 tests_plugins_llvm_cpu_test_llvm_cpu_CFLAGS = $(TVM_TEST_CF)
-tests_plugins_llvm_cpu_test_llvm_cpu_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
+tests_plugins_llvm_cpu_test_llvm_cpu_LDADD = $(LLVM_CPU_HARNESS_LIBS)
 # generated code calls a function this program exports
 tests_plugins_llvm_cpu_test_llvm_cpu_LDFLAGS = -Wl,--export-dynamic
-EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_DEPENDENCIES = \
-	plugins/llvm-cpu/tvm-llvm-cpu.la
+EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 # The plugin's descriptor, attribute schema and targets.
 check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu_target
 TESTS += tests/plugins/llvm_cpu/test_llvm_cpu_target
 tests_plugins_llvm_cpu_test_llvm_cpu_target_SOURCES = \
-	tests/plugins/llvm_cpu/harness.h \
-	tests/plugins/llvm_cpu/harness.c \
+	$(LLVM_CPU_HARNESS) \
 	tests/plugins/llvm_cpu/test_llvm_cpu_target.c
 tests_plugins_llvm_cpu_test_llvm_cpu_target_CFLAGS = $(TVM_TEST_CF)
-tests_plugins_llvm_cpu_test_llvm_cpu_target_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
-EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_target_DEPENDENCIES = \
-	plugins/llvm-cpu/tvm-llvm-cpu.la
+tests_plugins_llvm_cpu_test_llvm_cpu_target_LDADD = $(LLVM_CPU_HARNESS_LIBS)
+EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_target_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 
 # The plugin's own object loader (elf_load.c, linked in directly): every
 # relocation type on a hand-made object, damaged objects refused by name,
@@ -69,8 +72,7 @@ EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_target_DEPENDENCIES = \
 check_PROGRAMS += tests/plugins/llvm_cpu/test_elf_load
 TESTS += tests/plugins/llvm_cpu/test_elf_load
 tests_plugins_llvm_cpu_test_elf_load_SOURCES = \
-	tests/plugins/llvm_cpu/harness.h \
-	tests/plugins/llvm_cpu/harness.c \
+	$(LLVM_CPU_HARNESS) \
 	tests/plugins/llvm_cpu/test_elf_load.c \
 	tests/plugins/llvm_cpu/elf_report.h \
 	tests/plugins/llvm_cpu/elf_report.c \
@@ -80,9 +82,8 @@ tests_plugins_llvm_cpu_test_elf_load_SOURCES = \
 	plugins/llvm-cpu/elf_check_shared.c
 tests_plugins_llvm_cpu_test_elf_load_CFLAGS = $(TVM_TEST_CF) \
 	-I$(srcdir)/plugins/llvm-cpu
-tests_plugins_llvm_cpu_test_elf_load_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
-EXTRA_tests_plugins_llvm_cpu_test_elf_load_DEPENDENCIES = \
-	plugins/llvm-cpu/tvm-llvm-cpu.la
+tests_plugins_llvm_cpu_test_elf_load_LDADD = $(LLVM_CPU_HARNESS_LIBS)
+EXTRA_tests_plugins_llvm_cpu_test_elf_load_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 
 # The checks a shared-object kernel passes before dlopen
 # (elf_check_shared.c, linked in directly): a real one loads and runs,
@@ -90,8 +91,7 @@ EXTRA_tests_plugins_llvm_cpu_test_elf_load_DEPENDENCIES = \
 check_PROGRAMS += tests/plugins/llvm_cpu/test_elf_shared
 TESTS += tests/plugins/llvm_cpu/test_elf_shared
 tests_plugins_llvm_cpu_test_elf_shared_SOURCES = \
-	tests/plugins/llvm_cpu/harness.h \
-	tests/plugins/llvm_cpu/harness.c \
+	$(LLVM_CPU_HARNESS) \
 	tests/plugins/llvm_cpu/test_elf_shared.c \
 	tests/plugins/llvm_cpu/elf_report.h \
 	tests/plugins/llvm_cpu/elf_report.c \
@@ -100,21 +100,18 @@ tests_plugins_llvm_cpu_test_elf_shared_SOURCES = \
 	plugins/llvm-cpu/elf_check_shared.c
 tests_plugins_llvm_cpu_test_elf_shared_CFLAGS = $(TVM_TEST_CF) \
 	-I$(srcdir)/plugins/llvm-cpu
-tests_plugins_llvm_cpu_test_elf_shared_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
-EXTRA_tests_plugins_llvm_cpu_test_elf_shared_DEPENDENCIES = \
-	plugins/llvm-cpu/tvm-llvm-cpu.la
+tests_plugins_llvm_cpu_test_elf_shared_LDADD = $(LLVM_CPU_HARNESS_LIBS)
+EXTRA_tests_plugins_llvm_cpu_test_elf_shared_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 
 # End to end: TE + schedules lowered with tvm_lower, run on llvm-cpu.
 check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu_e2e
 TESTS += tests/plugins/llvm_cpu/test_llvm_cpu_e2e
 tests_plugins_llvm_cpu_test_llvm_cpu_e2e_SOURCES = \
-	tests/plugins/llvm_cpu/harness.h \
-	tests/plugins/llvm_cpu/harness.c \
+	$(LLVM_CPU_HARNESS) \
 	tests/plugins/llvm_cpu/test_llvm_cpu_e2e.c
 tests_plugins_llvm_cpu_test_llvm_cpu_e2e_CFLAGS = $(TVM_TEST_CF)
-tests_plugins_llvm_cpu_test_llvm_cpu_e2e_LDADD = $(TVM_TEST_LIBS) -lpthread -ldl -lm
-EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_e2e_DEPENDENCIES = \
-	plugins/llvm-cpu/tvm-llvm-cpu.la
+tests_plugins_llvm_cpu_test_llvm_cpu_e2e_LDADD = $(LLVM_CPU_HARNESS_LIBS)
+EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_e2e_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 
 # Through the core's plugin registry, target YAML loader and runtime.
 check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu_runtime
@@ -123,8 +120,7 @@ tests_plugins_llvm_cpu_test_llvm_cpu_runtime_SOURCES = \
 	tests/plugins/llvm_cpu/test_llvm_cpu_runtime.c
 tests_plugins_llvm_cpu_test_llvm_cpu_runtime_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_llvm_cpu_test_llvm_cpu_runtime_LDADD = $(TVM_TEST_LIBS) -lm
-EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_runtime_DEPENDENCIES = \
-	plugins/llvm-cpu/tvm-llvm-cpu.la
+EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_runtime_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 endif
 EXTRA_DIST += plugins/llvm-cpu/README.md
 
@@ -138,8 +134,7 @@ tests_plugins_llvm_cpu_test_nchwc_SOURCES = tests/plugins/llvm_cpu/test_nchwc.c 
 	tests/plugins/llvm_cpu/layout_test.h
 tests_plugins_llvm_cpu_test_nchwc_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_llvm_cpu_test_nchwc_LDADD = $(TVM_TEST_LIBS) -lm
-EXTRA_tests_plugins_llvm_cpu_test_nchwc_DEPENDENCIES = \
-	plugins/llvm-cpu/tvm-llvm-cpu.la
+EXTRA_tests_plugins_llvm_cpu_test_nchwc_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 # The matrix-product and rows templates (dense, MatMul_packed, batch
 # matmul, Softmax/LayerNormalization), same helpers (layout_test.h).
 check_PROGRAMS += tests/plugins/llvm_cpu/test_matmul_templates
@@ -148,17 +143,16 @@ tests_plugins_llvm_cpu_test_matmul_templates_SOURCES = \
 	tests/plugins/llvm_cpu/test_matmul_templates.c tests/plugins/llvm_cpu/layout_test.h
 tests_plugins_llvm_cpu_test_matmul_templates_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_llvm_cpu_test_matmul_templates_LDADD = $(TVM_TEST_LIBS) -lm
-EXTRA_tests_plugins_llvm_cpu_test_matmul_templates_DEPENDENCIES = \
-	plugins/llvm-cpu/tvm-llvm-cpu.la
-# Winograd F(4x4, 3x3) on channel-blocked data (operators, alter_layout,
-# the two templates, the layout knob), same helpers.
+EXTRA_tests_plugins_llvm_cpu_test_matmul_templates_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
+# Winograd F(4x4, 3x3) and F(2x2, 3x3) on channel-blocked data
+# (operators, alter_layout, the two templates, the layout knob, the
+# default tile), same helpers.
 check_PROGRAMS += tests/plugins/llvm_cpu/test_winograd
 TESTS += tests/plugins/llvm_cpu/test_winograd
 tests_plugins_llvm_cpu_test_winograd_SOURCES = \
 	tests/plugins/llvm_cpu/test_winograd.c tests/plugins/llvm_cpu/layout_test.h
 tests_plugins_llvm_cpu_test_winograd_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_llvm_cpu_test_winograd_LDADD = $(TVM_TEST_LIBS) -lm
-EXTRA_tests_plugins_llvm_cpu_test_winograd_DEPENDENCIES = \
-	plugins/llvm-cpu/tvm-llvm-cpu.la
+EXTRA_tests_plugins_llvm_cpu_test_winograd_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 endif
 endif

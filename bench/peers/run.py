@@ -299,6 +299,9 @@ def main():
     ap.add_argument("--tvm-tune-trials", type=int, default=0)
     ap.add_argument("--write-results", action="store_true")
     a = ap.parse_args()
+    # tvmc runs with the framework workers' working directory: a relative
+    # --build would name no plugin directory there
+    a.build = os.path.abspath(a.build)
     import numpy as np
 
     header = machine_header(a.build)

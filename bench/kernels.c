@@ -9,7 +9,7 @@
  * dnnl_sgemm calls over the batch.
  *
  *   build/bench/kernels [threads=1] [rounds=5] [runs_per_round=8]
- *                       [conv|dw|gemm|bmm ...] [tune=N]
+ *                       [conv|dw|gemm|bmm ...] [tune=N] [log=FILE]
  *
  * tvm-c: each layer is a one-operator graph (Conv + bias + Relu, or
  * MatMul with a constant right-hand side) compiled for llvm-cpu with the
@@ -30,6 +30,7 @@
  * measured FMA peak.
  */
 #include <cblas.h>
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -156,6 +157,7 @@ static tvm_tune_model *tune_cost;
 static tvm_tune_data *tune_data;
 static int tune_group;
 static double tune_seconds;
+static FILE *tune_log;
 
 static tvm_status tune_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   const tvm_target *t = ud;
@@ -176,6 +178,7 @@ static tvm_status tune_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   o.model = tune_cost;
   o.data = tune_data;
   o.target_name = t->name;
+  o.log = tune_log;
   tvm_tune_task_result res;
   memset(&res, 0, sizeof res);
   tvm_status st = tvm_tune_task(k, cfg, &o, &res);
@@ -536,23 +539,33 @@ int main(int argc, char **argv) {
   int rounds = argc > 2 ? atoi(argv[2]) : 5;
   int runs = argc > 3 ? atoi(argv[3]) : 8;
   int want_conv = argc <= 4, want_dw = argc <= 4, want_gemm = argc <= 4;
-  int want_bmm = argc <= 4;
+  int want_bmm = argc <= 4, nsel = 0;
   for (int i = 4; i < argc; i++) {
     if (!strncmp(argv[i], "tune=", 5)) { /* not a selector */
       tune_trials = atoi(argv[i] + 5);
-      if (argc == 5)
-        want_conv = want_dw = want_gemm = want_bmm = 1;
+      continue;
+    }
+    if (!strncmp(argv[i], "log=", 4)) {
+      if (!(tune_log = fopen(argv[i] + 4, "a"))) {
+        fprintf(stderr, "bench/kernels: %s: %s\n", argv[i] + 4,
+                strerror(errno));
+        return 1;
+      }
       continue;
     }
     want_conv |= !strcmp(argv[i], "conv");
     want_dw |= !strcmp(argv[i], "dw");
     want_gemm |= !strcmp(argv[i], "gemm");
     want_bmm |= !strcmp(argv[i], "bmm");
+    nsel++;
   }
+  if (!nsel) /* only options: every group */
+    want_conv = want_dw = want_gemm = want_bmm = 1;
   if (threads < 1 || threads > 2 || rounds < 1 || runs < 1 ||
       tune_trials < 0) {
     fprintf(stderr, "usage: %s [threads=1|2] [rounds>0] [runs>0] "
-                    "[conv|dw|gemm|bmm ...] [tune=N]\n", argv[0]);
+                    "[conv|dw|gemm|bmm ...] [tune=N] [log=FILE]\n",
+            argv[0]);
     return 2;
   }
   if (!getenv("OPENBLAS_CORETYPE")) {
@@ -648,6 +661,7 @@ int main(int argc, char **argv) {
     printf("\n# tuning took %.0f s in all (%d kernels)\n", tune_seconds,
            tune_group);
   tvm_tune_model_free(tune_cost);
+  if (tune_log) fclose(tune_log);
   tvm_tune_data_free(tune_data);
   dnnl_stream_destroy(d.stream);
   dnnl_engine_destroy(d.eng);

@@ -29,7 +29,12 @@ out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log a.jsonl \
 printf '%s\n' "$out"
 has "$out" "3 tasks (3 selected)"
 has "$out" "[random] task 3/3"
-has "$out" "errors: invalid 0 lower 0 build 0 run 0 crash 0 timeout 0 wrong 0"
+# invalid candidates are rejected before building, and how many the
+# random picks hit depends on the ISA (AVX2's 16 registers refuse tile_m
+# 8 and above with two-vector panels, AVX-512's 32 do not): any count
+printf '%s\n' "$out" |
+  grep -E -q "errors: invalid [0-9]+ lower 0 build 0 run 0 crash 0 timeout 0 wrong 0" ||
+  die "errors other than invalid candidates: $out"
 has "$out" "tuning curves: a.jsonl.svg"
 has "$out" "(re-measured: "
 [ -s a.jsonl.svg ] || die "no SVG"

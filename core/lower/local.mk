@@ -37,6 +37,7 @@ libtvm_la_SOURCES += \
 	core/lower/coproc_queue.c \
 	core/lower/vectorize.c \
 	core/lower/unroll.c \
+	core/lower/hoist_guards.c \
 	core/lower/inject_virtual_thread.c \
 	core/lower/inject_dep_tokens.c \
 	core/lower/storage_rewrite.c \
@@ -58,6 +59,12 @@ tests_unit_lower_test_unroll_SOURCES = tests/unit/lower/test_unroll.c \
 	tests/unit/lower/pass_check.c tests/unit/lower/pass_check.h
 tests_unit_lower_test_unroll_CFLAGS = $(TVM_TEST_CF)
 tests_unit_lower_test_unroll_LDADD = $(TVM_TEST_LIBS) -lm
+check_PROGRAMS += tests/unit/lower/test_hoist_guards
+TESTS += tests/unit/lower/test_hoist_guards
+tests_unit_lower_test_hoist_guards_SOURCES = tests/unit/lower/test_hoist_guards.c \
+	tests/unit/lower/pass_check.c tests/unit/lower/pass_check.h
+tests_unit_lower_test_hoist_guards_CFLAGS = $(TVM_TEST_CF)
+tests_unit_lower_test_hoist_guards_LDADD = $(TVM_TEST_LIBS) -lm
 check_PROGRAMS += tests/unit/lower/test_vectorize
 TESTS += tests/unit/lower/test_vectorize
 tests_unit_lower_test_vectorize_SOURCES = tests/unit/lower/test_vectorize.c \

@@ -118,6 +118,7 @@ typedef struct lower_step {
   X("storage_flatten", tvm_pass_storage_flatten, RUN_ALWAYS)             \
   X("vectorize", tvm_pass_vectorize, RUN_ALWAYS)                         \
   X("unroll", tvm_pass_unroll, RUN_ALWAYS)                               \
+  X("hoist_guards", tvm_pass_hoist_guards, RUN_ALWAYS)                   \
   X("inject_virtual_thread", tvm_pass_inject_virtual_thread, RUN_ALWAYS) \
   X("inject_dep_tokens", tvm_pass_inject_dep_tokens, RUN_QUEUES)         \
   X("storage_rewrite", tvm_pass_storage_rewrite, RUN_ALWAYS)             \

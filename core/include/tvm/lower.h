@@ -128,6 +128,12 @@ TVM_API tvm_status tvm_pass_vectorize(tvm_ctx *c, tvm_func *f,
                                       tvm_func **out);
 TVM_API tvm_status tvm_pass_unroll(tvm_ctx *c, tvm_func *f,
                                    const tvm_lower_options *o, tvm_func **out);
+/* Versions loops on the pure guards they repeat (full tiles without
+ * branches, the ragged one as it was); CPU targets only, see
+ * core/lower/hoist_guards.c. */
+TVM_API tvm_status tvm_pass_hoist_guards(tvm_ctx *c, tvm_func *f,
+                                         const tvm_lower_options *o,
+                                         tvm_func **out);
 TVM_API tvm_status tvm_pass_inject_virtual_thread(tvm_ctx *c, tvm_func *f,
                                                   const tvm_lower_options *o,
                                                   tvm_func **out);

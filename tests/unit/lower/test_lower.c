@@ -270,9 +270,10 @@ static void test_options(void **state) {
   int n = 0;
   while (names[n])
     n++;
-  assert_int_equal(n, 11);
-  assert_string_equal(names[7], "check_scope_capacity");
-  assert_string_equal(names[10], "simplify");
+  assert_int_equal(n, 12);
+  assert_string_equal(names[4], "hoist_guards");
+  assert_string_equal(names[8], "check_scope_capacity");
+  assert_string_equal(names[11], "simplify");
 }
 
 /* A staged into a scope filled by hardware queue 1: its producing nest
@@ -370,7 +371,7 @@ static void test_lower_pipeline(void **state) {
   assert_int_equal(rc, TVM_OK);
   assert_int_equal(m.nfuncs, 1);
   expect_text(d.names.data, "schedule_ops storage_flatten vectorize unroll "
-                            "inject_virtual_thread storage_rewrite check_scope_capacity simplify ");
+                            "hoist_guards inject_virtual_thread storage_rewrite check_scope_capacity simplify ");
   expect_text(d.after_flatten,
             "func mm(A: float32[8, 8], B: float32[8, 8], C: float32[8, 8]) {\n"
             "  for (i, 0, 8) {\n"

@@ -340,7 +340,10 @@ static tvm_status pick_xgb(search *s, uint64_t *picks, int want, int *n_out) {
   enum { CHAINS = 16, STEPS = 24, MAXSEEN = 1024 };
   const tvm_tune_task_opts *o = s->o;
   *n_out = 0;
-  if (!o->model || !o->data || tvm_tune_data_count(o->data) < 2) {
+  /* no model yet, or a space of one point (no knob to move: the chains'
+   * moves below pick a knob at random) */
+  if (!o->model || !o->data || tvm_tune_data_count(o->data) < 2 ||
+      s->nknobs == 0) {
     *n_out = pick_random(s, picks, 0, want);
     return TVM_OK;
   }

@@ -139,6 +139,13 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     if (c > 1 && per > fit) per = fit;
     if (per < 1) per = 1;
     int64_t w = divisor_upto(OW, per);
+    if (2 * w < per) {
+      /* a prime width leaves no divisor near the budget (SqueezeNet's
+       * 13x13 maps: a block of 1 pixel, 14 GFLOP/s on Zen 3): the whole
+       * row, if the register check takes it (13 pixels: 69 GFLOP/s) */
+      int64_t hard = c > 1 ? fit : (isa.vregs - 2) / vpo;
+      if (divisor_upto(OW, hard) > w) w = divisor_upto(OW, hard), per = hard;
+    }
     int64_t h = divisor_upto(OH, per / w > 1 ? per / w : 1);
     if (c * w * h > best)
       best = c * w * h, tc_dflt = c, cap = per;

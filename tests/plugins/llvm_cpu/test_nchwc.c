@@ -440,6 +440,29 @@ static void test_conv_register_blocks(void **state) {
   }
 }
 
+/* A prime output width (SqueezeNet's 13x13 maps) with an odd chunk
+ * count: the default register block is the whole 13-pixel row, not the
+ * 1-pixel block the budget's divisors alone give on AVX2 (it ran 5x
+ * slower there); the accumulator block is 13 x oc_block floats. */
+static void test_conv_prime_width(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 16, 13, 13}, 4);
+  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){40, 16, 1, 1}, 4, 5, 0.2);
+  tvm_gvalue *bias = tvm_graph_random(g, "b", (int64_t[]){40}, 1, 6, 0.2);
+  tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), NULL, 0, 1, NULL);
+  y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, y));
+  char *ir = NULL;
+  tvm_plan *p = compile_check_vectorized(g, 61, &ir);
+  if (!strstr(ir, "[float32 * 104]") && !strstr(ir, "[float32 * 208]"))
+    fail_msg("no 13-pixel accumulator block (13 x 8 or 13 x 16) in:\n%s", ir);
+  free(ir);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
 /* The channel blocks as layout knobs (tvm_gnode_layout_config), set by
  * the tuner's layout hook and by a tuning log's layout records: every
  * convolution takes the preset blocks, alter_layout transforms between
@@ -750,6 +773,7 @@ int main(void) {
       cmocka_unit_test(test_plugin_slot),
       cmocka_unit_test(test_conv_cases),
       cmocka_unit_test(test_conv_register_blocks),
+      cmocka_unit_test(test_conv_prime_width),
       cmocka_unit_test(test_layout_knobs),
       cmocka_unit_test(test_features_only),
       cmocka_unit_test(test_residual_blocked),

@@ -30,8 +30,8 @@
  * Knobs (the tuner's space, tvm/config.h):
  *   tile_oc       1 to 4 output channel chunks (a divisor of their count)
  *                 in the register block; regular convolutions only.
- *                 Default: the count (up to 4) whose block holds the
- *                 most accumulators, ties to more chunks (see below).
+ *                 Default 2 where the count is even, unless one chunk
+ *                 fills more of the accumulator budget (see tile_ow).
  *   tile_ow       a divisor of the output width up to 32: output pixels
  *                 of a row in the register block.  Default the largest
  *                 one up to min(14, registers - 4) / tile_oc - 7 on
@@ -43,9 +43,7 @@
  *                 that budget.  Blocks whose accumulators leave fewer than
  *                 2 registers free (tile_oc + 1 with tile_oc > 1) are
  *                 rejected.
- *   unroll_kw     none / unroll: the kernel-width reduction loop unrolled
- *                 (default unroll for depthwise convolutions on 16
- *                 vector registers, else none).
+ *   unroll_kw     none / unroll: the kernel-width reduction loop unrolled.
  *   order_reduce  (regular convolutions) the reduction loops as
  *                 (ic_outer, ky, kx) or (ky, kx, ic_outer), the input
  *                 channel block innermost in both.
@@ -123,17 +121,15 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   int64_t OCC = O->shape_c[1], OH = O->shape_c[2];
   int64_t budget = isa.vregs - 4 < 14 ? isa.vregs - 4 : 14;
   budget = budget / vpo > 1 ? budget / vpo : 1;
-  /* the most accumulators, ties to more chunks: up to four chunks (a
-   * divisor of their count) unless fewer fill more of the budget (a prime
-   * width such as 7 leaves AVX2's 6 pixels per chunk a block of 1).  On
-   * AVX-512's budget of 14 two chunks of 7 pixels win; on AVX2's 16
-   * registers four chunks hold 2 pixels (8 accumulators, 4 weight vectors
-   * and the broadcast), which ties with two chunks of 4 and wins: tuning
-   * ResNet-18's and MobileNetV2's convolutions on AMD Zen 3 (32 xgb
-   * trials each) found 4 x 2 at 80-99 GFLOP/s where 2 x 4 ran 50-75 */
+  /* two chunks unless one chunk fills more of the budget (a prime width
+   * such as 7 leaves AVX2's 6 pixels per chunk a block of 1).  Tuning on
+   * AMD Zen 3 (AVX2) put four chunks of 2 pixels and, for depthwise
+   * convolutions, unroll_kw ahead of these defaults one layer at a time
+   * (bench/kernels tune=32), but MobileNetV2's own kernels ran 1.1-1.4x
+   * slower with them in whole runs there (bench/RESULTS.md, 2026-11-28):
+   * not taken as defaults */
   int64_t tc_dflt = 1, cap = budget, best = 0;
-  for (int64_t c = depthwise ? 1 : 4; c >= 1; c--) {
-    if (OCC % c) continue;
+  for (int64_t c = !depthwise && OCC % 2 == 0 ? 2 : 1; c >= 1; c--) {
     int64_t per = budget / c;
     int64_t fit = (isa.vregs - c - 1) / (c * vpo); /* the check below */
     if (c > 1 && per > fit) per = fit;
@@ -192,12 +188,7 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
                    (long long)tw, (long long)(tc * th * tw * vpo),
                    (long long)tc, isa.vregs);
   static const int unroll_anns[] = {TVM_ANN_NONE, TVM_ANN_UNROLL};
-  /* a depthwise step reads its input through the padding's selects:
-   * with AVX2's 16 registers unrolling kw measured faster on all six of
-   * MobileNetV2's depthwise layers (Zen 3, 1.2-2x); AVX-512's default
-   * stays as tuned there */
-  int unroll_kw = tvm_cfg_annotate(cfg, "unroll_kw", unroll_anns, 2,
-                                   depthwise && isa.vregs <= 16);
+  int unroll_kw = tvm_cfg_annotate(cfg, "unroll_kw", unroll_anns, 2, 0);
   int rorder[3] = {0, 1, 2};
   if (!depthwise && conv->nreduce == 4) {
     static const int perms[] = {0, 1, 2, 1, 2, 0};

@@ -37,8 +37,6 @@
  * allocation of a scope other than local/global, an attribute, a
  * barrier), as the vectorize pass's versioning of full vector tiles.
  */
-#include <string.h>
-
 #include "tvm/lower.h"
 #include "lower_int.h"
 
@@ -48,27 +46,6 @@
 typedef struct hoister {
   int budget;
 } hoister;
-
-/* What a statement binds, and whether it may be copied. */
-typedef struct bind_scan {
-  tvm_ptrmap bound;
-  int fixed;
-} bind_scan;
-
-static int bind_hook(tvm_visitor *v, const tvm_stmt *s) {
-  bind_scan *b = v->data;
-  const tvm_expr *var = NULL;
-  if (s->kind == TVM_FOR) var = s->u.for_.var;
-  else if (s->kind == TVM_LET_STMT) var = s->u.let.var;
-  else if (s->kind == TVM_ALLOCATE) var = s->u.alloc.buffer;
-  if (s->kind == TVM_ALLOCATE && s->u.alloc.scope &&
-      strcmp(s->u.alloc.scope, "local") && strcmp(s->u.alloc.scope, "global"))
-    b->fixed = 1;
-  if (s->kind == TVM_ATTR || s->kind == TVM_BARRIER) b->fixed = 1;
-  if (var && tvm_ptrmap_put(&b->bound, var, (void *)1) != TVM_OK)
-    b->fixed = 1;
-  return 0;
-}
 
 /* Is a condition pure integer arithmetic on variables none of which is
  * in bound (see the file comment)? */
@@ -151,9 +128,8 @@ static tvm_stmt *hoist_stmt(tvm_mutator *m, tvm_stmt *s) {
   hoister *h = m->data;
   if (h->budget <= 0 || (s->kind != TVM_ALLOCATE && s->kind != TVM_FOR))
     return NULL;
-  bind_scan scan = {{0}, 0};
-  tvm_visitor bv = {NULL, bind_hook, &scan};
-  tvm_visit_stmt(&bv, s);
+  lower_binds scan;
+  lower_binds_scan(&scan, s);
   guard_set g = {&scan.bound, {0}, 0, 0};
   tvm_visitor gv = {NULL, guard_hook, &g};
   if (!scan.fixed) {

@@ -38,6 +38,7 @@ libtvm_la_SOURCES += \
 	core/lower/vectorize.c \
 	core/lower/unroll.c \
 	core/lower/hoist_guards.c \
+	core/lower/binds.c \
 	core/lower/inject_virtual_thread.c \
 	core/lower/inject_dep_tokens.c \
 	core/lower/storage_rewrite.c \

@@ -132,4 +132,15 @@ tvm_status lower_with_body(tvm_ctx *c, const tvm_func *f,
                                 tvm_stmt *body, const char *pass,
                                 tvm_func **out);
 
+/* What a statement binds (variable -> 1: loop variables, lets, allocated
+ * buffers) and whether a copy of it is not free (fixed: an allocation of
+ * a scope other than local/global, an attribute or a barrier); for the
+ * passes that version statements (core/lower/binds.c).  Free bound with
+ * tvm_ptrmap_free; an allocation failure sets fixed. */
+typedef struct lower_binds {
+  tvm_ptrmap bound;
+  int fixed;
+} lower_binds;
+void lower_binds_scan(lower_binds *b, const tvm_stmt *s);
+
 #endif /* TVM_LOWER_INT_H */

@@ -574,28 +574,6 @@ typedef struct versioner {
   int budget;
 } versioner;
 
-/* What a statement binds, and whether it may be copied. */
-typedef struct bind_scan {
-  tvm_ptrmap bound;
-  int fixed; /* holds something whose copy is not free (see above) */
-} bind_scan;
-
-/* Visitor hook: records the variables a statement binds. */
-static int bind_hook(tvm_visitor *v, const tvm_stmt *s) {
-  bind_scan *b = v->data;
-  const tvm_expr *var = NULL;
-  if (s->kind == TVM_FOR) var = s->u.for_.var;
-  else if (s->kind == TVM_LET_STMT) var = s->u.let.var;
-  else if (s->kind == TVM_ALLOCATE) var = s->u.alloc.buffer;
-  if (s->kind == TVM_ALLOCATE && s->u.alloc.scope &&
-      strcmp(s->u.alloc.scope, "local") && strcmp(s->u.alloc.scope, "global"))
-    b->fixed = 1;
-  if (s->kind == TVM_ATTR || s->kind == TVM_BARRIER) b->fixed = 1;
-  if (var && tvm_ptrmap_put(&b->bound, var, (void *)1) != TVM_OK)
-    b->fixed = 1;
-  return 0;
-}
-
 /* Search for a recorded all-lanes condition that uses no bound variable. */
 typedef struct full_search {
   versioner *ver;
@@ -649,9 +627,8 @@ static tvm_stmt *version_stmt(tvm_mutator *m, tvm_stmt *s) {
   versioner *ver = m->data;
   if (ver->budget <= 0 || (s->kind != TVM_ALLOCATE && s->kind != TVM_FOR))
     return NULL;
-  bind_scan scan = {{0}, 0};
-  tvm_visitor bv = {NULL, bind_hook, &scan};
-  tvm_visit_stmt(&bv, s);
+  lower_binds scan;
+  lower_binds_scan(&scan, s);
   full_search fs = {ver, &scan.bound, NULL};
   tvm_visitor fv = {NULL, find_full_hook, &fs};
   if (!scan.fixed) tvm_visit_stmt(&fv, s);

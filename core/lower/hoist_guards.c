@@ -26,9 +26,10 @@
  *
  * so full tiles run without a branch and only the ragged last one pays
  * for its guards.  A guard is an if without else whose condition is pure
- * integer arithmetic (variables, constants, + - * min max, integer casts,
- * divisions by nonzero constants, comparisons, and/or/not): no load, no call, so that
- * evaluating it early reads nothing S writes and cannot fault.  The
+ * integer arithmetic (variables, constants, + - * min max, integer
+ * casts, divisions by nonzero constants, comparisons, and/or/not): no
+ * load, no call, so that evaluating it early reads nothing S writes and
+ * cannot fault.  The
  * guards at one S are hoisted together (their conjunction), then the
  * pass goes on inside the full version; at most GUARD_VERSIONS times per
  * function (each copies the code below it).  Only on targets that run

@@ -39,3 +39,8 @@ bench_kernels_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) -fopenmp \
 bench_kernels_LDADD = $(TVM_LIBS) $(OPENBLAS_LIBS) -ldnnl -lgomp -lm
 endif
 endif
+# bench/pool: the thread pool's fork/join cost against OpenMP after idle gaps
+noinst_PROGRAMS += bench/pool
+bench_pool_SOURCES = bench/pool.c bench/machine.c bench/machine.h
+bench_pool_CFLAGS = $(AM_CFLAGS) -fopenmp
+bench_pool_LDADD = $(TVM_LIBS) -lgomp -lm

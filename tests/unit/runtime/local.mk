@@ -10,3 +10,6 @@ tests_unit_runtime_test_device_SOURCES = tests/unit/runtime/test_device.c
 tests_unit_runtime_test_device_CFLAGS = $(TVM_TEST_CF)
 tests_unit_runtime_test_device_LDADD = $(TVM_TEST_LIBS)
 endif
+# the pool's job protocol under ThreadSanitizer (built by the script)
+TESTS += tests/unit/runtime/test_thread_pool_tsan.sh
+EXTRA_DIST += tests/unit/runtime/test_thread_pool_tsan.sh tests/unit/runtime/tsan_stubs.c

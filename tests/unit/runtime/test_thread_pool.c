@@ -4,7 +4,8 @@
  * first failure is returned, nested calls run serially, resizing, and
  * outer calls from several threads at once; pools made explicitly (what
  * devices own) run side by side, and a task of one pool calling another
- * runs serially.
+ * runs serially.  Workers that wake late (after idle gaps, on an
+ * oversubscribed pool) never run a job's task after that job returned.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -225,6 +226,56 @@ static void test_pools_side_by_side(void **state) {
   assert_int_equal(tvm_runtime_parallel_for(count_task, &ca, 1), 0);
 }
 
+/* Jobs of alternating task functions, each with its data on the caller's
+ * stack; gaps longer than the pool's spin put workers to sleep, and
+ * tasks that sleep make late arrivals.  A worker that ran a stale task
+ * (an old function or data after its job returned) would count a hit on
+ * a closed job or a second hit. */
+typedef struct late_job {
+  int hits[64];
+  int closed; /* atomic: the job returned */
+  int which;
+} late_job;
+
+static int late_stale;
+
+static int32_t late_task_a(int64_t i, int64_t n, void *data) {
+  late_job *j = data;
+  if (__atomic_load_n(&j->closed, __ATOMIC_ACQUIRE) || j->which != 0)
+    __atomic_add_fetch(&late_stale, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&j->hits[i], 1, __ATOMIC_RELAXED);
+  if (i % 17 == 3) usleep(30);
+  return 0;
+}
+
+static int32_t late_task_b(int64_t i, int64_t n, void *data) {
+  late_job *j = data;
+  if (__atomic_load_n(&j->closed, __ATOMIC_ACQUIRE) || j->which != 1)
+    __atomic_add_fetch(&late_stale, 1, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&j->hits[i], 1, __ATOMIC_RELAXED);
+  return i == 5 ? 7 : 0;
+}
+
+static void test_late_workers(void **state) {
+  tvm_thread_pool *p = NULL;
+  assert_int_equal(tvm_thread_pool_create(4, &p), TVM_OK);
+  for (int k = 0; k < 300; k++) {
+    late_job j;
+    memset(&j, 0, sizeof j);
+    j.which = k & 1;
+    int n = 2 + k % 63;
+    int32_t rc = tvm_thread_pool_run(p, j.which ? late_task_b : late_task_a,
+                                     &j, n);
+    __atomic_store_n(&j.closed, 1, __ATOMIC_RELEASE);
+    assert_int_equal(rc, j.which && n > 5 ? 7 : 0);
+    for (int i = 0; i < 64; i++) assert_int_equal(j.hits[i], i < n);
+    if (k % 3 == 0) usleep(500);
+    memset(&j, 0xff, sizeof j); /* what a stale worker would now see */
+  }
+  tvm_thread_pool_free(p);
+  assert_int_equal(late_stale, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_index_once),
@@ -234,6 +285,7 @@ int main(void) {
       cmocka_unit_test(test_resize),
       cmocka_unit_test(test_concurrent_callers),
       cmocka_unit_test(test_pools_side_by_side),
+      cmocka_unit_test(test_late_workers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,8 +24,10 @@
  * choosing (format "any"), bias and a ReLU post-op, no reorders timed;
  * dnnl_sgemm.  OpenBLAS: cblas_sgemm, OPENBLAS_CORETYPE from the detected
  * ISA (bench/machine.c).  Each round times every side in turn after a
- * 200 ms pause (the other side's idle workers stop spinning); figures are
- * medians over rounds*runs.  Ratios are throughput ours/peer: above 1.0
+ * 200 ms pause (the other side's idle workers stop spinning) and one
+ * untimed warm-up call, each run on its own clock; figures are medians
+ * over all rounds*runs runs (a mean would let one preempted run of a
+ * 20-microsecond kernel on a 2-vCPU VM decide its row).  Ratios are throughput ours/peer: above 1.0
  * means tvm-c is faster.  The output starts with the CPU model, ISA and
  * measured FMA peak.
  */
@@ -215,12 +217,16 @@ static int ours_prepare(ours *o, const tvm_target *t) {
   return tvm_executor_run(o->e) != TVM_OK;
 }
 
-/* One sample: the mean over `runs` runs of the counted steps, in ms. */
+/* `runs` samples: ms[i] is one run of the counted steps, each timed
+ * after a warm-up run of the whole plan (tvm_executor_profile). */
 static int ours_time(ours *o, int runs, double *ms) {
-  if (tvm_executor_profile(o->e, runs, o->prof) != TVM_OK) return 1;
-  *ms = 0;
-  for (uint32_t s = 0; s < o->p->nsteps; s++)
-    if (o->counted[s]) *ms += o->prof[s];
+  for (int i = 0; i < runs; i++) {
+    if (tvm_executor_profile(o->e, 1, o->prof) != TVM_OK) return 1;
+    ms[i] = 0;
+    for (uint32_t s = 0; s < o->p->nsteps; s++)
+      if (o->counted[s]) ms[i] += o->prof[s];
+
+  }
   return 0;
 }
 
@@ -356,17 +362,19 @@ static int dnn_conv(dnn *d, const layer *l) {
   return bad;
 }
 
+/* `runs` samples after one untimed run: ms[i] is one execution. */
 static int dnn_run(dnn *d, int runs, double *ms) {
   dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, d->mem[0]},
                              {DNNL_ARG_WEIGHTS, d->mem[1]},
                              {DNNL_ARG_BIAS, d->mem[2]},
                              {DNNL_ARG_DST, d->mem[3]}};
-  double t0 = now_ms();
-  for (int i = 0; i < runs; i++)
+  for (int i = -1; i < runs; i++) {
+    double t0 = now_ms();
     if (!DNN_OK(dnnl_primitive_execute(d->prim, d->stream, 4, args)))
       return 1;
-  dnnl_stream_wait(d->stream);
-  *ms = (now_ms() - t0) / runs;
+    dnnl_stream_wait(d->stream);
+    if (i >= 0) ms[i] = now_ms() - t0;
+  }
   return 0;
 }
 
@@ -383,8 +391,8 @@ static int geo_n, below;
 static int bench_conv(const opts *op, const layer *l, double floor) {
   ours o = {0};
   dnn *d = op->d;
-  double *a = calloc((size_t)op->rounds, sizeof *a);
-  double *b = calloc((size_t)op->rounds, sizeof *b);
+  int n = op->rounds * op->runs;
+  double *a = calloc((size_t)n, sizeof *a), *b = calloc((size_t)n, sizeof *b);
   int rc = 0;
   if (ours_conv(&o, l, op->t)) {
     printf("%-24s tvm-c failed: %s\n", l->name, tvm_diag_message());
@@ -396,21 +404,19 @@ static int bench_conv(const opts *op, const layer *l, double floor) {
     rc = 1;
     goto out;
   }
-  double dummy;
-  dnn_run(d, 2, &dummy);
   for (int r = 0; r < op->rounds; r++) {
     pause_ms(200);
-    if (ours_time(&o, op->runs, &a[r])) {
+    if (ours_time(&o, op->runs, &a[r * op->runs])) {
       rc = 1;
       goto out;
     }
     pause_ms(200);
-    if (dnn_run(d, op->runs, &b[r])) {
+    if (dnn_run(d, op->runs, &b[r * op->runs])) {
       rc = 1;
       goto out;
     }
   }
-  double ma = median(a, op->rounds), mb = median(b, op->rounds);
+  double ma = median(a, n), mb = median(b, n);
   double f = conv_flops(l);
   double ratio = mb / ma;
   printf("%-24s %9.3f %8.1f %9.3f %8.1f %7.2fx%s\n", l->name, ma,
@@ -427,35 +433,37 @@ out:
   return rc;
 }
 
-/* One sample of each peer: the mean ms over `runs` runs of `batch`
- * row-major products C[h] = A[h] x B[h] (M x K by K x N, back to back in
- * A, B, C), through cblas_sgemm (*blas) and dnnl_sgemm (*dnn), each after
- * a 200 ms pause. */
+/* `runs` samples of each peer: blas[i] and dnn[i] are the ms of one run
+ * of `batch` row-major products C[h] = A[h] x B[h] (M x K by K x N, back
+ * to back in A, B, C) through cblas_sgemm and dnnl_sgemm, each peer after
+ * a 200 ms pause and one untimed run. */
 static void peers_sgemm(int runs, int batch, int M, int N, int K,
                         const float *A, const float *B, float *C,
                         double *blas, double *dnn) {
   size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
   pause_ms(200);
-  double t0 = now_ms();
-  for (int i = 0; i < runs; i++)
+  for (int i = -1; i < runs; i++) {
+    double t0 = now_ms();
     for (int h = 0; h < batch; h++)
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
                   A + h * na, K, B + h * nb, N, 0.0f, C + h * nc, N);
-  *blas = (now_ms() - t0) / runs;
+    if (i >= 0) blas[i] = now_ms() - t0;
+  }
   pause_ms(200);
-  t0 = now_ms();
-  for (int i = 0; i < runs; i++)
+  for (int i = -1; i < runs; i++) {
+    double t0 = now_ms();
     for (int h = 0; h < batch; h++)
       dnnl_sgemm('N', 'N', M, N, K, 1.0f, A + h * na, K, B + h * nb, N, 0.0f,
                  C + h * nc, N);
-  *dnn = (now_ms() - t0) / runs;
+    if (i >= 0) dnn[i] = now_ms() - t0;
+  }
 }
 
 static int bench_gemm(const opts *op, const gemm_shape *m) {
   ours o = {0};
-  int rc = 0, R = op->rounds;
-  double *a = calloc((size_t)R, sizeof *a), *b = calloc((size_t)R, sizeof *b);
-  double *c = calloc((size_t)R, sizeof *c);
+  int rc = 0, R = op->rounds, n = R * op->runs;
+  double *a = calloc((size_t)n, sizeof *a), *b = calloc((size_t)n, sizeof *b);
+  double *c = calloc((size_t)n, sizeof *c);
   float *A = malloc(sizeof(float) * (size_t)m->m * m->k);
   float *B = malloc(sizeof(float) * (size_t)m->k * m->n);
   float *C = malloc(sizeof(float) * (size_t)m->m * m->n);
@@ -469,14 +477,15 @@ static int bench_gemm(const opts *op, const gemm_shape *m) {
   }
   for (int r = 0; r < R; r++) {
     pause_ms(200);
-    if (ours_time(&o, op->runs, &a[r])) {
+    if (ours_time(&o, op->runs, &a[r * op->runs])) {
       rc = 1;
       goto out;
     }
-    peers_sgemm(op->runs, 1, m->m, m->n, m->k, A, B, C, &b[r], &c[r]);
+    peers_sgemm(op->runs, 1, m->m, m->n, m->k, A, B, C, &b[r * op->runs],
+                &c[r * op->runs]);
   }
   double f = 2.0 * m->m * m->n * m->k;
-  double ma = median(a, R), mb = median(b, R), mc = median(c, R);
+  double ma = median(a, n), mb = median(b, n), mc = median(c, n);
   double best = mb < mc ? mb : mc;
   printf("%5d %5d %5d %9.4f %8.1f %9.4f %8.1f %9.4f %8.1f %7.2fx\n", m->m,
          m->n, m->k, ma, f / ma / 1e6, mb, f / mb / 1e6, mc, f / mc / 1e6,
@@ -494,9 +503,9 @@ out:
 
 static int bench_bmm(const opts *op, const bmm_shape *m) {
   ours o = {0};
-  int rc = 0, R = op->rounds;
-  double *a = calloc((size_t)R, sizeof *a), *b = calloc((size_t)R, sizeof *b);
-  double *c = calloc((size_t)R, sizeof *c);
+  int rc = 0, R = op->rounds, n = R * op->runs;
+  double *a = calloc((size_t)n, sizeof *a), *b = calloc((size_t)n, sizeof *b);
+  double *c = calloc((size_t)n, sizeof *c);
   size_t na = (size_t)m->m * m->k, nb = (size_t)m->k * m->n,
          nc = (size_t)m->m * m->n;
   float *A = malloc(sizeof(float) * na * m->b);
@@ -511,14 +520,15 @@ static int bench_bmm(const opts *op, const bmm_shape *m) {
   }
   for (int r = 0; r < R; r++) {
     pause_ms(200);
-    if (ours_time(&o, op->runs, &a[r])) {
+    if (ours_time(&o, op->runs, &a[r * op->runs])) {
       rc = 1;
       goto out;
     }
-    peers_sgemm(op->runs, m->b, m->m, m->n, m->k, A, B, C, &b[r], &c[r]);
+    peers_sgemm(op->runs, m->b, m->m, m->n, m->k, A, B, C, &b[r * op->runs],
+                &c[r * op->runs]);
   }
   double f = 2.0 * m->b * m->m * m->n * m->k;
-  double ma = median(a, R), mb = median(b, R), mc = median(c, R);
+  double ma = median(a, n), mb = median(b, n), mc = median(c, n);
   double best = mb < mc ? mb : mc;
   printf("%-16s %3d %4d %4d %4d %9.4f %8.1f %9.4f %8.1f %9.4f %8.1f %7.2fx\n",
          m->name, m->b, m->m, m->n, m->k, ma, f / ma / 1e6, mb, f / mb / 1e6,
@@ -591,7 +601,7 @@ int main(int argc, char **argv) {
   }
   const dnnl_version_t *dv = dnnl_version();
   printf("# %d thread(s); oneDNN %d.%d.%d; OpenBLAS %s, OPENBLAS_CORETYPE=%s; "
-         "median of %d rounds x %d runs; ratio = throughput ours/peer\n",
+         "median of %d rounds x %d runs, each run timed; ratio = throughput ours/peer\n",
          threads, dv->major, dv->minor, dv->patch, openblas_get_config(),
          getenv("OPENBLAS_CORETYPE"), rounds, runs);
   dnn d = {0};

@@ -44,3 +44,7 @@ noinst_PROGRAMS += bench/pool
 bench_pool_SOURCES = bench/pool.c bench/machine.c bench/machine.h
 bench_pool_CFLAGS = $(AM_CFLAGS) -fopenmp
 bench_pool_LDADD = $(TVM_LIBS) -lgomp -lm
+# bench/ab_packages: two packages of one model timed in one process
+noinst_PROGRAMS += bench/ab_packages
+bench_ab_packages_SOURCES = bench/ab_packages.c bench/machine.c bench/machine.h
+bench_ab_packages_LDADD = $(TVM_LIBS) -lm

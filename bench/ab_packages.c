@@ -1,0 +1,151 @@
+/*
+ * bench/ab_packages.c - two packages of the same model timed in one
+ * process, block by block, so that the machine's phases (which on the
+ * project's VMs move a process's latency by up to 1.6x against another
+ * process's) fall on both alike.
+ *
+ *   build/bench/ab_packages A.tvmpkg B.tvmpkg [rounds=20] [runs=10]
+ *
+ * Each round runs one package `runs` times, pauses 20 ms (its pool stops
+ * polling), runs the other `runs` times and pauses again, A first in even
+ * rounds and B first in odd ones (the second block of a round ran 1-4%
+ * faster in A/A runs); every run is timed on its own clock after the
+ * executors' first (untimed) run.  Prints the median and
+ * 10th/90th percentiles of each and the ratio of medians B/A (below 1.0:
+ * B is faster), and checks that the two give the same outputs.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "machine.h"
+#include "tvm/runtime.h"
+#include "tvm/target.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double pct(double *v, int n, double p) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return v[(int)(p * (n - 1) + 0.5)];
+}
+
+typedef struct side {
+  tvm_plan *p;
+  tvm_target *t;
+  tvm_executor *e;
+  float *out;
+  size_t nout;
+} side;
+
+static int open_side(const char *path, side *s) {
+  if (tvm_package_load(path, NULL, &s->p) != TVM_OK ||
+      tvm_plan_target(s->p, NULL, &s->t) != TVM_OK ||
+      tvm_executor_create(s->p, s->t, &s->e) != TVM_OK) {
+    fprintf(stderr, "bench/ab_packages: %s: %s\n", path, tvm_diag_message());
+    return 1;
+  }
+  for (uint32_t i = 0; i < s->p->ninputs; i++) {
+    const tvm_plan_value *v = &s->p->values[s->p->inputs[i]];
+    float *x = calloc((size_t)(v->nbytes / 4 + 1), 4);
+    for (uint64_t k = 0; k < v->nbytes / 4; k++)
+      x[k] = (float)((k * 2654435761u) % 1000) / 1000.0f - 0.5f;
+    DLTensor d = {x, {kDLCPU, 0}, v->ndim, v->dtype, (int64_t *)v->shape,
+                  NULL, 0};
+    int bad = tvm_executor_set_input(s->e, i, &d) != TVM_OK;
+    free(x);
+    if (bad) {
+      fprintf(stderr, "bench/ab_packages: %s: input %u: %s\n", path, i,
+              tvm_diag_message());
+      return 1;
+    }
+  }
+  if (tvm_executor_run(s->e) != TVM_OK) {
+    fprintf(stderr, "bench/ab_packages: %s: %s\n", path, tvm_diag_message());
+    return 1;
+  }
+  const tvm_plan_value *o = &s->p->values[s->p->outputs[0]];
+  s->nout = o->nbytes / 4;
+  s->out = calloc(s->nout + 1, 4);
+  DLTensor d = {s->out, {kDLCPU, 0}, o->ndim, o->dtype, (int64_t *)o->shape,
+                NULL, 0};
+  return tvm_executor_get_output(s->e, 0, &d) != TVM_OK;
+}
+
+static void close_side(side *s) {
+  tvm_executor_free(s->e);
+  tvm_target_free(s->t);
+  tvm_plan_free(s->p);
+  free(s->out);
+}
+
+static int block(side *s, int runs, double *ms) {
+  for (int i = 0; i < runs; i++) {
+    double t0 = now_ms();
+    if (tvm_executor_run(s->e) != TVM_OK) return 1;
+    ms[i] = now_ms() - t0;
+  }
+  usleep(20000);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s A.tvmpkg B.tvmpkg [rounds=20] [runs=10]\n",
+            argv[0]);
+    return 2;
+  }
+  int rounds = argc > 3 ? atoi(argv[3]) : 20;
+  int runs = argc > 4 ? atoi(argv[4]) : 10;
+  if (rounds < 1 || runs < 1) return 2;
+  bench_machine m;
+  bench_machine_detect(&m);
+  bench_machine_print(stdout, &m);
+  side a = {0}, b = {0};
+  if (open_side(argv[1], &a) || open_side(argv[2], &b)) return 1;
+  double diff = 0;
+  if (a.nout != b.nout) {
+    fprintf(stderr, "bench/ab_packages: the outputs differ in size\n");
+    return 1;
+  }
+  for (size_t i = 0; i < a.nout; i++)
+    diff = fmax(diff, fabs(a.out[i] - b.out[i]));
+  int n = rounds * runs;
+  double *ta = malloc(sizeof(double) * (size_t)n);
+  double *tb = malloc(sizeof(double) * (size_t)n);
+  for (int r = 0; r < rounds; r++) {
+    int bad = r % 2 ? block(&b, runs, tb + r * runs) ||
+                          block(&a, runs, ta + r * runs)
+                    : block(&a, runs, ta + r * runs) ||
+                          block(&b, runs, tb + r * runs);
+    if (bad) {
+      fprintf(stderr, "bench/ab_packages: %s\n", tvm_diag_message());
+      return 1;
+    }
+  }
+  double am = pct(ta, n, 0.5), bm = pct(tb, n, 0.5);
+  printf("# %d rounds x %d runs each, in one process; max abs output "
+         "difference %.3g\n",
+         rounds, runs, diff);
+  printf("A %s: median %.3f ms (p10 %.3f, p90 %.3f)\n", argv[1], am,
+         pct(ta, n, 0.1), pct(ta, n, 0.9));
+  printf("B %s: median %.3f ms (p10 %.3f, p90 %.3f)\n", argv[2], bm,
+         pct(tb, n, 0.1), pct(tb, n, 0.9));
+  printf("B/A %.3f\n", bm / am);
+  free(ta);
+  free(tb);
+  close_side(&a);
+  close_side(&b);
+  return 0;
+}

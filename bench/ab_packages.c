@@ -21,25 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "inputs.h"
 #include "machine.h"
 #include "tvm/runtime.h"
 #include "tvm/target.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, double p) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[(int)(p * (n - 1) + 0.5)];
-}
 
 typedef struct side {
   tvm_plan *p;
@@ -56,20 +41,10 @@ static int open_side(const char *path, side *s) {
     fprintf(stderr, "bench/ab_packages: %s: %s\n", path, tvm_diag_message());
     return 1;
   }
-  for (uint32_t i = 0; i < s->p->ninputs; i++) {
-    const tvm_plan_value *v = &s->p->values[s->p->inputs[i]];
-    float *x = calloc((size_t)(v->nbytes / 4 + 1), 4);
-    for (uint64_t k = 0; k < v->nbytes / 4; k++)
-      x[k] = (float)((k * 2654435761u) % 1000) / 1000.0f - 0.5f;
-    DLTensor d = {x, {kDLCPU, 0}, v->ndim, v->dtype, (int64_t *)v->shape,
-                  NULL, 0};
-    int bad = tvm_executor_set_input(s->e, i, &d) != TVM_OK;
-    free(x);
-    if (bad) {
-      fprintf(stderr, "bench/ab_packages: %s: input %u: %s\n", path, i,
-              tvm_diag_message());
-      return 1;
-    }
+  if (bench_set_inputs(s->e, s->p) != TVM_OK) {
+    fprintf(stderr, "bench/ab_packages: %s: inputs: %s\n", path,
+            tvm_diag_message());
+    return 1;
   }
   if (tvm_executor_run(s->e) != TVM_OK) {
     fprintf(stderr, "bench/ab_packages: %s: %s\n", path, tvm_diag_message());
@@ -92,9 +67,9 @@ static void close_side(side *s) {
 
 static int block(side *s, int runs, double *ms) {
   for (int i = 0; i < runs; i++) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     if (tvm_executor_run(s->e) != TVM_OK) return 1;
-    ms[i] = now_ms() - t0;
+    ms[i] = bench_now_ms() - t0;
   }
   usleep(20000);
   return 0;
@@ -134,14 +109,14 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
-  double am = pct(ta, n, 0.5), bm = pct(tb, n, 0.5);
+  double am = bench_percentile(ta, n, 0.5), bm = bench_percentile(tb, n, 0.5);
   printf("# %d rounds x %d runs each, in one process; max abs output "
          "difference %.3g\n",
          rounds, runs, diff);
   printf("A %s: median %.3f ms (p10 %.3f, p90 %.3f)\n", argv[1], am,
-         pct(ta, n, 0.1), pct(ta, n, 0.9));
+         bench_percentile(ta, n, 0.1), bench_percentile(ta, n, 0.9));
   printf("B %s: median %.3f ms (p10 %.3f, p90 %.3f)\n", argv[2], bm,
-         pct(tb, n, 0.1), pct(tb, n, 0.9));
+         bench_percentile(tb, n, 0.1), bench_percentile(tb, n, 0.9));
   printf("B/A %.3f\n", bm / am);
   free(ta);
   free(tb);

@@ -27,8 +27,8 @@
  * 200 ms pause (the other side's idle workers stop spinning) and one
  * untimed warm-up call, each run on its own clock; figures are medians
  * over all rounds*runs runs (a mean would let one preempted run of a
- * 20-microsecond kernel on a 2-vCPU VM decide its row).  Ratios are throughput ours/peer: above 1.0
- * means tvm-c is faster.  The output starts with the CPU model, ISA and
+ * 20-microsecond kernel on a 2-vCPU VM decide its row).  Ratios are
+ * throughput ours/peer: above 1.0 means tvm-c is faster.  The output starts with the CPU model, ISA and
  * measured FMA peak.
  */
 #include <cblas.h>
@@ -43,25 +43,15 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
+#include "inputs.h"
 #include "machine.h"
 #include "tvm/compiler.h"
 #include "tvm/runtime.h"
 #include "tvm/target.h"
 #include "tvm/tune.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
@@ -199,17 +189,7 @@ static int ours_prepare(ours *o, const tvm_target *t) {
   if (tvm_compile(o->g, t, &co, &o->p) != TVM_OK ||
       tvm_executor_create(o->p, t, &o->e) != TVM_OK)
     return 1;
-  for (uint32_t i = 0; i < o->p->ninputs; i++) {
-    const tvm_plan_value *v = &o->p->values[o->p->inputs[i]];
-    float *x = calloc((size_t)(v->nbytes / 4 + 1), 4);
-    for (uint64_t k = 0; k < v->nbytes / 4; k++)
-      x[k] = (float)((k * 2654435761u) % 1000) / 1000.0f - 0.5f;
-    DLTensor d = {x, {kDLCPU, 0}, v->ndim, v->dtype, (int64_t *)v->shape,
-                  NULL, 0};
-    int bad = tvm_executor_set_input(o->e, i, &d) != TVM_OK;
-    free(x);
-    if (bad) return 1;
-  }
+  if (bench_set_inputs(o->e, o->p) != TVM_OK) return 1;
   o->prof = calloc(o->p->nsteps + 1, sizeof *o->prof);
   o->counted = calloc(o->p->nsteps + 1, sizeof *o->counted);
   for (uint32_t s = 0; s < o->p->nsteps; s++)
@@ -369,11 +349,11 @@ static int dnn_run(dnn *d, int runs, double *ms) {
                              {DNNL_ARG_BIAS, d->mem[2]},
                              {DNNL_ARG_DST, d->mem[3]}};
   for (int i = -1; i < runs; i++) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     if (!DNN_OK(dnnl_primitive_execute(d->prim, d->stream, 4, args)))
       return 1;
     dnnl_stream_wait(d->stream);
-    if (i >= 0) ms[i] = now_ms() - t0;
+    if (i >= 0) ms[i] = bench_now_ms() - t0;
   }
   return 0;
 }
@@ -443,19 +423,19 @@ static void peers_sgemm(int runs, int batch, int M, int N, int K,
   size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
   pause_ms(200);
   for (int i = -1; i < runs; i++) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     for (int h = 0; h < batch; h++)
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
                   A + h * na, K, B + h * nb, N, 0.0f, C + h * nc, N);
-    if (i >= 0) blas[i] = now_ms() - t0;
+    if (i >= 0) blas[i] = bench_now_ms() - t0;
   }
   pause_ms(200);
   for (int i = -1; i < runs; i++) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     for (int h = 0; h < batch; h++)
       dnnl_sgemm('N', 'N', M, N, K, 1.0f, A + h * na, K, B + h * nb, N, 0.0f,
                  C + h * nc, N);
-    if (i >= 0) dnn[i] = now_ms() - t0;
+    if (i >= 0) dnn[i] = bench_now_ms() - t0;
   }
 }
 
@@ -601,7 +581,8 @@ int main(int argc, char **argv) {
   }
   const dnnl_version_t *dv = dnnl_version();
   printf("# %d thread(s); oneDNN %d.%d.%d; OpenBLAS %s, OPENBLAS_CORETYPE=%s; "
-         "median of %d rounds x %d runs, each run timed; ratio = throughput ours/peer\n",
+         "median of %d rounds x %d runs, each run timed; "
+         "ratio = throughput ours/peer\n",
          threads, dv->major, dv->minor, dv->patch, openblas_get_config(),
          getenv("OPENBLAS_CORETYPE"), rounds, runs);
   dnn d = {0};

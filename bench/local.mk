@@ -32,7 +32,8 @@ EXTRA_DIST += bench/gpu/gpu_bench.sh bench/ab_runs.sh bench/ab_kernels.sh bench/
 if HAVE_OPENBLAS
 if HAVE_DNNL
 noinst_PROGRAMS += bench/kernels
-bench_kernels_SOURCES = bench/kernels.c bench/machine.c bench/machine.h
+bench_kernels_SOURCES = bench/kernels.c bench/machine.c bench/machine.h \
+	bench/inputs.c bench/inputs.h
 bench_kernels_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS) -fopenmp \
 	-DBENCH_TARGET_DIR=\"$(abs_srcdir)/bench/targets\" \
 	-DBENCH_PLUGIN_DIR=\"$(abs_builddir)/plugins/llvm-cpu/.libs\"
@@ -46,5 +47,6 @@ bench_pool_CFLAGS = $(AM_CFLAGS) -fopenmp
 bench_pool_LDADD = $(TVM_LIBS) -lgomp -lm
 # bench/ab_packages: two packages of one model timed in one process
 noinst_PROGRAMS += bench/ab_packages
-bench_ab_packages_SOURCES = bench/ab_packages.c bench/machine.c bench/machine.h
+bench_ab_packages_SOURCES = bench/ab_packages.c bench/machine.c bench/machine.h \
+	bench/inputs.c bench/inputs.h
 bench_ab_packages_LDADD = $(TVM_LIBS) -lm

@@ -9,6 +9,7 @@
 #include "machine.h"
 
 #include <immintrin.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,4 +122,20 @@ void bench_machine_print(FILE *f, const bench_machine *m) {
             m->peak_core * m->ncpu, m->ncpu);
   else
     fprintf(f, "not measured (no FMA unit detected)\n");
+}
+
+double bench_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int bench_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+double bench_percentile(double *v, int n, double p) {
+  qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+  return v[(int)(p * (n - 1) + 0.5)];
 }

@@ -1,7 +1,8 @@
 /*
  * bench/machine.h - what every benchmark prints first: the CPU model, its
  * vector ISA (detected at run time, never assumed) and the measured fp32
- * FMA peak; and the OpenBLAS core type that matches the detected ISA.
+ * FMA peak; the OpenBLAS core type that matches the detected ISA; and the
+ * clock and order statistics every benchmark times with.
  */
 #ifndef BENCH_MACHINE_H
 #define BENCH_MACHINE_H
@@ -27,5 +28,12 @@ const char *bench_openblas_coretype(void);
 /* Measures the FMA peak of one core at the given width (512 or 256);
  * 0 when the CPU lacks it. */
 double bench_fma_peak(int bits, double seconds);
+
+/* Monotonic milliseconds. */
+double bench_now_ms(void);
+/* qsort order of doubles. */
+int bench_cmp_double(const void *a, const void *b);
+/* The p-quantile (0..1, nearest rank) of v[0..n), n >= 1; sorts v. */
+double bench_percentile(double *v, int n, double p);
 
 #endif

@@ -25,12 +25,6 @@
 #include "../tools/tvmc/matmul_job.h"
 #include "machine.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Lets the other side's idle threads stop spinning before a measurement:
  * OpenBLAS's workers busy-wait for a while after each call, and on a
  * 2-core machine they would steal a core from the next tvm-c run (and ours
@@ -40,19 +34,14 @@ static void pause_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* Mean milliseconds of one OpenBLAS sgemm over `number` calls. */
 static double time_openblas(const tvmc_matmul_job *j, float *C, int number) {
   int n = (int)j->N;
-  double t0 = now_ms();
+  double t0 = bench_now_ms();
   for (int r = 0; r < number; r++)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f,
                 j->hA, n, j->hB, n, 0.0f, C, n);
-  return (now_ms() - t0) / number;
+  return (bench_now_ms() - t0) / number;
 }
 
 /* One thread count: returns 0 and prints a row, or 1 on failure. */
@@ -88,8 +77,8 @@ static int run(const char *target_name, int threads, int64_t n, int rounds) {
     peer[r] = time_openblas(&job, C, 5);
     pause_ms(200);
   }
-  qsort(ours, (size_t)rounds, sizeof(double), cmp_double);
-  qsort(peer, (size_t)rounds, sizeof(double), cmp_double);
+  qsort(ours, (size_t)rounds, sizeof(double), bench_cmp_double);
+  qsort(peer, (size_t)rounds, sizeof(double), bench_cmp_double);
   g_ours = flops / (ours[rounds / 2] * 1e6);
   g_peer = flops / (peer[rounds / 2] * 1e6);
   printf("%7d  %13.1f  %16.1f  %5.2fx   (template %s, %s)\n", threads,

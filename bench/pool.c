@@ -25,22 +25,6 @@
 #include "machine.h"
 #include "tvm/runtime.h"
 
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, int n, double p) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[(int)(p * (n - 1) + 0.5)];
-}
-
 #define NTASKS 64
 static volatile double sink[NTASKS * 8];
 static long iters; /* per task */
@@ -59,22 +43,22 @@ static int32_t tvm_task(int64_t i, int64_t n, void *data) {
 }
 
 static double job_ours(void) {
-  double t0 = now_us();
+  double t0 = bench_now_ms();
   tvm_runtime_parallel_for(tvm_task, NULL, NTASKS);
-  return now_us() - t0;
+  return 1e3 * (bench_now_ms() - t0);
 }
 
 static double job_omp(void) {
-  double t0 = now_us();
+  double t0 = bench_now_ms();
 #pragma omp parallel for schedule(dynamic)
   for (int i = 0; i < NTASKS; i++) work(i);
-  return now_us() - t0;
+  return 1e3 * (bench_now_ms() - t0);
 }
 
 static double job_serial(void) {
-  double t0 = now_us();
+  double t0 = bench_now_ms();
   for (int i = 0; i < NTASKS; i++) work(i);
-  return now_us() - t0;
+  return 1e3 * (bench_now_ms() - t0);
 }
 
 static void gap(int us) {
@@ -109,7 +93,7 @@ int main(int argc, char **argv) {
   for (int j = 0; j < jobs; j++) ser[j] = job_serial();
   printf("# %d thread(s); job: %d tasks, serial median %.1f us (one thread)"
          "; %d jobs per cell\n",
-         threads, NTASKS, pct(ser, jobs, 0.5), jobs);
+         threads, NTASKS, bench_percentile(ser, jobs, 0.5), jobs);
   printf("%8s %12s %12s %12s %12s %8s\n", "gap us", "ours med us",
          "ours p90", "OpenMP med", "OpenMP p90", "ratio");
   const int gaps[] = {0, 100, 1000, 10000};
@@ -132,8 +116,8 @@ int main(int argc, char **argv) {
         b[j] = job_omp();
       }
     }
-    double am = pct(a, nj, 0.5), ap = pct(a, nj, 0.9);
-    double bm = pct(b, nj, 0.5), bp = pct(b, nj, 0.9);
+    double ap = bench_percentile(a, nj, 0.9), am = bench_percentile(a, nj, 0.5);
+    double bp = bench_percentile(b, nj, 0.9), bm = bench_percentile(b, nj, 0.5);
     printf("%8d %12.1f %12.1f %12.1f %12.1f %7.2fx\n", gaps[g], am, ap, bm,
            bp, am / bm);
   }

@@ -31,19 +31,6 @@
 
 #define WARMUP 2
 
-/* Monotonic milliseconds. */
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* qsort order of doubles. */
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* One compiled variant of a model. */
 typedef struct variant {
   tvm_graph *g;
@@ -103,9 +90,9 @@ static int prepare(const char *name, const tvm_target *t, int fuse, int runs,
   tvm_compile_options o;
   tvm_compile_options_init(&o);
   o.fuse = fuse;
-  double t0 = now_ms();
+  double t0 = bench_now_ms();
   if (tvm_compile(r->g, t, &o, &r->p) != TVM_OK) goto fail;
-  r->compile_ms = now_ms() - t0;
+  r->compile_ms = bench_now_ms() - t0;
   const tvm_plan *p = r->p;
   if (p->ninputs != 1 || p->noutputs < 1) {
     tvm_diag_set(TVM_ERR_INVALID, "expected one input, got %u", p->ninputs);
@@ -130,9 +117,9 @@ fail:
 
 /* Run i of variant r, timed. */
 static int time_run(variant *r, int i) {
-  double s = now_ms();
+  double s = bench_now_ms();
   if (tvm_executor_run(r->e) != TVM_OK) return 1;
-  r->ms[i] = now_ms() - s;
+  r->ms[i] = bench_now_ms() - s;
   return 0;
 }
 
@@ -144,7 +131,7 @@ static int finish(variant *r, int runs) {
   if (!r->out) return 1;
   DLTensor y = tensor_of(ov, r->out);
   if (tvm_executor_get_output(r->e, 0, &y) != TVM_OK) return 1;
-  qsort(r->ms, (size_t)runs, sizeof(double), cmp_double);
+  qsort(r->ms, (size_t)runs, sizeof(double), bench_cmp_double);
   r->min_ms = r->ms[0];
   r->run_ms = runs % 2 ? r->ms[runs / 2]
                        : (r->ms[runs / 2 - 1] + r->ms[runs / 2]) / 2;

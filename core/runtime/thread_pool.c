@@ -4,8 +4,8 @@
  * Every device owns a pool (or borrows one explicitly, see device.c); the
  * process default pool serves ABI 1-3 plugins and tvm_runtime_parallel_for.
  * A pool's size is the number of threads that run a parallel_for, the
- * caller included: size-1 persistent worker threads spin briefly and then
- * sleep on a condition variable between jobs.  A job is (task, data, n);
+ * caller included: size-1 persistent worker threads poll for 1 ms after
+ * a job and then sleep on a condition variable.  A job is (task, data, n);
  * every participant takes the next index from an atomic counter until all
  * n are taken.  Calls made from inside a task (nested parallelism) run
  * serially on the calling thread, and outer calls from different threads
@@ -37,8 +37,10 @@
  * runs on, round-robin over the CPUs the process may use (skipped when
  * the pool has more threads than those CPUs, or TVM_BIND_THREADS=0): an
  * unbound worker woken by the caller was often placed on the caller's
- * own CPU, which then waited for it (bench/pool, 2 vCPUs: a job after a
- * 0.1 ms gap 31 -> 17 us, after a 10 ms gap 80 -> 55 us).
+ * own CPU and polled there while the caller waited (bench/pool, 2 vCPUs,
+ * a job of 30 us after a 1 ms gap: 560-720 us in three of four runs
+ * unbound, 49-51 bound).  Unbound workers yield as they poll, which keeps
+ * that case to 72-84 us.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -308,8 +310,7 @@ int32_t tvm_thread_pool_run(tvm_thread_pool *P, tvm_task_fn task, void *data,
   __atomic_store_n(&P->next, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&P->finished, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&P->result, 0, __ATOMIC_RELAXED);
-  uint64_t g = __atomic_add_fetch(&P->gen, 1, SC); /* odd: open */
-  (void)g;
+  __atomic_add_fetch(&P->gen, 1, SC); /* odd: open */
   if (__atomic_load_n(&P->sleepers, SC) != 0) {
     pthread_mutex_lock(&P->mu);
     pthread_cond_broadcast(&P->work_cv);

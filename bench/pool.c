@@ -12,14 +12,11 @@
  * work_us is the job's serial time on one thread (measured and printed);
  * a job that costs more than that on `threads` threads loses to running
  * it serially.  Figures are medians and 90th percentiles over `jobs`
- * jobs per cell; ratio = ours/OpenMP
- * median (below 1.0: ours is faster).
+ * jobs per cell; ratio = ours/OpenMP median (below 1.0: ours is faster).
  */
-#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "machine.h"

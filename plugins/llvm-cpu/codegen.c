@@ -197,14 +197,17 @@ static void emit_func(lc_cg *cg, const tvm_func *f) {
   emit_entry(cg, f, body);
 }
 
-/* Runs the new pass manager's default<On> pipeline on the module. */
+/* Runs the new pass manager's default<On> pipeline on the module, with
+ * LLVM's loop unrolling limited to the loops codegen marked (full
+ * unrolling asked for by metadata: the schedule's unrolled loops and
+ * small inner ones, see codegen_stmt.c). */
 static int32_t optimize(lc_cg *cg, LLVMTargetMachineRef tm, int level) {
   char pipeline[32];
   snprintf(pipeline, sizeof pipeline, "default<O%d>", level);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   LLVMPassBuilderOptionsSetLoopVectorization(po, level >= 2);
   LLVMPassBuilderOptionsSetSLPVectorization(po, level >= 2);
-  LLVMPassBuilderOptionsSetLoopUnrolling(po, level >= 2);
+  LLVMPassBuilderOptionsSetLoopUnrolling(po, 0);
   LLVMPassBuilderOptionsSetLoopInterleaving(po, level >= 2);
   LLVMErrorRef err = LLVMRunPasses(cg->mod, pipeline, tm, po);
   LLVMDisposePassBuilderOptions(po);

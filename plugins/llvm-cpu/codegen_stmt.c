@@ -133,12 +133,14 @@ void lc_emit_loop(lc_cg *cg, const tvm_expr *var, LLVMValueRef begin,
  * holds at most UNROLL_STORES stores is marked for full unrolling (the
  * input channel block of a convolution's micro-kernel, a depthwise
  * kernel row, a transform's small loops).  LLVM's partial and runtime
- * unrolling of the loops around a register block that the schedule
- * already unrolled doubled the code and half of the compile time, and
- * its full unrolling of outer loops copied whole reductions: with this
- * rule ResNet-18 compiled in 1.3-1.5 s instead of 1.8-2.0 and ran 4%
- * faster in-process, MobileNetV2 0.74 s instead of 1.2 and 4-6% faster
- * (bench/RESULTS.md, 2026-11-28). */
+ * unrolling of reduction loops whose bodies the schedule had already
+ * unrolled into a register block, and its full unrolling of the loops
+ * around whole reductions, doubled the code and took about half of opt's
+ * and llc's time.  With this rule ResNet-18 compiled in a median 1.52 s
+ * instead of 2.07 on a 2-vCPU Zen 3 and ran 4% faster (in-process A/B),
+ * MobileNetV2 in 0.74-1.0 s instead of 1.2-1.3 and 4-6% faster, while
+ * turning LLVM's unrolling off without these marks made MobileNetV2
+ * 1.2-1.3x slower (bench/RESULTS.md, 2026-11-28). */
 enum { UNROLL_TRIPS = 16, UNROLL_STORES = 64 };
 
 typedef struct loop_shape {

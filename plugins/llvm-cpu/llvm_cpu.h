@@ -164,7 +164,7 @@ LLVMValueRef lc_verf_f32(lc_cg *cg, LLVMValueRef x);
 void lc_stmt(lc_cg *cg, const tvm_stmt *s);
 /* Emits a serial loop var in [begin, end) around body (values given),
  * with an optional LLVM loop hint. */
-enum { LC_HINT_NONE, LC_HINT_UNROLL, LC_HINT_VECTORIZE };
+enum { LC_HINT_NONE, LC_HINT_UNROLL, LC_HINT_VECTORIZE, LC_HINT_UNROLL_BY4 };
 void lc_emit_loop(lc_cg *cg, const tvm_expr *var, LLVMValueRef begin,
                   LLVMValueRef end, const tvm_stmt *body, int nonneg,
                   int hint);

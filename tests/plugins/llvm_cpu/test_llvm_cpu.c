@@ -688,10 +688,11 @@ static int count_in_file(const char *path, const char *needle) {
 }
 
 /* LLVM's unroller runs only on loops codegen marked: a small innermost
- * loop (4 trips of one store) is marked for full unrolling; one of 100
- * trips, one of 16 trips with 8 stores (past the 64 stores an unrolled
- * body may hold) and one holding another loop are not.  The raw IR dump
- * shows the marks; the results must be right either way. */
+ * loop (4 trips of one store) is marked for full unrolling, one of 100
+ * trips of one store for unrolling by 4; one of 16 trips with 8 stores
+ * (past the 64 stores an unrolled body may hold) and one holding another
+ * loop are not marked.  The raw IR dump shows the marks; the results
+ * must be right either way. */
 static void test_unroll_policy(void **state) {
   (void)state;
   enum { N = 100 };
@@ -725,18 +726,20 @@ static void test_unroll_policy(void **state) {
   h_mod hm;
   build(module_of(&f, 1), NULL, &hm);
   unsetenv("TVM_LLVM_DUMP");
-  /* the small loop and the inner loop of the nest (2 trips, 1 store):
-   * two back edges carry a loop id, whose one (uniqued) property asks
-   * for full unrolling */
+  /* the small loop and the inner loop of the nest (2 trips, 1 store)
+   * ask for full unrolling (one uniqued property node), the long loop
+   * for 4: three back edges carry a loop id */
   int marks = count_in_file(raw, "!llvm.loop !");
   int full = count_in_file(raw, "!\"llvm.loop.unroll.full\"");
+  int by4 = count_in_file(raw, "!\"llvm.loop.unroll.count\", i32 4");
   unlink(raw);
   char opt[128];
   snprintf(opt, sizeof opt, "%s.unroll_policy.opt.ll", prefix);
   unlink(opt);
   rmdir(dir);
-  assert_int_equal(marks, 2);
+  assert_int_equal(marks, 3);
   assert_int_equal(full, 1);
+  assert_int_equal(by4, 1);
   float out[N + 136];
   memset(out, 0, sizeof out);
   tvm_plugin_arg args[] = {h_ptr(out)};

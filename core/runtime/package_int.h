@@ -2,7 +2,7 @@
  * core/runtime/package_int.h - what package.c (the container, save and
  * load) shares with package_sign.c (ed25519 signatures and trusted keys):
  * the layout constants and the container check (checksums are the core's
- * tvm_hash_bytes), and the plan check of package_check.c.
+ * tvm_hash_bytes or tvm_hash_wide), and the plan check of package_check.c.
  */
 #ifndef TVM_RUNTIME_PACKAGE_INT_H
 #define TVM_RUNTIME_PACKAGE_INT_H
@@ -20,6 +20,11 @@
 #define PKG_HEADER 32u
 #define PKG_ENTRY 32u
 #define PKG_MAX_SECTIONS 16u
+/* Section flags: the section's checksum is tvm_hash_wide (tvm/base.h)
+ * instead of FNV-1a 64.  What this writer sets on every section but a
+ * signature; a reader accepts either. */
+#define PKG_SEC_WIDESUM 1u
+#define PKG_SEC_FLAGS_KNOWN PKG_SEC_WIDESUM
 
 /* Section kinds; HOST, SIGNATURE and HETERO are optional
  * (docs/package-format.md). */

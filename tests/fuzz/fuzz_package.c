@@ -60,7 +60,9 @@ static void fuzz_pkg_fix(uint8_t *d, size_t size) {
     uint8_t *e = d + 32 + 32 * i;
     uint64_t off = rd64(e + 8), len = rd64(e + 16);
     if (off <= size && len <= size - off)
-      wr64(e + 24, fnv(0xcbf29ce484222325ull, d + off, (size_t)len));
+      wr64(e + 24, (e[4] & 1) ? tvm_hash_wide(d + off, (size_t)len)
+                              : fnv(0xcbf29ce484222325ull, d + off,
+                                    (size_t)len));
   }
   uint64_t h = fnv(0xcbf29ce484222325ull, d, 24);
   wr64(d + 24, fnv(h, d + 32, (size_t)n * 32));

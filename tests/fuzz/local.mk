@@ -5,6 +5,7 @@
 TESTS += tests/fuzz/test_regressions.sh tests/fuzz/test_signing.sh
 check_PROGRAMS += tests/fuzz/pkg_refix tests/fuzz/gen_nested_onnx
 tests_fuzz_pkg_refix_SOURCES = tests/fuzz/pkg_refix.c
+tests_fuzz_pkg_refix_LDADD = libtvm_runtime.la
 tests_fuzz_gen_nested_onnx_SOURCES = tests/fuzz/gen_nested_onnx.c
 if HAVE_CMOCKA
 if BUILD_LLVM_CPU

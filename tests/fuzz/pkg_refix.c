@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tvm/base.h"
+
 static uint64_t rd64(const uint8_t *p) {
   uint64_t v = 0;
   for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
@@ -35,7 +37,9 @@ int main(int argc, char **argv) {
     uint8_t *e = d + 32 + 32 * i;
     uint64_t off = rd64(e + 8), len = rd64(e + 16);
     if (off > n || len > n - off) return 1;
-    wr64(e + 24, fnv(0xcbf29ce484222325ull, d + off, (size_t)len));
+    /* flags bit 0: the wide checksum (docs/package-format.md) */
+    wr64(e + 24, (e[4] & 1) ? tvm_hash_wide(d + off, (size_t)len)
+                            : fnv(0xcbf29ce484222325ull, d + off, (size_t)len));
   }
   wr64(d + 24, fnv(fnv(0xcbf29ce484222325ull, d, 24), d + 32, (size_t)ns * 32));
   rewind(f);

@@ -163,6 +163,23 @@ TVM_API void tvm_ptrmap_free(tvm_ptrmap *m);
 TVM_API uint64_t tvm_hash_bytes(const void *p, size_t n, uint64_t h);
 /* FNV-1a of a NUL-terminated string. */
 TVM_API uint64_t tvm_hash_str(const char *s);
+/* The wide checksum of packages' sections: four 64-bit lanes, each taking
+ * an 8-byte word per step (state = ((state ^ word) * K) ^ shift), the
+ * lanes and the last n % 32 bytes folded at the end.  Every step is a
+ * bijection of the state for a fixed word and of the word for a fixed
+ * state, so a change of any single byte always changes the result, like
+ * FNV-1a, at about 5x its speed (FNV-1a is one multiply per byte in one
+ * chain).  Streamed: init, add pieces in order, final. */
+typedef struct tvm_wsum {
+  uint64_t lane[4];
+  unsigned char buf[32]; /* the bytes of an incomplete block */
+  size_t nbuf;
+} tvm_wsum;
+TVM_API void tvm_wsum_init(tvm_wsum *s);
+TVM_API void tvm_wsum_add(tvm_wsum *s, const void *p, size_t n);
+TVM_API uint64_t tvm_wsum_final(const tvm_wsum *s);
+/* init + add + final of one buffer. */
+TVM_API uint64_t tvm_hash_wide(const void *p, size_t n);
 /* String -> pointer; keys are borrowed (they must outlive the map); the
  * zero-initialized struct is empty. */
 typedef struct tvm_strmap {

@@ -4,13 +4,30 @@ def fnv(b, h=0xcbf29ce484222325):
     for c in b:
         h ^= c; h = (h * 0x100000001b3) & 0xffffffffffffffff
     return h
+M64 = 0xffffffffffffffff
+def wide(b):
+    # tvm_hash_wide (core/base/strmap.c): the checksum of sections whose
+    # flags have bit 0 set
+    K = 0x9fb21c651e98df25
+    def step(x, w):
+        x = ((x ^ w) * K) & M64
+        return x ^ (x >> 32)
+    lane = [(0xcbf29ce484222325 + i) & M64 for i in range(4)]
+    n = len(b) // 32 * 32
+    for o in range(0, n, 32):
+        for i in range(4):
+            lane[i] = step(lane[i], int.from_bytes(b[o+8*i:o+8*i+8], "little"))
+    h = 0xcbf29ce484222325
+    for x in lane:
+        h = step(h, x)
+    return fnv(b[n:], h)
 def sections(d):
     n = struct.unpack_from("<I", d, 12)[0]
     return [list(struct.unpack_from("<IIQQQ", d, 32+32*i)) for i in range(n)]
 def refix(d):
     secs = sections(d)
     for i,s in enumerate(secs):
-        s[4] = fnv(d[s[2]:s[2]+s[3]])
+        s[4] = (wide if s[1] & 1 else fnv)(d[s[2]:s[2]+s[3]])
         struct.pack_into("<IIQQQ", d, 32+32*i, *s)
     struct.pack_into("<Q", d, 16, len(d))
     h = fnv(d[0:24]); h = fnv(d[32:32+32*len(secs)], h)

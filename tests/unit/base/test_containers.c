@@ -111,6 +111,57 @@ static void test_strmap(void **state) {
   assert_true(tvm_hash_bytes("a", 1, TVM_HASH_SEED) == tvm_hash_str("a"));
 }
 
+/* The wide checksum of package sections: fixed values (a change would
+ * make every package's checksums mismatch; the values come from the
+ * independent Python version in tests/fuzz/tools/pkg_corrupt.py), the
+ * same result however the bytes are split into pieces, and a different
+ * result for every change of any one byte. */
+static void test_hash_wide(void **state) {
+  (void)state;
+  unsigned char b[1000];
+  for (int i = 0; i < 100; i++) b[i] = (unsigned char)(i * 37 + 11);
+  assert_true(tvm_hash_wide(b, 100) == 0xc14029a8f3d0df29ull);
+  assert_true(tvm_hash_wide("", 0) == 0xd04d3c26e559c67aull);
+  assert_true(tvm_hash_wide("a", 1) == 0x4d035117b78b9fe1ull);
+  srand(7);
+  for (int i = 0; i < 1000; i++) b[i] = (unsigned char)rand();
+  for (size_t n = 0; n <= 1000; n += 37) {
+    uint64_t whole = tvm_hash_wide(b, n);
+    for (int t = 0; t < 20; t++) { /* random pieces, some empty */
+      tvm_wsum w;
+      tvm_wsum_init(&w);
+      size_t at = 0;
+      while (at < n) {
+        size_t k = (size_t)rand() % 70;
+        if (k > n - at) k = n - at;
+        tvm_wsum_add(&w, b + at, k);
+        at += k;
+      }
+      assert_true(tvm_wsum_final(&w) == whole);
+    }
+  }
+  uint64_t h = tvm_hash_wide(b, 1000);
+  for (int pos = 0; pos < 1000; pos += 13) { /* body and tail (992..999) */
+    unsigned char old = b[pos];
+    for (int v = 0; v < 256; v++) {
+      if (v == old) continue;
+      b[pos] = (unsigned char)v;
+      assert_true(tvm_hash_wide(b, 1000) != h);
+    }
+    b[pos] = old;
+  }
+  for (int pos = 992; pos < 1000; pos++) { /* every tail byte */
+    b[pos] ^= 0x80;
+    assert_true(tvm_hash_wide(b, 1000) != h);
+    b[pos] ^= 0x80;
+  }
+  /* two flips of the same bit in two words of one lane do not cancel
+   * (they would with a lane step of xor and multiply alone) */
+  b[7] ^= 0x80; /* bit 63 of word 0 and of word 4, both lane 0 */
+  b[39] ^= 0x80;
+  assert_true(tvm_hash_wide(b, 1000) != h);
+}
+
 static void test_read_file(void **state) {
   char path[] = "/tmp/tvm-test-read-XXXXXX";
   int fd = mkstemp(path);
@@ -237,6 +288,7 @@ int main(void) {
       cmocka_unit_test(test_strbuf),
       cmocka_unit_test(test_ptrmap_growth),
       cmocka_unit_test(test_strmap),
+      cmocka_unit_test(test_hash_wide),
       cmocka_unit_test(test_read_file),
       cmocka_unit_test(test_write_file_head_last),
       cmocka_unit_test(test_map_file),

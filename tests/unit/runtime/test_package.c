@@ -303,6 +303,58 @@ static void test_target_from_package(void **state) {
   tvm_plan_free(q);
 }
 
+/* Section checksums: this writer flags every section as summed by
+ * tvm_hash_wide; a package of FNV-1a sums and flags 0 (what writers
+ * before it wrote) still loads, a sum of the wrong kind is damage, and
+ * flags this reader does not know are refused with their own message. */
+static void test_section_checksum_kinds(void **state) {
+  (void)state;
+  tvm_plan *p = NULL, *q = NULL;
+  char path[512];
+  size_t n;
+  path_of("sums.tvmpkg", path, sizeof path);
+  assert_int_equal(fx_plan(target, &p), TVM_OK);
+  assert_int_equal(tvm_package_save(p, path), TVM_OK);
+  tvm_plan_free(p);
+  unsigned char *b = read_all(path, &n);
+  uint32_t ns = (uint32_t)b[12] | (uint32_t)b[13] << 8;
+  assert_true(ns >= 4);
+  for (uint32_t i = 0; i < ns; i++) {
+    unsigned char *e = b + 32 + 32 * i;
+    assert_int_equal(e[4], 1); /* PKG_SEC_WIDESUM */
+    uint64_t off = 0, len = 0, sum = 0;
+    for (int k = 0; k < 8; k++) {
+      off |= (uint64_t)e[8 + k] << (8 * k);
+      len |= (uint64_t)e[16 + k] << (8 * k);
+      sum |= (uint64_t)e[24 + k] << (8 * k);
+    }
+    assert_true(sum == tvm_hash_wide(b + off, (size_t)len));
+    /* the old kind: flags 0 and FNV-1a */
+    uint64_t f = tvm_hash_bytes(b + off, (size_t)len, TVM_HASH_SEED);
+    e[4] = 0;
+    for (int k = 0; k < 8; k++) e[24 + k] = (unsigned char)(f >> (8 * k));
+  }
+  reseal(b);
+  write_all(path, b, n);
+  if (tvm_package_load(path, target, &q) != TVM_OK)
+    fail_msg("FNV-1a sums: %s", tvm_diag_message());
+  tvm_plan_free(q);
+  /* flags 1 over an FNV-1a sum: a checksum mismatch */
+  b[32 + 4] = 1;
+  reseal(b);
+  write_all(path, b, n);
+  assert_int_equal(tvm_package_load(path, target, &q), TVM_ERR_INVALID);
+  assert_non_null(strstr(tvm_diag_message(), "checksum mismatch"));
+  /* an unknown flag */
+  b[32 + 4] = 2;
+  reseal(b);
+  write_all(path, b, n);
+  assert_int_equal(tvm_package_load(path, target, &q), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "flags 0x2"));
+  assert_non_null(strstr(tvm_diag_message(), path));
+  free(b);
+}
+
 static void test_magic_and_version(void **state) {
   (void)state;
   tvm_plan *p = NULL, *q = NULL;
@@ -406,6 +458,7 @@ int main(void) {
       cmocka_unit_test(test_roundtrip_mlp),
       cmocka_unit_test(test_corruption),
       cmocka_unit_test(test_magic_and_version),
+      cmocka_unit_test(test_section_checksum_kinds),
       cmocka_unit_test(test_target_from_package),
       cmocka_unit_test(test_wrong_target),
       cmocka_unit_test(test_inconsistent_plans),

@@ -19,7 +19,9 @@
  * of the unrolled and vectorized loops whose variables its index does not
  * use, and once per vector along a vectorized loop it does use), the
  * flops per such load, and the largest unrolled block (product of the
- * unrolled extents around an access).  37 + 6 x 5 = 67 numbers.
+ * unrolled extents around an access).  Four more estimate the bytes
+ * brought into a 32 KiB and a 1 MiB cache (the loop tree's footprints,
+ * see traffic()) and the flops per such byte.  41 + 6 x 5 = 71 numbers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +32,10 @@
 #define MAX_DEPTH 32
 #define NACC 6
 #define ACC_F 5 /* features per access */
+#define MAX_NODES 1024 /* loops followed for the cache traffic */
+#define MAX_TOUCH 2048 /* accesses followed for the cache traffic */
+#define NCACHE 2
+static const double cache_bytes[NCACHE] = {32768, 1048576}; /* L1, L2 */
 
 typedef struct acc {
   double touch, reuse, bytes;
@@ -50,6 +56,16 @@ typedef struct walk {
   double eff_loads, unroll_block;
   acc accs[64];
   int nacc;
+  /* the loop tree: per loop its footprint (bytes its whole run touches,
+   * counting an access's elements as the product of the extents of the
+   * loops at and inside it that the index uses), how often it runs, its
+   * parent; per access its innermost loop and bytes over all its touches */
+  int node[MAX_DEPTH]; /* the loop of each stack level */
+  int nnode, ntouch;
+  double fp[MAX_NODES], runs[MAX_NODES];
+  int parent[MAX_NODES];
+  int touch_node[MAX_TOUCH];
+  double touch_bytes[MAX_TOUCH];
 } walk;
 
 static double lg(double x) { return x > 0 ? log2(x + 1) : 0; }
@@ -121,7 +137,42 @@ static double coef(const tvm_expr *e, const tvm_expr *v) {
   }
 }
 
+/* Adds one access's elements to the footprint of every loop around it;
+ * used[d]: the index uses the loop variable of level d. */
+static void footprint(walk *w, const unsigned char *used, tvm_dtype t) {
+  double elems = 1, eb = (double)tvm_dtype_bytes(t);
+  for (int d = w->depth - 1; d >= 0; d--) {
+    if (used[d])
+      elems *= w->ext[d];
+    if (w->node[d] >= 0)
+      w->fp[w->node[d]] += eb * elems;
+  }
+  if (w->depth > 0 && w->node[w->depth - 1] >= 0 && w->ntouch < MAX_TOUCH) {
+    w->touch_node[w->ntouch] = w->node[w->depth - 1];
+    w->touch_bytes[w->ntouch++] = eb * w->trip;
+  }
+}
+
+/* Bytes brought into a cache of c bytes: each outermost loop whose
+ * footprint fits brings its footprint once per run; an access whose
+ * innermost loop does not fit streams every touch.  An estimate (windows
+ * that overlap, like a convolution's input, are counted as distinct). */
+static double traffic(const walk *w, double c) {
+  double t = 0;
+  for (int n = 0; n < w->nnode; n++)
+    if (w->fp[n] <= c && (w->parent[n] < 0 || w->fp[w->parent[n]] > c))
+      t += w->runs[n] * w->fp[n];
+  for (int a = 0; a < w->ntouch; a++)
+    if (w->fp[w->touch_node[a]] > c)
+      t += w->touch_bytes[a];
+  return t;
+}
+
 static void access(walk *w, const tvm_expr *index, tvm_dtype t, int store) {
+  unsigned char used[MAX_DEPTH];
+  for (int d = 0; d < w->depth; d++)
+    used[d] = (unsigned char)uses(index, w->var[d]);
+  footprint(w, used, t);
   if (w->nacc >= 64)
     return;
   acc *a = &w->accs[w->nacc++];
@@ -133,7 +184,7 @@ static void access(walk *w, const tvm_expr *index, tvm_dtype t, int store) {
   a->vector = index && index->kind == TVM_RAMP;
   double share = 1, block = 1; /* see the top of the file */
   for (int d = 0; d < w->depth; d++) {
-    int u = uses(index, w->var[d]);
+    int u = used[d];
     if (!u)
       a->reuse *= w->ext[d];
     if (w->kind[d] == TVM_FOR_UNROLLED) {
@@ -228,6 +279,14 @@ static int visit_stmt(tvm_visitor *v, const tvm_stmt *s) {
     w->var[w->depth] = s->u.for_.var;
     w->ext[w->depth] = (double)ext;
     w->kind[w->depth] = k;
+    w->node[w->depth] = -1;
+    if (w->nnode < MAX_NODES) {
+      int n = w->nnode++;
+      w->fp[n] = 0;
+      w->runs[n] = w->trip;
+      w->parent[n] = w->depth > 0 ? w->node[w->depth - 1] : -1;
+      w->node[w->depth] = n;
+    }
     w->depth++;
     double trip = w->trip;
     w->trip *= (double)ext;
@@ -279,7 +338,8 @@ static const char *const names[] = {
     "parallel_max", "vector_n", "vector_ext", "vector_max", "unroll_n",
     "unroll_ext", "unroll_max", "thread_n", "thread_ext", "thread_max",
     "vthread_n", "vthread_ext", "vthread_max", "eff_loads",
-    "flop_per_eff_load", "unroll_block"};
+    "flop_per_eff_load", "unroll_block", "l1_traffic", "l1_flop_per_byte",
+    "l2_traffic", "l2_flop_per_byte"};
 
 const char *tvm_tune_feature_name(int i) {
   static char buf[8][24];
@@ -335,6 +395,11 @@ void tvm_tune_features(const tvm_func *f, float *out) {
   out[i++] = (float)lg(w.eff_loads);
   out[i++] = (float)(w.eff_loads > 0 ? lg(flops / w.eff_loads) : 0);
   out[i++] = (float)lg(w.unroll_block);
+  for (int c = 0; c < NCACHE; c++) {
+    double t = traffic(&w, cache_bytes[c]);
+    out[i++] = (float)lg(t);
+    out[i++] = (float)(t > 0 ? lg(flops / t) : 0);
+  }
   for (int a = 0; a < NACC && i + ACC_F <= TVM_TUNE_NFEATURES; a++) {
     if (a < w.nacc) {
       const acc *x = &w.accs[a];

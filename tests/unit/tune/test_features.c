@@ -4,6 +4,7 @@
  * (vectorized and parallel loops, unit-stride accesses, a local register
  * block), and does not depend on the shapes beyond their logs.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -106,6 +107,28 @@ static void test_schedule_visible(void **state) {
   assert_true(plain[feat("unroll_block")] == 1); /* lg(1 + 1) */
 }
 
+/* The cache traffic estimate of the plain 64^3 matmul, by hand: the
+ * update nest i, j, k touches per run of k A[i, 0:64], B[0:64, j] and C[i,
+ * j] loaded and stored (520 B), per run of j 4 x (64 + 4096 + 64 + 64) =
+ * 17152 B, per run of i 64 KiB.  In 32 KiB the j loop is the outermost
+ * that fits: 64 runs x 17152 B; the init nest (C = 0) fits whole: 16 KiB.
+ * 1114112 B in all.  In 1 MiB both nests fit whole: 65536 + 16384 B. */
+static void test_cache_traffic(void **state) {
+  (void)state;
+  float plain[TVM_TUNE_NFEATURES], tiled[TVM_TUNE_NFEATURES];
+  features(64, 0, plain);
+  features(64, 1, tiled);
+  double l1 = exp2(plain[feat("l1_traffic")]) - 1;
+  double l2 = exp2(plain[feat("l2_traffic")]) - 1;
+  assert_true(fabs(l1 - 1114112) < 1114112 * 1e-5);
+  assert_true(fabs(l2 - 81920) < 81920 * 1e-5);
+  /* 2 x 64^3 flops over those bytes */
+  double fl1 = exp2(plain[feat("l1_flop_per_byte")]) - 1;
+  assert_true(fabs(fl1 - 524288.0 / 1114112) < 1e-4);
+  /* a larger cache never sees more traffic */
+  assert_true(tiled[feat("l2_traffic")] <= tiled[feat("l1_traffic")]);
+}
+
 static void test_shape_scaling(void **state) {
   (void)state;
   float a[TVM_TUNE_NFEATURES], b[TVM_TUNE_NFEATURES];
@@ -123,6 +146,7 @@ static void test_shape_scaling(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_schedule_visible),
+      cmocka_unit_test(test_cache_traffic),
       cmocka_unit_test(test_shape_scaling),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

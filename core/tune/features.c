@@ -21,7 +21,9 @@
  * flops per such load, and the largest unrolled block (product of the
  * unrolled extents around an access).  Four more estimate the bytes
  * brought into a 32 KiB and a 1 MiB cache (the loop tree's footprints,
- * see traffic()) and the flops per such byte.  41 + 6 x 5 = 71 numbers.
+ * see traffic()) and the flops per such byte.  Eight more give the
+ * extent and kind of the four innermost loops around the most executed
+ * access (the register block's shape).  49 + 6 x 5 = 79 numbers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -66,6 +68,8 @@ typedef struct walk {
   int parent[MAX_NODES];
   int touch_node[MAX_TOUCH];
   double touch_bytes[MAX_TOUCH];
+  double inner_trip, inner4_ext[4];
+  int inner4_kind[4];
 } walk;
 
 static double lg(double x) { return x > 0 ? log2(x + 1) : 0; }
@@ -169,6 +173,14 @@ static double traffic(const walk *w, double c) {
 }
 
 static void access(walk *w, const tvm_expr *index, tvm_dtype t, int store) {
+  if (w->trip > w->inner_trip) { /* the most executed nest's inner loops */
+    w->inner_trip = w->trip;
+    for (int k = 0; k < 4; k++) {
+      int d = w->depth - 1 - k;
+      w->inner4_ext[k] = d >= 0 ? w->ext[d] : 0;
+      w->inner4_kind[k] = d >= 0 ? w->kind[d] + 1 : 0;
+    }
+  }
   unsigned char used[MAX_DEPTH];
   for (int d = 0; d < w->depth; d++)
     used[d] = (unsigned char)uses(index, w->var[d]);
@@ -339,7 +351,8 @@ static const char *const names[] = {
     "unroll_ext", "unroll_max", "thread_n", "thread_ext", "thread_max",
     "vthread_n", "vthread_ext", "vthread_max", "eff_loads",
     "flop_per_eff_load", "unroll_block", "l1_traffic", "l1_flop_per_byte",
-    "l2_traffic", "l2_flop_per_byte"};
+    "l2_traffic", "l2_flop_per_byte", "in0_ext", "in0_kind", "in1_ext",
+    "in1_kind", "in2_ext", "in2_kind", "in3_ext", "in3_kind"};
 
 const char *tvm_tune_feature_name(int i) {
   static char buf[8][24];
@@ -399,6 +412,10 @@ void tvm_tune_features(const tvm_func *f, float *out) {
     double t = traffic(&w, cache_bytes[c]);
     out[i++] = (float)lg(t);
     out[i++] = (float)(t > 0 ? lg(flops / t) : 0);
+  }
+  for (int k = 0; k < 4; k++) {
+    out[i++] = (float)lg(w.inner4_ext[k]);
+    out[i++] = (float)w.inner4_kind[k];
   }
   for (int a = 0; a < NACC && i + ACC_F <= TVM_TUNE_NFEATURES; a++) {
     if (a < w.nacc) {

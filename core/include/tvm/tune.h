@@ -69,7 +69,7 @@ TVM_API const struct tvm_target *tvm_tune_kernel_target(
 TVM_API const char *tvm_tune_kernel_layout_workload(const tvm_tune_kernel *k);
 
 /* Fixed-length, shape-independent loop-program features (features.c). */
-#define TVM_TUNE_NFEATURES 71
+#define TVM_TUNE_NFEATURES 79
 
 /* An argument of a lowered candidate. */
 typedef struct tvm_tune_arg {

@@ -105,6 +105,13 @@ static void test_schedule_visible(void **state) {
   assert_true(tiled[feat("flop_per_eff_load")] >
               plain[feat("flop_per_eff_load")] + 1.5); /* 16/3 vs 2/3 */
   assert_true(plain[feat("unroll_block")] == 1); /* lg(1 + 1) */
+  /* the loops around the most executed access: k (64, serial) inside j
+   * in the plain nest; j.inner (8, vectorized) inside k when tiled */
+  assert_true(fabs(plain[feat("in0_ext")] - log2(65)) < 1e-5);
+  assert_true(plain[feat("in0_kind")] == TVM_FOR_SERIAL + 1);
+  assert_true(fabs(tiled[feat("in0_ext")] - log2(9)) < 1e-5);
+  assert_true(tiled[feat("in0_kind")] == TVM_FOR_VECTORIZED + 1);
+  assert_true(fabs(tiled[feat("in1_ext")] - log2(65)) < 1e-5);
 }
 
 /* The cache traffic estimate of the plain 64^3 matmul, by hand: the

@@ -43,7 +43,8 @@
  *                 that budget.  Blocks whose accumulators leave fewer than
  *                 2 registers free (tile_oc + 1 with tile_oc > 1) are
  *                 rejected.
- *   unroll_kw     none / unroll: the kernel-width reduction loop unrolled.
+ *   unroll_kw     none / unroll: the kernel-width reduction loop unrolled
+ *                 (default: unroll for depthwise, none otherwise).
  *   order_reduce  (regular convolutions) the reduction loops as
  *                 (ic_outer, ky, kx) or (ky, kx, ic_outer), the input
  *                 channel block innermost in both.
@@ -123,11 +124,14 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   budget = budget / vpo > 1 ? budget / vpo : 1;
   /* two chunks unless one chunk fills more of the budget (a prime width
    * such as 7 leaves AVX2's 6 pixels per chunk a block of 1).  Tuning on
-   * AMD Zen 3 (AVX2) put four chunks of 2 pixels and, for depthwise
-   * convolutions, unroll_kw ahead of these defaults one layer at a time
-   * (bench/kernels tune=32), but MobileNetV2's own kernels ran 1.1-1.4x
-   * slower with them in whole runs there (bench/RESULTS.md, 2026-11-28):
-   * not taken as defaults */
+   * AMD Zen 3 (AVX2) put four chunks of 2 pixels ahead of these defaults
+   * one layer at a time (bench/kernels tune=32), but MobileNetV2's own
+   * kernels ran 1.1-1.4x slower with them in whole runs there
+   * (bench/RESULTS.md, 2026-11-28): not taken as defaults.  unroll_kw
+   * (below) is on by default for depthwise convolutions: since LLVM
+   * unrolls only the loops codegen marks, their 3-trip kernel-width loop
+   * stayed a loop; unrolled, MobileNetV2 ran 0.94-0.97x (1 thread) and
+   * 0.94-1.01x (2 threads) of the time, in-process A/B, Zen 3 */
   int64_t tc_dflt = 1, cap = budget, best = 0;
   for (int64_t c = !depthwise && OCC % 2 == 0 ? 2 : 1; c >= 1; c--) {
     int64_t per = budget / c;
@@ -188,7 +192,7 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
                    (long long)tw, (long long)(tc * th * tw * vpo),
                    (long long)tc, isa.vregs);
   static const int unroll_anns[] = {TVM_ANN_NONE, TVM_ANN_UNROLL};
-  int unroll_kw = tvm_cfg_annotate(cfg, "unroll_kw", unroll_anns, 2, 0);
+  int unroll_kw = tvm_cfg_annotate(cfg, "unroll_kw", unroll_anns, 2, depthwise);
   int rorder[3] = {0, 1, 2};
   if (!depthwise && conv->nreduce == 4) {
     static const int perms[] = {0, 1, 2, 1, 2, 0};

@@ -236,6 +236,18 @@ static void test_corruption(void **state) {
   free(b);
 }
 
+/* Saves the fixture plan as the package `name` (its path into path) and
+ * returns the package's bytes (free them), their count in *n. */
+static unsigned char *saved_fixture(const char *name, char *path,
+                                    size_t cap, size_t *n) {
+  tvm_plan *p = NULL;
+  path_of(name, path, cap);
+  assert_int_equal(fx_plan(target, &p), TVM_OK);
+  assert_int_equal(tvm_package_save(p, path), TVM_OK);
+  tvm_plan_free(p);
+  return read_all(path, n);
+}
+
 /* Rewrites the header checksum after editing the header (to reach the
  * checks behind it). */
 static void reseal(unsigned char *b) {
@@ -309,14 +321,10 @@ static void test_target_from_package(void **state) {
  * flags this reader does not know are refused with their own message. */
 static void test_section_checksum_kinds(void **state) {
   (void)state;
-  tvm_plan *p = NULL, *q = NULL;
+  tvm_plan *q = NULL;
   char path[512];
   size_t n;
-  path_of("sums.tvmpkg", path, sizeof path);
-  assert_int_equal(fx_plan(target, &p), TVM_OK);
-  assert_int_equal(tvm_package_save(p, path), TVM_OK);
-  tvm_plan_free(p);
-  unsigned char *b = read_all(path, &n);
+  unsigned char *b = saved_fixture("sums.tvmpkg", path, sizeof path, &n);
   uint32_t ns = (uint32_t)b[12] | (uint32_t)b[13] << 8;
   assert_true(ns >= 4);
   for (uint32_t i = 0; i < ns; i++) {
@@ -357,14 +365,10 @@ static void test_section_checksum_kinds(void **state) {
 
 static void test_magic_and_version(void **state) {
   (void)state;
-  tvm_plan *p = NULL, *q = NULL;
+  tvm_plan *q = NULL;
   char path[512];
   size_t n;
-  path_of("v.tvmpkg", path, sizeof path);
-  assert_int_equal(fx_plan(target, &p), TVM_OK);
-  assert_int_equal(tvm_package_save(p, path), TVM_OK);
-  tvm_plan_free(p);
-  unsigned char *b = read_all(path, &n);
+  unsigned char *b = saved_fixture("v.tvmpkg", path, sizeof path, &n);
   b[8] = 7; /* format version 7 */
   reseal(b);
   write_all(path, b, n);

@@ -536,6 +536,13 @@ done:
 }
 
 /* ---- load --------------------------------------------------------------- */
+/* See tvm/runtime.h. */
+uint64_t tvm_package_section_checksum(uint32_t flags, const void *p,
+                                      size_t n) {
+  return flags & PKG_SEC_WIDESUM ? tvm_hash_wide(p, n)
+                                 : tvm_hash_bytes(p, n, TVM_HASH_SEED);
+}
+
 /* Checks the header, the table, the layout and the checksums; fills
  * secs[kind] for the kinds this reader knows. */
 tvm_status runtime_pkg_check_container(const char *what,
@@ -589,10 +596,7 @@ tvm_status runtime_pkg_check_container(const char *what,
                           "at %llu+%llu does not fit the file layout",
                           what, i, kind, (unsigned long long)off,
                           (unsigned long long)len);
-    uint64_t have = flags & PKG_SEC_WIDESUM
-                        ? tvm_hash_wide(d + off, (size_t)len)
-                        : tvm_hash_bytes(d + off, (size_t)len, TVM_HASH_SEED);
-    if (have != sum)
+    if (tvm_package_section_checksum(flags, d + off, (size_t)len) != sum)
       return tvm_diag_set(TVM_ERR_INVALID,
                           "%s is damaged: checksum mismatch in section %u "
                           "(kind %u)",

@@ -40,13 +40,6 @@ static uint64_t rd64(const uint8_t *p) {
 static void wr64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
 }
-static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 /* Rewrites the file size, section checksums and header checksum of a
  * package-shaped buffer (see docs/package-format.md) where they fit. */
@@ -59,13 +52,12 @@ static void fuzz_pkg_fix(uint8_t *d, size_t size) {
   for (uint32_t i = 0; i < n; i++) {
     uint8_t *e = d + 32 + 32 * i;
     uint64_t off = rd64(e + 8), len = rd64(e + 16);
+    uint32_t flags = (uint32_t)(rd64(e) >> 32); /* u32 kind, u32 flags */
     if (off <= size && len <= size - off)
-      wr64(e + 24, (e[4] & 1) ? tvm_hash_wide(d + off, (size_t)len)
-                              : fnv(0xcbf29ce484222325ull, d + off,
-                                    (size_t)len));
+      wr64(e + 24, tvm_package_section_checksum(flags, d + off, (size_t)len));
   }
-  uint64_t h = fnv(0xcbf29ce484222325ull, d, 24);
-  wr64(d + 24, fnv(h, d + 32, (size_t)n * 32));
+  uint64_t h = tvm_hash_bytes(d, 24, TVM_HASH_SEED);
+  wr64(d + 24, tvm_hash_bytes(d + 32, (size_t)n * 32, h));
 }
 
 /* Loads (and unloads) a kernel object, or checks a shared object. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tvm/base.h"
+#include "tvm/runtime.h"
 
 static uint64_t rd64(const uint8_t *p) {
   uint64_t v = 0;
@@ -17,10 +17,6 @@ static uint64_t rd64(const uint8_t *p) {
 }
 static void wr64(uint8_t *p, uint64_t v) {
   for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t fnv(uint64_t h, const uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
 }
 
 int main(int argc, char **argv) {
@@ -37,11 +33,11 @@ int main(int argc, char **argv) {
     uint8_t *e = d + 32 + 32 * i;
     uint64_t off = rd64(e + 8), len = rd64(e + 16);
     if (off > n || len > n - off) return 1;
-    /* flags bit 0: the wide checksum (docs/package-format.md) */
-    wr64(e + 24, (e[4] & 1) ? tvm_hash_wide(d + off, (size_t)len)
-                            : fnv(0xcbf29ce484222325ull, d + off, (size_t)len));
+    uint32_t flags = (uint32_t)(rd64(e) >> 32); /* u32 kind, u32 flags */
+    wr64(e + 24, tvm_package_section_checksum(flags, d + off, (size_t)len));
   }
-  wr64(d + 24, fnv(fnv(0xcbf29ce484222325ull, d, 24), d + 32, (size_t)ns * 32));
+  wr64(d + 24, tvm_hash_bytes(d + 32, (size_t)ns * 32,
+                              tvm_hash_bytes(d, 24, TVM_HASH_SEED)));
   rewind(f);
   if (fwrite(d, 1, n, f) != n || fclose(f) != 0) return 1;
   return 0;

@@ -437,6 +437,11 @@ TVM_API tvm_status tvm_plan_set_target(tvm_plan *p, const tvm_target *t);
 TVM_API tvm_status tvm_package_save(const tvm_plan *p, const char *path);
 TVM_API tvm_status tvm_package_load(const char *path, const tvm_target *expect,
                                     tvm_plan **out);
+/* The checksum of a section's n bytes as its table entry's flags name it
+ * (docs/package-format.md: tvm_hash_wide with flags bit 0, else FNV-1a);
+ * for the reader and for tools that edit packages. */
+TVM_API uint64_t tvm_package_section_checksum(uint32_t flags, const void *p,
+                                              size_t n);
 
 /* Signed packages (core/runtime/package_sign.c, docs/security.md; need
  * libsodium).  tvm_keygen writes an Ed25519 key pair (the secret key file

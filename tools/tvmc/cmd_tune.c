@@ -551,7 +551,9 @@ static int usage(void) {
           "measurements of each\n  layout the target offers a node "
           "(convolution channel blocks), in K\n  passes over all layouts, "
           "before the kernels are tuned in the fastest;\n  0 keeps the "
-          "target's default layouts.\n");
+          "target's default layouts.  SUBSTR selects the tasks whose "
+          "kernel, template\n  or output shape (as the table prints it: "
+          "1x125x13x13x8) contains it.\n");
   return 2;
 }
 
@@ -826,7 +828,8 @@ int tvmc_cmd_tune(int argc, char **argv) {
   for (int i = 0; i < r->ntasks; i++) {
     task *tk = &r->tasks[i];
     tk->selected = (!r->filter || strstr(tk->label, r->filter) ||
-                    strstr(tk->tmpl, r->filter)) &&
+                    strstr(tk->tmpl, r->filter) ||
+                    strstr(tk->shape, r->filter)) &&
                    (!r->max_tasks || r->nselected < r->max_tasks);
     r->nselected += tk->selected;
     total_flops += tk->flops * tk->uses;

@@ -1,10 +1,10 @@
 #!/bin/sh
 # tests/e2e/tune/test_tvmc_tune.sh - `tvmc tune` end to end on a small
 # model (zoo:mlp, a fast measuring target): the table, the JSON-lines log,
-# --resume (prior records count, nothing re-measured), --tasks by shape, a malformed log
-# line reported with its line number and skipped, tvmc compile
-# --tuning-log (tuned workloads applied, a missing one reported), the
-# xgb tuner when XGBoost is built in, and crashing / hanging candidates
+# --resume (prior records count, nothing re-measured), --tasks by output
+# shape, a malformed log line reported with its line number and skipped,
+# tvmc compile --tuning-log (tuned workloads applied, a missing one
+# reported), the xgb tuner when XGBoost is built in, and crashing / hanging candidates
 # (fault injection) recorded without killing the tuner; layout knobs
 # (convolution channel blocks) measured, logged and applied.
 set -u
@@ -36,11 +36,6 @@ printf '%s\n' "$out" |
   grep -E -q "errors: invalid [0-9]+ lower 0 build 0 run 0 crash 0 timeout 0 wrong 0" ||
   die "errors other than invalid candidates: $out"
 has "$out" "tuning curves: a.jsonl.svg"
-# --tasks matches a kernel's output shape as the table prints it too
-out2=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 1 --log s.jsonl \
-       --tuner random --tasks 1x128 2>&1) || die "tune --tasks: $out2"
-has "$out2" "3 tasks (1 selected)"
-has "$out2" "Gemm+Relu"
 has "$out" "(re-measured: "
 [ -s a.jsonl.svg ] || die "no SVG"
 grep -q '<polyline' a.jsonl.svg || die "SVG without curves"
@@ -48,6 +43,11 @@ n=$(wc -l < a.jsonl)
 [ "$n" -ge 4 ] || die "log has $n lines"
 grep -q '"version":1,"workload":"llvm-cpu.dense-' a.jsonl || die "log lines: $(head -1 a.jsonl)"
 grep -q '"error":"ok"' a.jsonl || die "no ok record"
+# --tasks matches a kernel's output shape as the table prints it too
+out2=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 1 --log s.jsonl \
+       --tuner random --tasks 1x128 2>&1) || die "tune --tasks: $out2"
+has "$out2" "3 tasks (1 selected)"
+has "$out2" "Gemm+Relu"
 
 # --resume: every prior record counts; with the same budget nothing new
 out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 3 --log a.jsonl \

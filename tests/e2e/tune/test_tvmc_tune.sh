@@ -4,9 +4,10 @@
 # --resume (prior records count, nothing re-measured), --tasks by output
 # shape, a malformed log line reported with its line number and skipped,
 # tvmc compile --tuning-log (tuned workloads applied, a missing one
-# reported), the xgb tuner when XGBoost is built in, and crashing / hanging candidates
-# (fault injection) recorded without killing the tuner; layout knobs
-# (convolution channel blocks) measured, logged and applied.
+# reported), the xgb tuner when XGBoost is built in, and crashing /
+# hanging candidates (fault injection) recorded without killing the
+# tuner; layout knobs (convolution channel blocks) measured, logged and
+# applied.
 set -u
 b=${TVM_BUILDDIR:?run through make check}
 tvmc="$b/tvmc"

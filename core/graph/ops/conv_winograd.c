@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "layout_int.h"
+#include "tvm/runtime.h"
 #include "ops_int.h"
 
 /* out (r x r) = L X L^T for L (r x n) and X (n x n), all row-major: every
@@ -51,7 +52,7 @@ static void wino_sandwich(const double *L, int r, int n, const double *X,
  * fold_constants runs it on every 3x3 kernel that goes Winograd
  * (ResNet-18: about a million), where the general loops cost 0.2 s of a
  * compile. */
-static void wino_weight(const double *G, int T, const double *g,
+static inline void wino_weight(const double *G, int T, const double *g,
                         double *out) {
   double t[8 * 3];
   for (int i = 0; i < T; i++) {
@@ -330,27 +331,85 @@ static tvm_status w4w_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
 }
 
 /* U[., ., ko, c, ki] = G W[ko ob + ki, c] G^T (fold_constants runs this
- * on every 3x3 weight that goes Winograd: ResNet-18 has 8.6 M). */
+ * on every 3x3 weight that goes Winograd: ResNet-18 has 8.6 M, on the
+ * compile's serial path).  Four kernels of a (ko, c) are transformed side
+ * by side (their products in arrays the compiler vectorizes), so that each
+ * of U's T*T planes is written in runs of floats, in order (one kernel at
+ * a time wrote a float to each of 36 planes 1 MB apart), and the output
+ * channel blocks are shared out over the default thread pool.  The
+ * arithmetic is wino_weight's, term for term, so U is the same to the bit
+ * (ResNet-18's package byte-identical; its transforms took 164-188 ms of
+ * the compile before, 84-144 ms reordered on one thread, 69-80 ms on two;
+ * Zen 3, bench/RESULTS.md). */
+#define W4W_LANES 4
+
+static inline void w4w_block(const double *G, int T, const float *w,
+                             int64_t C, int64_t nk, int64_t plane, float *o) {
+  double g[9][W4W_LANES], t[6][3][W4W_LANES];
+  for (int64_t ki = 0; ki < nk; ki++)
+    for (int i = 0; i < 9; i++) g[i][ki] = w[ki * C * 9 + i];
+  for (int i = 0; i < T; i++)
+    for (int j = 0; j < 3; j++)
+      for (int64_t ki = 0; ki < nk; ki++)
+        t[i][j][ki] = G[i * 3] * g[j][ki] + G[i * 3 + 1] * g[3 + j][ki] +
+                      G[i * 3 + 2] * g[6 + j][ki];
+  for (int i = 0; i < T; i++)
+    for (int j = 0; j < T; j++) {
+      const double *gj = G + j * 3;
+      float *oo = o + (i * T + j) * plane;
+      for (int64_t ki = 0; ki < nk; ki++)
+        oo[ki] = (float)(t[i][0][ki] * gj[0] + t[i][1][ki] * gj[1] +
+                         t[i][2][ki] * gj[2]);
+    }
+}
+
+typedef struct w4w_job {
+  const double *G;
+  int T;
+  const float *w;
+  float *u;
+  int64_t K, C, ob;
+} w4w_job;
+
+/* Task i of n: output channel blocks [i KO / n, (i + 1) KO / n). */
+static int32_t w4w_task(int64_t i, int64_t n, void *data) {
+  const w4w_job *j = data;
+  int64_t KO = j->K / j->ob, C = j->C, ob = j->ob, plane = j->K * C;
+  for (int64_t ko = i * KO / n; ko < (i + 1) * KO / n; ko++)
+    for (int64_t ch = 0; ch < C; ch++) {
+      const float *src = j->w + (ko * ob * C + ch) * 9;
+      float *o = j->u + (ko * C + ch) * ob;
+      for (int64_t k0 = 0; k0 < ob; k0 += W4W_LANES) {
+        int64_t nk = ob - k0 < W4W_LANES ? ob - k0 : W4W_LANES;
+        const float *s = src + k0 * C * 9;
+        if (nk < W4W_LANES) /* constant trip counts where they can be */
+          w4w_block(j->G, j->T, s, C, nk, plane, o + k0);
+        else if (j->T == 6)
+          w4w_block(j->G, 6, s, C, W4W_LANES, plane, o + k0);
+        else
+          w4w_block(j->G, 4, s, C, W4W_LANES, plane, o + k0);
+      }
+    }
+  return 0;
+}
+
 static tvm_status w4w_reference(const tvm_gnode *n, const DLTensor *const *in,
                                 DLTensor *const *out) {
   int64_t ob, m, T;
   tvm_status st = w4w_check(n, &ob, &m, &T);
   if (st) return st;
-  int64_t K = n->inputs[0]->shape[0], C = n->inputs[0]->shape[1];
-  const float *w = (const float *)((const char *)in[0]->data + in[0]->byte_offset);
-  float *u = (float *)((char *)out[0]->data + out[0]->byte_offset);
-  int64_t plane = K * C; /* elements of U per (e, v) */
   const double *G, *Bt, *At;
   tvm_winograd_matrices((int)m, &Bt, &G, &At);
-  double g[9], t[36];
-  for (int64_t k = 0; k < K; k++)
-    for (int64_t ch = 0; ch < C; ch++) {
-      for (int i = 0; i < 9; i++) g[i] = w[(k * C + ch) * 9 + i];
-      wino_weight(G, (int)T, g, t);
-      float *o = u + ((k / ob) * C + ch) * ob + k % ob;
-      for (int ev = 0; ev < T * T; ev++) o[ev * plane] = (float)t[ev];
-    }
-  return TVM_OK;
+  w4w_job j = {G, (int)T,
+               (const float *)((const char *)in[0]->data + in[0]->byte_offset),
+               (float *)((char *)out[0]->data + out[0]->byte_offset),
+               n->inputs[0]->shape[0], n->inputs[0]->shape[1], ob};
+  int64_t KO = j.K / ob, nt = tvm_runtime_num_threads();
+  /* a task of at least 64 (ko, c) pairs: small weights stay serial */
+  if (nt > KO) nt = KO;
+  if (nt > 1 && KO * j.C < 64 * nt) nt = 1;
+  if (nt <= 1) return (tvm_status)w4w_task(0, 1, &j);
+  return (tvm_status)tvm_runtime_parallel_for(w4w_task, &j, nt);
 }
 
 typedef struct w4_info {

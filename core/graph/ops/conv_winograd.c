@@ -52,7 +52,7 @@ static void wino_sandwich(const double *L, int r, int n, const double *X,
  * fold_constants runs it on every 3x3 kernel that goes Winograd
  * (ResNet-18: about a million), where the general loops cost 0.2 s of a
  * compile. */
-static inline void wino_weight(const double *G, int T, const double *g,
+static void wino_weight(const double *G, int T, const double *g,
                         double *out) {
   double t[8 * 3];
   for (int i = 0; i < T; i++) {
@@ -333,18 +333,19 @@ static tvm_status w4w_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
 /* U[., ., ko, c, ki] = G W[ko ob + ki, c] G^T (fold_constants runs this
  * on every 3x3 weight that goes Winograd: ResNet-18 has 8.6 M, on the
  * compile's serial path).  Four kernels of a (ko, c) are transformed side
- * by side (their products in arrays the compiler vectorizes), so that each
- * of U's T*T planes is written in runs of floats, in order (one kernel at
- * a time wrote a float to each of 36 planes 1 MB apart), and the output
- * channel blocks are shared out over the default thread pool.  The
- * arithmetic is wino_weight's, term for term, so U is the same to the bit
- * (ResNet-18's package byte-identical; its transforms took 164-188 ms of
- * the compile before, 84-144 ms reordered on one thread, 69-80 ms on two;
- * Zen 3, bench/RESULTS.md). */
+ * by side, so that each of U's T*T planes is written in runs of four
+ * floats, in order (one kernel at a time wrote a float to each of 36
+ * planes 1 MB apart), and the output channel blocks are shared out over
+ * the default thread pool.  The arithmetic is wino_weight's, term for
+ * term, so U is the same to the bit (ResNet-18's package byte-identical;
+ * its transforms took 164-188 ms of the compile before, 84-144 ms
+ * reordered on one thread, 69-80 ms on two; Zen 3, bench/RESULTS.md). */
 #define W4W_LANES 4
 
-static inline void w4w_block(const double *G, int T, const float *w,
-                             int64_t C, int64_t nk, int64_t plane, float *o) {
+/* The nk <= W4W_LANES kernels at w (C * 9 floats apart) into o[ev * plane
+ * + ki]. */
+static void w4w_block(const double *G, int T, const float *w, int64_t C,
+                      int64_t nk, int64_t plane, float *o) {
   double g[9][W4W_LANES], t[6][3][W4W_LANES];
   for (int64_t ki = 0; ki < nk; ki++)
     for (int i = 0; i < 9; i++) g[i][ki] = w[ki * C * 9 + i];
@@ -379,16 +380,9 @@ static int32_t w4w_task(int64_t i, int64_t n, void *data) {
     for (int64_t ch = 0; ch < C; ch++) {
       const float *src = j->w + (ko * ob * C + ch) * 9;
       float *o = j->u + (ko * C + ch) * ob;
-      for (int64_t k0 = 0; k0 < ob; k0 += W4W_LANES) {
-        int64_t nk = ob - k0 < W4W_LANES ? ob - k0 : W4W_LANES;
-        const float *s = src + k0 * C * 9;
-        if (nk < W4W_LANES) /* constant trip counts where they can be */
-          w4w_block(j->G, j->T, s, C, nk, plane, o + k0);
-        else if (j->T == 6)
-          w4w_block(j->G, 6, s, C, W4W_LANES, plane, o + k0);
-        else
-          w4w_block(j->G, 4, s, C, W4W_LANES, plane, o + k0);
-      }
+      for (int64_t k0 = 0; k0 < ob; k0 += W4W_LANES)
+        w4w_block(j->G, j->T, src + k0 * C * 9, C,
+                  ob - k0 < W4W_LANES ? ob - k0 : W4W_LANES, plane, o + k0);
     }
   return 0;
 }

@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "layout_int.h"
-#include "tvm/runtime.h"
 #include "ops_int.h"
 
 /* out (r x r) = L X L^T for L (r x n) and X (n x n), all row-major: every
@@ -335,11 +334,11 @@ static tvm_status w4w_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
  * compile's serial path).  Four kernels of a (ko, c) are transformed side
  * by side, so that each of U's T*T planes is written in runs of four
  * floats, in order (one kernel at a time wrote a float to each of 36
- * planes 1 MB apart), and the output channel blocks are shared out over
- * the default thread pool.  The arithmetic is wino_weight's, term for
- * term, so U is the same to the bit (ResNet-18's package byte-identical;
- * its transforms took 164-188 ms of the compile before, 84-144 ms
- * reordered on one thread, 69-80 ms on two; Zen 3, bench/RESULTS.md). */
+ * planes 1 MB apart).  The arithmetic is wino_weight's, term for term, so
+ * U is the same to the bit (ResNet-18's package byte-identical; its
+ * transforms took 164-188 ms of the compile before, 84-144 ms after;
+ * Zen 3, bench/RESULTS.md).  The graph layer has no thread pool (the
+ * runtime is above it), so this stays on one thread. */
 #define W4W_LANES 4
 
 /* The nk <= W4W_LANES kernels at w (C * 9 floats apart) into o[ev * plane
@@ -364,46 +363,26 @@ static void w4w_block(const double *G, int T, const float *w, int64_t C,
     }
 }
 
-typedef struct w4w_job {
-  const double *G;
-  int T;
-  const float *w;
-  float *u;
-  int64_t K, C, ob;
-} w4w_job;
-
-/* Task i of n: output channel blocks [i KO / n, (i + 1) KO / n). */
-static int32_t w4w_task(int64_t i, int64_t n, void *data) {
-  const w4w_job *j = data;
-  int64_t KO = j->K / j->ob, C = j->C, ob = j->ob, plane = j->K * C;
-  for (int64_t ko = i * KO / n; ko < (i + 1) * KO / n; ko++)
-    for (int64_t ch = 0; ch < C; ch++) {
-      const float *src = j->w + (ko * ob * C + ch) * 9;
-      float *o = j->u + (ko * C + ch) * ob;
-      for (int64_t k0 = 0; k0 < ob; k0 += W4W_LANES)
-        w4w_block(j->G, j->T, src + k0 * C * 9, C,
-                  ob - k0 < W4W_LANES ? ob - k0 : W4W_LANES, plane, o + k0);
-    }
-  return 0;
-}
-
 static tvm_status w4w_reference(const tvm_gnode *n, const DLTensor *const *in,
                                 DLTensor *const *out) {
   int64_t ob, m, T;
   tvm_status st = w4w_check(n, &ob, &m, &T);
   if (st) return st;
+  int64_t K = n->inputs[0]->shape[0], C = n->inputs[0]->shape[1];
+  const float *w = (const float *)((const char *)in[0]->data + in[0]->byte_offset);
+  float *u = (float *)((char *)out[0]->data + out[0]->byte_offset);
+  int64_t plane = K * C; /* elements of U per (e, v) */
   const double *G, *Bt, *At;
   tvm_winograd_matrices((int)m, &Bt, &G, &At);
-  w4w_job j = {G, (int)T,
-               (const float *)((const char *)in[0]->data + in[0]->byte_offset),
-               (float *)((char *)out[0]->data + out[0]->byte_offset),
-               n->inputs[0]->shape[0], n->inputs[0]->shape[1], ob};
-  int64_t KO = j.K / ob, nt = tvm_runtime_num_threads();
-  /* a task of at least 64 (ko, c) pairs: small weights stay serial */
-  if (nt > KO) nt = KO;
-  if (nt > 1 && KO * j.C < 64 * nt) nt = 1;
-  if (nt <= 1) return (tvm_status)w4w_task(0, 1, &j);
-  return (tvm_status)tvm_runtime_parallel_for(w4w_task, &j, nt);
+  for (int64_t ko = 0; ko < K / ob; ko++)
+    for (int64_t ch = 0; ch < C; ch++) {
+      const float *src = w + (ko * ob * C + ch) * 9;
+      float *o = u + (ko * C + ch) * ob;
+      for (int64_t k0 = 0; k0 < ob; k0 += W4W_LANES)
+        w4w_block(G, (int)T, src + k0 * C * 9, C,
+                  ob - k0 < W4W_LANES ? ob - k0 : W4W_LANES, plane, o + k0);
+    }
+  return TVM_OK;
 }
 
 typedef struct w4_info {

@@ -28,8 +28,7 @@ static void test_reference(void **state) {
                                      {2, 6, 4, 9, 10, 0, 3, 2, 2},
                                      {1, 4, 4, 13, 5, 1, 2, 4, 2},
                                      /* U's blocks of 8 in two runs of
-                                      * 4, shared out over the pool; 6
-                                      * as 4 + 2 */
+                                      * 4, of 6 as 4 + 2 */
                                      {1, 32, 32, 6, 6, 1, 8, 8, 4},
                                      {1, 16, 12, 5, 5, 1, 4, 6, 2}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -46,24 +46,37 @@ static void wino_sandwich(const double *L, int r, int n, const double *X,
     }
 }
 
-/* U (T x T) = G g G^T for one 3x3 kernel g and G (T x 3): wino_sandwich
- * with its inner dimension fixed at 3, the same sums in the same order.
- * fold_constants runs it on every 3x3 kernel that goes Winograd
- * (ResNet-18: about a million), where the general loops cost 0.2 s of a
- * compile. */
-static void wino_weight(const double *G, int T, const double *g,
-                        double *out) {
-  double t[8 * 3];
-  for (int i = 0; i < T; i++) {
-    const double *gi = G + i * 3;
+/* U = G g G^T (T x T) for up to W4W_LANES 3x3 kernels g at once, G
+ * being T x 3: wino_sandwich with its inner dimension fixed at 3, the
+ * same sums in the same order.  fold_constants runs it on every 3x3
+ * weight that goes Winograd (ResNet-18: 8.6 M weights, on the compile's
+ * serial path), where the general loops cost 0.2 s of a compile.  The nk
+ * kernels start at w, `stride` floats apart; U's element (e, v) of kernel
+ * ki goes to o[(e T + v) plane + ki], so that each of U's planes is
+ * written in runs of nk floats, in order (one kernel at a time wrote a
+ * float to each of 36 planes 1 MB apart: ResNet-18's transforms took
+ * 164-188 ms of the compile, four side by side 84-144 ms; Zen 3,
+ * bench/RESULTS.md).  The graph layer has no thread pool (the runtime is
+ * above it), so this stays on one thread. */
+#define W4W_LANES 4
+
+static void w4w_block(const double *G, int T, const float *w, int64_t stride,
+                      int64_t nk, int64_t plane, float *o) {
+  double g[9][W4W_LANES], t[6][3][W4W_LANES];
+  for (int64_t ki = 0; ki < nk; ki++)
+    for (int i = 0; i < 9; i++) g[i][ki] = w[ki * stride + i];
+  for (int i = 0; i < T; i++)
     for (int j = 0; j < 3; j++)
-      t[i * 3 + j] = gi[0] * g[j] + gi[1] * g[3 + j] + gi[2] * g[6 + j];
-  }
+      for (int64_t ki = 0; ki < nk; ki++)
+        t[i][j][ki] = G[i * 3] * g[j][ki] + G[i * 3 + 1] * g[3 + j][ki] +
+                      G[i * 3 + 2] * g[6 + j][ki];
   for (int i = 0; i < T; i++)
     for (int j = 0; j < T; j++) {
       const double *gj = G + j * 3;
-      out[i * T + j] =
-          t[i * 3] * gj[0] + t[i * 3 + 1] * gj[1] + t[i * 3 + 2] * gj[2];
+      float *oo = o + (i * T + j) * plane;
+      for (int64_t ki = 0; ki < nk; ki++)
+        oo[ki] = (float)(t[i][0][ki] * gj[0] + t[i][1][ki] * gj[1] +
+                         t[i][2][ki] * gj[2]);
     }
 }
 
@@ -97,21 +110,22 @@ static tvm_status ww_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   return op_te_status(c, n, out[0]);
 }
 
-/* U[., ., k, c] = G W[k, c] G^T. */
+/* U[., ., k, c] = G W[k, c] G^T: the kernels of consecutive channels
+ * (9 floats apart in W, adjacent in U) W4W_LANES at a time. */
 static tvm_status ww_reference(const tvm_gnode *n, const DLTensor *const *in,
                                DLTensor *const *out) {
   tvm_status st = ww_check(n);
   if (st) return st;
   int64_t K = n->inputs[0]->shape[0], C = n->inputs[0]->shape[1];
+  const float *w = (const float *)((const char *)in[0]->data + in[0]->byte_offset);
+  float *u = (float *)((char *)out[0]->data + out[0]->byte_offset);
   const double *G, *Bt, *At;
   tvm_winograd_matrices(2, &Bt, &G, &At);
-  double g[9], u[16];
   for (int64_t k = 0; k < K; k++)
-    for (int64_t ch = 0; ch < C; ch++) {
-      for (int i = 0; i < 9; i++) g[i] = op_dl_getf(in[0], (k * C + ch) * 9 + i);
-      wino_weight(G, 4, g, u);
-      for (int ev = 0; ev < 16; ev++) op_dl_setf(out[0], (ev * K + k) * C + ch, u[ev]);
-    }
+    for (int64_t c0 = 0; c0 < C; c0 += W4W_LANES)
+      w4w_block(G, 4, w + (k * C + c0) * 9, 9,
+                C - c0 < W4W_LANES ? C - c0 : W4W_LANES, K * C,
+                u + k * C + c0);
   return TVM_OK;
 }
 
@@ -329,40 +343,9 @@ static tvm_status w4w_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   return op_te_status(c, n, out[0]);
 }
 
-/* U[., ., ko, c, ki] = G W[ko ob + ki, c] G^T (fold_constants runs this
- * on every 3x3 weight that goes Winograd: ResNet-18 has 8.6 M, on the
- * compile's serial path).  Four kernels of a (ko, c) are transformed side
- * by side, so that each of U's T*T planes is written in runs of four
- * floats, in order (one kernel at a time wrote a float to each of 36
- * planes 1 MB apart).  The arithmetic is wino_weight's, term for term, so
- * U is the same to the bit (ResNet-18's package byte-identical; its
- * transforms took 164-188 ms of the compile before, 84-144 ms after;
- * Zen 3, bench/RESULTS.md).  The graph layer has no thread pool (the
- * runtime is above it), so this stays on one thread. */
-#define W4W_LANES 4
-
-/* The nk <= W4W_LANES kernels at w (C * 9 floats apart) into o[ev * plane
- * + ki]. */
-static void w4w_block(const double *G, int T, const float *w, int64_t C,
-                      int64_t nk, int64_t plane, float *o) {
-  double g[9][W4W_LANES], t[6][3][W4W_LANES];
-  for (int64_t ki = 0; ki < nk; ki++)
-    for (int i = 0; i < 9; i++) g[i][ki] = w[ki * C * 9 + i];
-  for (int i = 0; i < T; i++)
-    for (int j = 0; j < 3; j++)
-      for (int64_t ki = 0; ki < nk; ki++)
-        t[i][j][ki] = G[i * 3] * g[j][ki] + G[i * 3 + 1] * g[3 + j][ki] +
-                      G[i * 3 + 2] * g[6 + j][ki];
-  for (int i = 0; i < T; i++)
-    for (int j = 0; j < T; j++) {
-      const double *gj = G + j * 3;
-      float *oo = o + (i * T + j) * plane;
-      for (int64_t ki = 0; ki < nk; ki++)
-        oo[ki] = (float)(t[i][0][ki] * gj[0] + t[i][1][ki] * gj[1] +
-                         t[i][2][ki] * gj[2]);
-    }
-}
-
+/* U[., ., ko, c, ki] = G W[ko ob + ki, c] G^T: the ob kernels of a
+ * (ko, c), C * 9 floats apart in W and adjacent in U, W4W_LANES at a
+ * time. */
 static tvm_status w4w_reference(const tvm_gnode *n, const DLTensor *const *in,
                                 DLTensor *const *out) {
   int64_t ob, m, T;
@@ -379,7 +362,7 @@ static tvm_status w4w_reference(const tvm_gnode *n, const DLTensor *const *in,
       const float *src = w + (ko * ob * C + ch) * 9;
       float *o = u + (ko * C + ch) * ob;
       for (int64_t k0 = 0; k0 < ob; k0 += W4W_LANES)
-        w4w_block(G, (int)T, src + k0 * C * 9, C,
+        w4w_block(G, (int)T, src + k0 * C * 9, C * 9,
                   ob - k0 < W4W_LANES ? ob - k0 : W4W_LANES, plane, o + k0);
     }
   return TVM_OK;

@@ -4,7 +4,7 @@
  * project's VMs move a process's latency by up to 1.6x against another
  * process's) fall on both alike.
  *
- *   build/bench/ab_packages A.tvmpkg B.tvmpkg [rounds=20] [runs=10]
+ *   build/bench/ab_packages A.tvmpkg B.tvmpkg [rounds=20] [runs=10] [steps]
  *
  * Each round runs one package `runs` times, pauses 20 ms (its pool stops
  * polling), runs the other `runs` times and pauses again, A first in even
@@ -12,7 +12,11 @@
  * faster in A/A runs); every run is timed on its own clock after the
  * executors' first (untimed) run.  Prints the median and
  * 10th/90th percentiles of each and the ratio of medians B/A (below 1.0:
- * B is faster), and checks that the two give the same outputs.
+ * B is faster), and checks that the two give the same outputs.  With
+ * `steps` (two builds of one graph: the same steps in the same order) it
+ * then times every step on its own (tvm_executor_profile, 20 repeats),
+ * A and B alternated `rounds` times, and prints each step's medians and
+ * B/A: which kernels a whole-run difference comes from.
  */
 #include <math.h>
 #include <stdio.h>
@@ -75,9 +79,63 @@ static int block(side *s, int runs, double *ms) {
   return 0;
 }
 
+/* Per step, B/A of the medians over `rounds` alternated calls of
+ * tvm_executor_profile (each step repeated on its own, 20 times), and the
+ * steps' summed medians: which kernels a whole-run difference comes from.
+ * Only for plans with the same steps (the same kernels in the same
+ * order), as two builds of one model with different code generation. */
+static void compare_steps(side *a, side *b, int rounds) {
+  uint32_t n = a->p->nsteps;
+  if (n != b->p->nsteps) {
+    printf("# steps: the plans have %u and %u steps; not compared\n", n,
+           b->p->nsteps);
+    return;
+  }
+  for (uint32_t s = 0; s < n; s++)
+    if (strcmp(a->p->steps[s].label, b->p->steps[s].label) != 0) {
+      printf("# steps: step %u is %s in A, %s in B; not compared\n", s,
+             a->p->steps[s].label, b->p->steps[s].label);
+      return;
+    }
+  double *ma = malloc(sizeof(double) * n * (size_t)rounds);
+  double *mb = malloc(sizeof(double) * n * (size_t)rounds);
+  double *one = malloc(sizeof(double) * n), *col = malloc(sizeof(double) * (size_t)rounds);
+  for (int r = 0; r < rounds; r++)
+    for (int k = 0; k < 2; k++) {
+      side *s = (k ^ (r & 1)) ? b : a;
+      double *m = s == a ? ma : mb;
+      if (tvm_executor_profile(s->e, 20, one) != TVM_OK) {
+        fprintf(stderr, "bench/ab_packages: %s\n", tvm_diag_message());
+        goto out;
+      }
+      for (uint32_t i = 0; i < n; i++) m[(size_t)i * rounds + r] = one[i];
+    }
+  printf("# per step: median ms of %d alternated tvm_executor_profile calls "
+         "(20 repeats each)\nstep label A_ms B_ms B/A\n", rounds);
+  double sa = 0, sb = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    for (int r = 0; r < rounds; r++) col[r] = ma[(size_t)i * rounds + r];
+    double xa = bench_percentile(col, rounds, 0.5);
+    for (int r = 0; r < rounds; r++) col[r] = mb[(size_t)i * rounds + r];
+    double xb = bench_percentile(col, rounds, 0.5);
+    sa += xa;
+    sb += xb;
+    printf("%u %s %.4f %.4f %.3f\n", i, a->p->steps[i].label, xa, xb,
+           xa > 0 ? xb / xa : 0);
+  }
+  printf("steps summed: A %.3f ms, B %.3f ms, B/A %.3f\n", sa, sb,
+         sa > 0 ? sb / sa : 0);
+out:
+  free(ma);
+  free(mb);
+  free(one);
+  free(col);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s A.tvmpkg B.tvmpkg [rounds=20] [runs=10]\n",
+    fprintf(stderr,
+            "usage: %s A.tvmpkg B.tvmpkg [rounds=20] [runs=10] [steps]\n",
             argv[0]);
     return 2;
   }
@@ -118,6 +176,7 @@ int main(int argc, char **argv) {
   printf("B %s: median %.3f ms (p10 %.3f, p90 %.3f)\n", argv[2], bm,
          bench_percentile(tb, n, 0.1), bench_percentile(tb, n, 0.9));
   printf("B/A %.3f\n", bm / am);
+  if (argc > 5 && strcmp(argv[5], "steps") == 0) compare_steps(&a, &b, rounds);
   free(ta);
   free(tb);
   close_side(&a);

@@ -104,11 +104,21 @@ static int vector_width(int64_t e, int lanes, int allow_mask) {
   return v;
 }
 
+/* The parallel loop of a stage nothing is attached to fuses its leading
+ * data axes only until they make PAR_GRAIN iterations (chunks enough for
+ * the pool to balance on many cores); the axes after them stay serial
+ * loops inside, whose indices step by constants, instead of being
+ * recovered by a division and a modulo per vector (SqueezeNet's Concat
+ * over [1, 16, 55, 55, 8c] did two of each per 8 floats copied). */
+#define PAR_GRAIN 256
+
 /* Loop nest of one stage: the data axes but the last stay (fused into
- * *outer when fuse_outer), then the last axis split by the vector width,
- * the reduce axes, and the vector lanes innermost. */
+ * *outer when fuse_outer: all of them, or with grain > 0 the fewest
+ * leading ones that make `grain` iterations), then the last axis split by
+ * the vector width, the reduce axes, and the vector lanes innermost. */
 static tvm_status nest_stage(tvm_stage *st, int lanes, int allow_mask,
-                             int fuse_outer, tvm_iter_var **outer) {
+                             int fuse_outer, int64_t grain,
+                             tvm_iter_var **outer) {
   tvm_operation *op = st->op;
   int na = op->naxis, nr = op->nreduce;
   tvm_iter_var *last, *lo = NULL, *li = NULL;
@@ -119,8 +129,20 @@ static tvm_status nest_stage(tvm_stage *st, int lanes, int allow_mask,
   last = tvm_stage_axis(st, na - 1);
   int v = lanes ? vector_width(axis_extent(last), lanes, allow_mask) : 0;
   if (fuse_outer && na >= 2) {
+    int nfuse = na - 1; /* leading axes fused */
+    int64_t it = 1;
+    for (int i = 0; grain > 0 && i < na - 1; i++) {
+      int64_t x = axis_extent(op->axis[i]);
+      if (x < 0)
+        break; /* unknown extents: all of them, as without a grain */
+      it *= x;
+      if (it >= grain) {
+        nfuse = i + 1;
+        break;
+      }
+    }
     tvm_iter_var *f = tvm_stage_axis(st, 0);
-    for (int i = 1; i < na - 1; i++) {
+    for (int i = 1; i < nfuse; i++) {
       rc = tvm_fuse(st, f, tvm_stage_axis(st, i), &f);
       if (rc)
         return rc;
@@ -334,7 +356,7 @@ tvm_status compiler_schedule_generic(tvm_schedule *s, tvm_tensor **outs,
     if (st->op->kind != TVM_OP_COMPUTE)
       continue;
     rc = nest_stage(st, tvm_ptrmap_get(&novec, st, &nv) ? 0 : lanes, mask, 1,
-                    &outer);
+                    later.len ? 0 : PAR_GRAIN, &outer);
     if (!rc && outer) {
       int64_t e = 1;
       for (int i = 0; i + 1 < st->op->naxis; i++) {
@@ -359,9 +381,9 @@ tvm_status compiler_schedule_generic(tvm_schedule *s, tvm_tensor **outs,
     tvm_iter_var *outer = NULL;
     int ln = tvm_ptrmap_get(&novec, st, &nv) ? 0 : lanes;
     if (st->attach == TVM_ATTACH_SCOPE) {
-      rc = nest_stage(st, ln, mask, 0, &outer);
+      rc = nest_stage(st, ln, mask, 0, 0, &outer);
     } else {
-      rc = nest_stage(st, ln, mask, 1, &outer);
+      rc = nest_stage(st, ln, mask, 1, PAR_GRAIN, &outer);
       if (!rc && outer)
         rc = tvm_parallel(st, outer);
     }
@@ -369,7 +391,7 @@ tvm_status compiler_schedule_generic(tvm_schedule *s, tvm_tensor **outs,
   for (size_t i = 0; i < roots.len && !rc; i++) {
     tvm_stage *st = roots.data[i];
     tvm_iter_var *outer = NULL;
-    rc = nest_stage(st, lanes, mask, 1, &outer);
+    rc = nest_stage(st, lanes, mask, 1, PAR_GRAIN, &outer);
     if (!rc && outer)
       rc = tvm_parallel(st, outer);
   }

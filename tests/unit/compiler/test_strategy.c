@@ -12,7 +12,10 @@
  *    target), and keys that contradict it (cpu with threads, gpu without)
  *    are refused;
  *  - serialize_threads splits a thread loop at its barrier and expands
- *    per-thread memory (printed IR).
+ *    per-thread memory (printed IR);
+ *  - the generic CPU schedule's parallel loop fuses leading axes only
+ *    until they make 256 iterations, the rest stay serial loops (printed
+ *    schedule).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,7 +30,9 @@
 
 #include "tvm/graph.h"
 #include "tvm/lower.h"
+#include "tvm/schedule.h"
 #include "tvm/strategy.h"
+#include "tvm/te.h"
 
 static tvm_plugin_registry *R;
 static char dir[256];
@@ -286,12 +291,62 @@ static void test_serialize_threads(void **state) {
   tvm_ctx_destroy(c);
 }
 
+/* B = A + 1, elementwise. */
+static tvm_expr *plus_one(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor *A = ud;
+  return tvm_add(c, tvm_tread(c, A, i, A->ndim), tvm_f32(c, 1));
+}
+
+/* The leaves of B's stage in the printed generic CPU schedule of
+ * B = A + 1 over `shape` (5-D, 8 lanes). */
+static char *generic_leaves(const int64_t *shape) {
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F32, shape, 5);
+  tvm_tensor *B = tvm_compute(c, "B", shape, 5, plus_one, A);
+  tvm_schedule *s = NULL;
+  assert_non_null(B);
+  assert_int_equal(tvm_schedule_create(c, &B, 1, &s), TVM_OK);
+  assert_int_equal(tvm_schedule_generic_cpu(s, &B, 1, 8), TVM_OK);
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  tvm_print_schedule(&b, s);
+  const char *l = strstr(b.data, "leaves: ");
+  assert_non_null(l);
+  char *out = strndup(l, strcspn(l, "\n"));
+  tvm_strbuf_free(&b);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+  return out;
+}
+
+/* [1, 16, 55, 55, 8] (SqueezeNet's first Concat): n, c and h fused make
+ * 880 >= 256 iterations in parallel, w stays a serial loop, the 8 lanes
+ * vectorized; [2, 3, 4, 5, 8] (120 outer iterations) all fused. */
+static void test_generic_cpu_grain(void **state) {
+  (void)state;
+  char *l = generic_leaves((int64_t[]){1, 16, 55, 55, 8});
+  if (strcmp(l, "leaves: i0.i1.fused.i2.fused (parallel), i3, i4.outer, "
+                "i4.inner (vectorize)") != 0)
+    print_message("got %s\n", l);
+  assert_string_equal(l, "leaves: i0.i1.fused.i2.fused (parallel), i3, "
+                         "i4.outer, i4.inner (vectorize)");
+  free(l);
+  l = generic_leaves((int64_t[]){2, 3, 4, 5, 8});
+  if (strcmp(l, "leaves: i0.i1.fused.i2.fused.i3.fused (parallel), "
+                "i4.outer, i4.inner (vectorize)") != 0)
+    print_message("got %s\n", l);
+  assert_string_equal(l, "leaves: i0.i1.fused.i2.fused.i3.fused (parallel), "
+                         "i4.outer, i4.inner (vectorize)");
+  free(l);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_order_and_failure),
       cmocka_unit_test(test_abi3_table),
       cmocka_unit_test(test_families),
       cmocka_unit_test(test_serialize_threads),
+      cmocka_unit_test(test_generic_cpu_grain),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

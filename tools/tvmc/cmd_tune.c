@@ -62,6 +62,7 @@
 
 typedef struct task {
   char workload[64], label[96], shape[96], tmpl[64];
+  char lworkload[64]; /* its node's layout workload ("" if none) */
   double flops;
   int uses;
   int selected; /* --tasks / --max-tasks */
@@ -88,6 +89,7 @@ typedef struct ltask {
   double kflops[MAX_LAYOUTS];  /* flops of the kernels summed (first pass) */
   double flops;
   int resumed;              /* its records came from the log */
+  int skipped;              /* --tasks selects none of its kernels */
 } ltask;
 
 typedef struct tune_run {
@@ -148,9 +150,18 @@ static tvm_status extract_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   snprintf(tk->label, sizeof tk->label, "%s", tvm_tune_kernel_label(k));
   snprintf(tk->shape, sizeof tk->shape, "%s", tvm_tune_kernel_shape(k));
   snprintf(tk->tmpl, sizeof tk->tmpl, "%s", tvm_tune_kernel_template(k));
+  const char *lw = tvm_tune_kernel_layout_workload(k);
+  snprintf(tk->lworkload, sizeof tk->lworkload, "%s", lw ? lw : "");
   tk->flops = tvm_tune_kernel_flops(k);
   tk->uses = 1;
   return TVM_OK;
+}
+
+/* Whether --tasks (absent: everything) matches a task's kernel name,
+ * template or output shape. */
+static int task_matches(const tune_run *r, const task *tk) {
+  return !r->filter || strstr(tk->label, r->filter) ||
+         strstr(tk->tmpl, r->filter) || strstr(tk->shape, r->filter);
 }
 
 static ltask *find_ltask(tune_run *r, const char *wl) {
@@ -210,7 +221,8 @@ static tvm_status force_layout(void *ud, const char *wl, const char *label,
   tune_run *r = ud;
   ltask *lt = find_ltask(r, wl);
   (void)label;
-  if (after || !lt || lt->resumed || r->cur_layout >= lt->space)
+  if (after || !lt || lt->resumed || lt->skipped ||
+      r->cur_layout >= lt->space)
     return TVM_OK;
   return preset_layout(lt, r->cur_layout, cfg);
 }
@@ -259,7 +271,7 @@ static tvm_status layout_kernel(void *ud, tvm_tune_kernel *k,
   tune_run *r = ud;
   ltask *lt = find_ltask(r, tvm_tune_kernel_layout_workload(k));
   int v = r->cur_layout;
-  if (!lt || lt->resumed || v >= lt->space)
+  if (!lt || lt->resumed || lt->skipped || v >= lt->space)
     return TVM_OK;
   int opened = lt->open[v] == r->cur_round + 1;
   if (!opened && lt->ncost[v] != r->cur_round)
@@ -376,15 +388,19 @@ static int compile_hooked(tune_run *r, const tvm_tune_hooks *h) {
  * of the file), then a line per layout workload. */
 static int layout_pass(tune_run *r) {
   int maxl = 0;
+  int n = 0;
   for (int i = 0; i < r->nltasks; i++)
-    if (!r->ltasks[i].resumed && r->ltasks[i].space > maxl)
-      maxl = r->ltasks[i].space;
+    if (!r->ltasks[i].resumed && !r->ltasks[i].skipped) {
+      n++;
+      if (r->ltasks[i].space > maxl)
+        maxl = r->ltasks[i].space;
+    }
   if (maxl < 2)
     return 1;
   double t0 = tvmc_now();
   int rounds = r->layout_trials < 8 ? r->layout_trials : 8;
   printf("layouts: %d nodes with layout knobs, up to %d layouts each, "
-         "measured in %d pass(es)\n", r->nltasks, maxl, rounds);
+         "measured in %d pass(es)\n", n, maxl, rounds);
   fflush(stdout);
   for (int it = 0; it < rounds * maxl; it++) {
     r->cur_round = it / maxl;
@@ -418,7 +434,7 @@ static int layout_pass(tune_run *r) {
     fprintf(stderr, "\r\033[K");
   for (int i = 0; i < r->nltasks; i++) {
     ltask *lt = &r->ltasks[i];
-    if (lt->resumed || lt->space < 2)
+    if (lt->resumed || lt->skipped || lt->space < 2)
       continue;
     int best = -1;
     for (int v = 0; v < lt->space; v++) {
@@ -553,7 +569,9 @@ static int usage(void) {
           "before the kernels are tuned in the fastest;\n  0 keeps the "
           "target's default layouts.  SUBSTR selects the tasks whose "
           "kernel, template\n  or output shape (as the table prints it: "
-          "1x125x13x13x8) contains it.\n");
+          "1x125x13x13x8) contains it, and\n  limits the layouts measured "
+          "to their nodes' (and to nodes whose layout\n  label, Conv "
+          "1x1000x13x13, contains it).\n");
   return 2;
 }
 
@@ -812,6 +830,17 @@ int tvmc_cmd_tune(int argc, char **argv) {
       goto out;
     }
   }
+  /* --tasks: only the nodes of the kernels it selects (in the default
+   * layouts), or whose layout workload's label it matches, have their
+   * layouts measured; the others keep the target's default */
+  for (int i = 0; r->filter && i < r->nltasks; i++) {
+    ltask *lt = &r->ltasks[i];
+    lt->skipped = !strstr(lt->label, r->filter);
+    for (int j = 0; lt->skipped && j < r->ntasks; j++)
+      if (task_matches(r, &r->tasks[j]) &&
+          !strcmp(r->tasks[j].lworkload, lt->workload))
+        lt->skipped = 0;
+  }
   if (r->layout_trials > 0) {
     if (!layout_pass(r))
       goto out;
@@ -827,9 +856,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
   double total_flops = 0;
   for (int i = 0; i < r->ntasks; i++) {
     task *tk = &r->tasks[i];
-    tk->selected = (!r->filter || strstr(tk->label, r->filter) ||
-                    strstr(tk->tmpl, r->filter) ||
-                    strstr(tk->shape, r->filter)) &&
+    tk->selected = task_matches(r, tk) &&
                    (!r->max_tasks || r->nselected < r->max_tasks);
     r->nselected += tk->selected;
     total_flops += tk->flops * tk->uses;

@@ -2,7 +2,8 @@
 # tests/e2e/tune/test_tvmc_tune.sh - `tvmc tune` end to end on a small
 # model (zoo:mlp, a fast measuring target): the table, the JSON-lines log,
 # --resume (prior records count, nothing re-measured), --tasks by output
-# shape, a malformed log line reported with its line number and skipped,
+# shape (and the layouts of its nodes only), a malformed log line
+# reported with its line number and skipped,
 # tvmc compile --tuning-log (tuned workloads applied, a missing one
 # reported), the xgb tuner when XGBoost is built in, and crashing /
 # hanging candidates (fault injection) recorded without killing the
@@ -134,6 +135,22 @@ out=$("$tvmc" compile zoo:dqn --target fast.yaml --tuning-log l.jsonl -o d.tvmpk
   || die "compile with layout records: $out"
 case "$out" in *"no record"*) die "a task of the chosen layouts has no record: $out";; esac
 n=$(wc -l < l.jsonl)
+# --tasks limits the layouts measured to the selected kernel's node (the
+# 9x9 convolution's kernel in the default layout: 1x8x9x9x8) or to a
+# node whose layout label matches
+out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log lt.jsonl \
+      --tuner random --layout-trials 1 --confirm 0 --tasks 1x8x9x9x8 2>&1) \
+  || die "tune --tasks with layouts: $out"
+has "$out" "layouts: 1 nodes with layout knobs, up to 9 layouts each"
+has "$out" "layout Conv 1x64x9x9"
+case "$out" in *"layout Conv 1x32x20x20"*|*"layout Conv 1x64x7x7"*)
+  die "--tasks measured other nodes' layouts: $out";; esac
+has "$out" "6 tasks (1 selected)"
+out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log lt2.jsonl \
+      --tuner random --layout-trials 1 --confirm 0 --tasks 1x32x20x20 2>&1) \
+  || die "tune --tasks by layout label: $out"
+has "$out" "layouts: 1 nodes with layout knobs"
+has "$out" "layout Conv 1x32x20x20"
 out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log l.jsonl \
       --tuner random --resume --confirm 0 2>&1) || die "resume layouts: $out"
 case "$out" in *"layouts:"*) die "resume measured layouts again: $out";; esac

@@ -99,7 +99,12 @@ static void compare_steps(side *a, side *b, int rounds) {
     }
   double *ma = malloc(sizeof(double) * n * (size_t)rounds);
   double *mb = malloc(sizeof(double) * n * (size_t)rounds);
-  double *one = malloc(sizeof(double) * n), *col = malloc(sizeof(double) * (size_t)rounds);
+  double *one = malloc(sizeof(double) * (n + 1));
+  double *col = malloc(sizeof(double) * (size_t)rounds);
+  if (!ma || !mb || !one || !col) {
+    fprintf(stderr, "bench/ab_packages: out of memory\n");
+    goto out;
+  }
   for (int r = 0; r < rounds; r++)
     for (int k = 0; k < 2; k++) {
       side *s = (k ^ (r & 1)) ? b : a;
@@ -176,7 +181,8 @@ int main(int argc, char **argv) {
   printf("B %s: median %.3f ms (p10 %.3f, p90 %.3f)\n", argv[2], bm,
          bench_percentile(tb, n, 0.1), bench_percentile(tb, n, 0.9));
   printf("B/A %.3f\n", bm / am);
-  if (argc > 5 && strcmp(argv[5], "steps") == 0) compare_steps(&a, &b, rounds);
+  if (argc > 5 && strcmp(argv[5], "steps") == 0)
+    compare_steps(&a, &b, rounds);
   free(ta);
   free(tb);
   close_side(&a);

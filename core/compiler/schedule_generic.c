@@ -17,7 +17,9 @@
  *    that each iteration needs its own part of them (a conv row, a softmax
  *    row), else at the root (an LSTM step reads all earlier steps);
  *  - an output stage gets its data-parallel axes but the last fused into
- *    one parallel loop; the last axis is split by the vector width (see
+ *    one parallel loop (only the leading ones that make PAR_GRAIN
+ *    iterations when no intermediate is attached to it; the others stay
+ *    serial loops inside); the last axis is split by the vector width (see
  *    vector_width: a dividing power of two, else a masked tail) and the
  *    inner part vectorized; reduce loops go inside the data loops but
  *    outside that vector lane loop, so the accumulation is lane-wise;

@@ -26,23 +26,8 @@
  *    comes from these re-measurements.
  * 4. A per-task table, and tuning curves (best GFLOP/s against
  *    measurements, every tuner on each task's chart) as SVG.
- *
- * Layouts (--layout-trials K, 0 to 8, default 2; 0 = the target's
- * default layouts): between 1 and 2, every layout the target offers for
- * each node with layout knobs (tvm_gnode_layout_config: llvm-cpu's
- * channel blocks of a convolution, and Winograd or not) is measured (up
- * to 32 layouts per node).  The model is compiled once per layout index
- * i, every layout workload with more than i layouts taking its i-th, and
- * the kernels such nodes became are measured at their template defaults
- * (a layout's cost: the sum over its nodes' kernels, a Winograd input
- * transform included); K such passes over all layouts (so
- * the machine's slow and fast spells fall on every layout alike).  Each
- * layout's measurements go to LOG as a record of the layout workload
- * (template "layout"; its cost, as for kernels, the fastest).  Then the
- * tasks are extracted again with each workload's fastest layout - the
- * one `tvmc compile --tuning-log` will choose - and tuned in it.  A
- * kernel is measured alone: the layout transforms a choice adds between
- * neighbours that disagree are not counted.
+ * Between 1 and 2, the layouts of nodes with layout knobs are measured
+ * and chosen (--layout-trials, tune_layouts.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -52,79 +37,11 @@
 #include <unistd.h>
 
 #include "model_load.h"
+#include "tune_int.h"
 #include "tune_svg.h"
 #include "tvm/compiler.h"
 #include "tvm/tune.h"
 #include "tvmc.h"
-
-#define MAX_TASKS 256
-#define MAX_TUNERS 3
-
-typedef struct task {
-  char workload[64], label[96], shape[96], tmpl[64];
-  char lworkload[64]; /* its node's layout workload ("" if none) */
-  double flops;
-  int uses;
-  int selected; /* --tasks / --max-tasks */
-  int budget;
-  tvm_tune_task_result res[MAX_TUNERS];
-} task;
-
-#define MAX_LTASKS 256
-#define MAX_LKNOBS 4
-#define MAX_LAYOUTS 32
-#define MAX_LKERNELS 1024
-
-/* A layout workload (a node with layout knobs). */
-typedef struct ltask {
-  char workload[64], label[96];
-  char knob[MAX_LKNOBS][24];
-  int nent[MAX_LKNOBS], nknobs;
-  int64_t val[MAX_LKNOBS][MAX_LAYOUTS]; /* each knob's values */
-  int space;                /* layouts (capped at MAX_LAYOUTS) */
-  int dflt;                 /* index of the target's default layout */
-  double cost[MAX_LAYOUTS][8]; /* kernel cost per layout and pass */
-  int ncost[MAX_LAYOUTS];
-  int open[MAX_LAYOUTS];       /* pass + 1 whose cost is being summed */
-  double kflops[MAX_LAYOUTS];  /* flops of the kernels summed (first pass) */
-  double flops;
-  int resumed;              /* its records came from the log */
-  int skipped;              /* --tasks selects none of its kernels */
-} ltask;
-
-typedef struct tune_run {
-  /* options */
-  const char *model, *target_name, *log_path, *svg_path, *filter, *csv_path;
-  int trials, jobs, batch, patience, resume, max_tasks, confirm;
-  int layout_trials;
-  int tuners[MAX_TUNERS], ntuners;
-  uint64_t seed;
-  /* state */
-  const tvm_target *t;
-  task tasks[MAX_TASKS];
-  int ntasks, nselected;
-  int cur_tuner;   /* index into tuners */
-  int task_pos;    /* tasks tuned so far in this tuner's pass */
-  int left_budget; /* trials not spent yet in this pass */
-  FILE *log;
-  tvm_tune_log *prior;
-  tvm_tune_model *cost;
-  tvm_tune_data *data;
-  ltask ltasks[MAX_LTASKS];
-  int nltasks;
-  int cur_layout;        /* layout pass: the layout index compiled */
-  int cur_round;         /* and the pass over all layouts */
-  tvm_tune_log *layouts; /* layout records: written, or from the log */
-  /* layout pass: the cost of each kernel measured in this compile, by
-   * kernel workload (a kernel used again costs again) */
-  uint64_t lkey[MAX_LKERNELS];
-  double lcost[MAX_LKERNELS];
-  int nlk;
-  double start, pass_start;
-  int tty;
-  int done_trials, total_trials;
-  tvm_status fail;
-} tune_run;
 
 static task *find_task(tune_run *r, const char *wl) {
   for (int i = 0; i < r->ntasks; i++)
@@ -157,92 +74,15 @@ static tvm_status extract_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   return TVM_OK;
 }
 
-/* Whether --tasks (absent: everything) matches a task's kernel name,
- * template or output shape. */
-static int task_matches(const tune_run *r, const task *tk) {
+/* See tune_int.h. */
+int tune_task_matches(const tune_run *r, const task *tk) {
   return !r->filter || strstr(tk->label, r->filter) ||
          strstr(tk->tmpl, r->filter) || strstr(tk->shape, r->filter);
 }
 
-static ltask *find_ltask(tune_run *r, const char *wl) {
-  for (int i = 0; wl && i < r->nltasks; i++)
-    if (!strcmp(r->ltasks[i].workload, wl))
-      return &r->ltasks[i];
-  return NULL;
-}
-
-/* Extraction's layout hook: records each layout workload's knobs. */
-static tvm_status extract_layout(void *ud, const char *wl, const char *label,
-                                 tvm_config *cfg, int after) {
-  tune_run *r = ud;
-  if (!after || find_ltask(r, wl) || r->nltasks == MAX_LTASKS)
-    return TVM_OK;
-  int nk = tvm_config_nknobs(cfg);
-  if (nk > MAX_LKNOBS)
-    return TVM_OK; /* not searched: keeps the target's default */
-  for (int i = 0; i < nk; i++)
-    if (tvm_config_knob(cfg, i)->kind != TVM_KNOB_CHOICE ||
-        tvm_config_knob(cfg, i)->nchoices > MAX_LAYOUTS)
-      return TVM_OK;
-  ltask *lt = &r->ltasks[r->nltasks++];
-  memset(lt, 0, sizeof *lt);
-  snprintf(lt->workload, sizeof lt->workload, "%s", wl);
-  snprintf(lt->label, sizeof lt->label, "%s", label);
-  uint64_t space = tvm_config_space_size(cfg);
-  lt->space = space > MAX_LAYOUTS ? MAX_LAYOUTS : (int)space;
-  lt->nknobs = nk;
-  for (int i = 0; i < nk; i++) {
-    const tvm_knob *kb = tvm_config_knob(cfg, i);
-    snprintf(lt->knob[i], sizeof lt->knob[i], "%s", kb->name);
-    lt->nent[i] = kb->nchoices;
-    memcpy(lt->val[i], kb->choices, sizeof(int64_t) * (size_t)kb->nchoices);
-  }
-  uint64_t d = tvm_config_index(cfg);
-  lt->dflt = d < (uint64_t)lt->space ? (int)d : 0;
-  return TVM_OK;
-}
-
-/* Presets layout index idx of lt into cfg (first knob fastest, as
- * tvm_config_index counts). */
-static tvm_status preset_layout(const ltask *lt, int idx, tvm_config *cfg) {
-  for (int i = 0; i < lt->nknobs; i++) {
-    tvm_status st = tvm_config_preset(cfg, lt->knob[i], idx % lt->nent[i]);
-    if (st)
-      return st;
-    idx /= lt->nent[i];
-  }
-  return TVM_OK;
-}
-
-/* Layout pass: every layout workload with more than cur_layout layouts
- * takes its cur_layout-th. */
-static tvm_status force_layout(void *ud, const char *wl, const char *label,
-                               tvm_config *cfg, int after) {
-  tune_run *r = ud;
-  ltask *lt = find_ltask(r, wl);
-  (void)label;
-  if (after || !lt || lt->resumed || lt->skipped ||
-      r->cur_layout >= lt->space)
-    return TVM_OK;
-  return preset_layout(lt, r->cur_layout, cfg);
-}
-
-/* The tuning passes (and the re-extraction): each layout workload takes
- * its fastest logged layout, as tvmc compile --tuning-log will. */
-static tvm_status best_layout(void *ud, const char *wl, const char *label,
-                              tvm_config *cfg, int after) {
-  tune_run *r = ud;
-  (void)label;
-  if (after || !r->layouts)
-    return TVM_OK;
-  const tvm_tune_record *rec =
-      tvm_tune_log_best_layout(r->layouts, wl, r->t->name);
-  return rec ? tvm_tune_record_apply(rec, cfg) : TVM_OK;
-}
-
-/* The options of a tuning run of one kernel. */
-static void task_opts(tune_run *r, int tuner, int trials, int group,
-                      tvm_tune_task_opts *o) {
+/* See tune_int.h. */
+void tune_task_opts(tune_run *r, int tuner, int trials, int group,
+                    tvm_tune_task_opts *o) {
   memset(o, 0, sizeof *o);
   o->tuner = tuner;
   o->trials = trials;
@@ -261,115 +101,8 @@ static void task_opts(tune_run *r, int tuner, int trials, int group,
   o->target_name = r->t->name;
 }
 
-/* Layout pass kernel hook: measures the template default of each kernel
- * of the nodes whose layout this compile changed to their cur_layout-th;
- * a layout's cost in a pass is the sum over its nodes' kernels (a
- * Winograd convolution is two, and its transform kernel, when the same
- * for two nodes, runs twice), each distinct kernel measured once. */
-static tvm_status layout_kernel(void *ud, tvm_tune_kernel *k,
-                                tvm_config *cfg) {
-  tune_run *r = ud;
-  ltask *lt = find_ltask(r, tvm_tune_kernel_layout_workload(k));
-  int v = r->cur_layout;
-  if (!lt || lt->resumed || lt->skipped || v >= lt->space)
-    return TVM_OK;
-  int opened = lt->open[v] == r->cur_round + 1;
-  if (!opened && lt->ncost[v] != r->cur_round)
-    return TVM_OK; /* an earlier pass left this layout unmeasured */
-  uint64_t key = tvm_hash_str(tvm_tune_kernel_workload(k));
-  double c = 0;
-  for (int i = 0; i < r->nlk && c <= 0; i++)
-    if (r->lkey[i] == key) c = r->lcost[i];
-  if (c <= 0) {
-    if (tvm_tune_kernel_reused(k) || !cfg)
-      return TVM_OK;
-    tvm_tune_task_opts o;
-    tvm_tune_task_result res;
-    task_opts(r, r->tuners[0], 1, MAX_TASKS + (int)(lt - r->ltasks), &o);
-    o.patience = 0;
-    tvm_status st = tvm_tune_task(k, cfg, &o, &res);
-    tvm_free(res.curve);
-    if (st)
-      return tvm_diag_prefix(st, "layout %d of %s (%s): ", v, lt->workload,
-                             lt->label);
-    if (res.declined || res.best_cost_s <= 0) {
-      if (opened) lt->ncost[v]--; /* a kernel without a cost: the layout */
-      lt->open[v] = -1;           /* is never chosen */
-      return TVM_OK;
-    }
-    c = res.best_cost_s;
-    if (r->nlk < MAX_LKERNELS) {
-      r->lkey[r->nlk] = key;
-      r->lcost[r->nlk++] = c;
-    }
-  }
-  if (lt->open[v] < 0)
-    return TVM_OK;
-  if (!opened) {
-    lt->open[v] = r->cur_round + 1;
-    lt->cost[v][lt->ncost[v]++] = c;
-  } else {
-    lt->cost[v][lt->ncost[v] - 1] += c;
-  }
-  if (r->cur_round == 0) lt->kflops[v] += tvm_tune_kernel_flops(k);
-  lt->flops = lt->kflops[lt->dflt] > 0 ? lt->kflops[lt->dflt] : lt->kflops[v];
-  return TVM_OK;
-}
-
-/* The fastest measurement of layout v of lt, 0 = none. */
-static double layout_cost(const ltask *lt, int v) {
-  return tvm_tune_cost(lt->cost[v], lt->ncost[v]);
-}
-
-/* Logs a record of layout v of lt: its knobs and its kernel's costs. */
-static tvm_status layout_record(tune_run *r, const ltask *lt, int v) {
-  tvm_tune_record rec;
-  memset(&rec, 0, sizeof rec);
-  tvm_config *lc = tvm_config_create();
-  if (!lc)
-    return tvm_diag_set(TVM_ERR_NOMEM, "tune: out of memory");
-  for (int i = 0, idx = v; i < lt->nknobs; i++) { /* the same space */
-    tvm_cfg_choice(lc, lt->knob[i], lt->val[i], lt->nent[i], 0);
-    tvm_config_set(lc, lt->knob[i], idx % lt->nent[i]);
-    idx /= lt->nent[i];
-  }
-  tvm_status st = tvm_tune_record_set_config(&rec, lc);
-  tvm_config_free(lc);
-  rec.workload = (char *)lt->workload;
-  rec.target = (char *)r->t->name;
-  rec.tmpl = "layout";
-  memcpy(rec.costs, lt->cost[v], sizeof(double) * (size_t)lt->ncost[v]);
-  rec.ncosts = lt->ncost[v];
-  rec.cost_s = layout_cost(lt, v);
-  rec.gflops = lt->flops / rec.cost_s * 1e-9;
-  rec.time = (double)time(NULL);
-  rec.is_default = v == lt->dflt;
-  if (!st)
-    st = tvm_tune_record_write(r->log, &rec);
-  if (!st)
-    st = tvm_tune_log_add(r->layouts, &rec);
-  rec.workload = rec.target = rec.tmpl = NULL;
-  tvm_tune_record_clear(&rec);
-  return st;
-}
-
-/* "ic_block=16 oc_block=32": layout idx of lt. */
-static void fmt_layout(const ltask *lt, int idx, char *buf, size_t n) {
-  size_t k = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < lt->nknobs && k + 2 < n; i++) {
-    k += (size_t)snprintf(buf + k, n - k, "%s%s=%lld", i ? " " : "",
-                          lt->knob[i],
-                          (long long)lt->val[i][idx % lt->nent[i]]);
-    idx /= lt->nent[i];
-  }
-}
-
-/* Loads the model and compiles it for the target with hooks h, lowering
- * only (no target compiler in this process: see compiler.h); the plan is
- * dropped.  0 when it compiled; 1 when it did not, tvm_diag_message()
- * saying why; -1 when the model did not load (tvmc_load_model said why). */
-static int compile_hooked(tune_run *r, const tvm_tune_hooks *h) {
+/* See tune_int.h. */
+int tune_compile_hooked(tune_run *r, const tvm_tune_hooks *h) {
   tvm_graph *g = tvmc_load_model("tune", r->model, NULL);
   if (!g)
     return -1;
@@ -382,88 +115,6 @@ static int compile_hooked(tune_run *r, const tvm_tune_hooks *h) {
   tvm_plan_free(p);
   tvm_graph_free(g);
   return st ? 1 : 0;
-}
-
-/* The layout pass: the model compiled once per layout index (see the top
- * of the file), then a line per layout workload. */
-static int layout_pass(tune_run *r) {
-  int maxl = 0;
-  int n = 0;
-  for (int i = 0; i < r->nltasks; i++)
-    if (!r->ltasks[i].resumed && !r->ltasks[i].skipped) {
-      n++;
-      if (r->ltasks[i].space > maxl)
-        maxl = r->ltasks[i].space;
-    }
-  if (maxl < 2)
-    return 1;
-  double t0 = tvmc_now();
-  int rounds = r->layout_trials < 8 ? r->layout_trials : 8;
-  printf("layouts: %d nodes with layout knobs, up to %d layouts each, "
-         "measured in %d pass(es)\n", n, maxl, rounds);
-  fflush(stdout);
-  for (int it = 0; it < rounds * maxl; it++) {
-    r->cur_round = it / maxl;
-    r->cur_layout = it % maxl;
-    if (r->tty)
-      fprintf(stderr, "\r\033[K[layouts] pass %d/%d, layout %d/%d",
-              r->cur_round + 1, rounds, r->cur_layout + 1, maxl);
-    tvm_tune_hooks h = {layout_kernel, r, force_layout};
-    r->nlk = 0;
-    int rc = compile_hooked(r, &h);
-    if (rc < 0)
-      return 0;
-    if (rc) { /* that layout index is left unmeasured, not the run */
-      for (int i = 0; i < r->nltasks; i++) { /* nor summed in part */
-        ltask *lt = &r->ltasks[i];
-        if (r->cur_layout < lt->space &&
-            lt->open[r->cur_layout] == r->cur_round + 1) {
-          lt->ncost[r->cur_layout]--;
-          lt->open[r->cur_layout] = 0;
-        }
-      }
-      if (r->tty)
-        fprintf(stderr, "\r\033[K");
-      fprintf(stderr, "tvmc tune: layouts: the model with layout %d of each "
-              "node does not compile (%s); those layouts are not measured\n",
-              r->cur_layout, tvm_diag_message());
-      tvm_diag_clear();
-    }
-  }
-  if (r->tty)
-    fprintf(stderr, "\r\033[K");
-  for (int i = 0; i < r->nltasks; i++) {
-    ltask *lt = &r->ltasks[i];
-    if (lt->resumed || lt->skipped || lt->space < 2)
-      continue;
-    int best = -1;
-    for (int v = 0; v < lt->space; v++) {
-      if (lt->ncost[v] == 0)
-        continue;
-      if (layout_record(r, lt, v) != TVM_OK) {
-        fprintf(stderr, "tvmc tune: layouts: %s\n", tvm_diag_message());
-        return 0;
-      }
-      if (best < 0 || layout_cost(lt, v) < layout_cost(lt, best))
-        best = v;
-    }
-    const tvm_tune_record *ch =
-        tvm_tune_log_best_layout(r->layouts, lt->workload, r->t->name);
-    char d[96], b[96];
-    fmt_layout(lt, lt->dflt, d, sizeof d);
-    fmt_layout(lt, best < 0 ? lt->dflt : best, b, sizeof b);
-    double cd = layout_cost(lt, lt->dflt), cb = best < 0 ? 0 : layout_cost(lt, best);
-    printf("layout %-26.26s default %s %.1f GFLOP/s, fastest %s %.1f "
-           "GFLOP/s (%.2fx): %s\n", lt->label, d,
-           cd > 0 ? lt->flops / cd * 1e-9 : 0, b,
-           cb > 0 ? lt->flops / cb * 1e-9 : 0, cd > 0 && cb > 0 ? cd / cb : 0,
-           !ch ? "default (nothing measured)"
-               : ch->is_default ? "keeps the default"
-                                : "takes the fastest");
-  }
-  printf("layouts: done in %.1f s\n", tvmc_now() - t0);
-  fflush(stdout);
-  return 1;
 }
 
 static void fmt_time(double s, char *buf, size_t n) {
@@ -514,7 +165,7 @@ static tvm_status tune_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   if (share < floor_)
     share = floor_;
   tvm_tune_task_opts o;
-  task_opts(r, r->tuners[r->cur_tuner], share, (int)(tk - r->tasks), &o);
+  tune_task_opts(r, r->tuners[r->cur_tuner], share, (int)(tk - r->tasks), &o);
   o.confirm = r->confirm;
   o.prior = r->cur_tuner == 0 ? r->prior : NULL;
   o.progress = progress;
@@ -804,8 +455,8 @@ int tvmc_cmd_tune(int argc, char **argv) {
     fprintf(stderr, "tvmc tune: out of memory\n");
     goto out;
   }
-  tvm_tune_hooks hx = {extract_hook, r, extract_layout};
-  if ((cr = compile_hooked(r, &hx)) != 0) {
+  tvm_tune_hooks hx = {extract_hook, r, tune_extract_layout};
+  if ((cr = tune_compile_hooked(r, &hx)) != 0) {
     if (cr > 0)
       fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
     goto out;
@@ -813,7 +464,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
   /* layout records of the log (--resume): those workloads are settled */
   for (int i = 0; r->prior && i < tvm_tune_log_count(r->prior); i++) {
     const tvm_tune_record *rec = tvm_tune_log_get(r->prior, i);
-    ltask *lt = find_ltask(r, rec->workload);
+    ltask *lt = tune_find_ltask(r, rec->workload);
     if (!lt || strcmp(rec->target, t->name) != 0)
       continue;
     lt->resumed = 1;
@@ -830,24 +481,14 @@ int tvmc_cmd_tune(int argc, char **argv) {
       goto out;
     }
   }
-  /* --tasks: only the nodes of the kernels it selects (in the default
-   * layouts), or whose layout workload's label it matches, have their
-   * layouts measured; the others keep the target's default */
-  for (int i = 0; r->filter && i < r->nltasks; i++) {
-    ltask *lt = &r->ltasks[i];
-    lt->skipped = !strstr(lt->label, r->filter);
-    for (int j = 0; lt->skipped && j < r->ntasks; j++)
-      if (task_matches(r, &r->tasks[j]) &&
-          !strcmp(r->tasks[j].lworkload, lt->workload))
-        lt->skipped = 0;
-  }
+  tune_layouts_select(r);
   if (r->layout_trials > 0) {
-    if (!layout_pass(r))
+    if (!tune_layout_pass(r))
       goto out;
     /* the tasks again, in the layouts chosen */
     r->ntasks = 0;
-    hx.layout = best_layout;
-    if ((cr = compile_hooked(r, &hx)) != 0) {
+    hx.layout = tune_best_layout;
+    if ((cr = tune_compile_hooked(r, &hx)) != 0) {
       if (cr > 0)
         fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
       goto out;
@@ -856,7 +497,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
   double total_flops = 0;
   for (int i = 0; i < r->ntasks; i++) {
     task *tk = &r->tasks[i];
-    tk->selected = task_matches(r, tk) &&
+    tk->selected = tune_task_matches(r, tk) &&
                    (!r->max_tasks || r->nselected < r->max_tasks);
     r->nselected += tk->selected;
     total_flops += tk->flops * tk->uses;
@@ -888,8 +529,8 @@ int tvmc_cmd_tune(int argc, char **argv) {
     r->total_trials = r->left_budget;
     r->done_trials = 0;
     r->pass_start = tvmc_now();
-    tvm_tune_hooks ht = {tune_hook, r, best_layout};
-    if ((cr = compile_hooked(r, &ht)) != 0) {
+    tvm_tune_hooks ht = {tune_hook, r, tune_best_layout};
+    if ((cr = tune_compile_hooked(r, &ht)) != 0) {
       if (cr > 0) {
         if (r->tty)
           fprintf(stderr, "\r\033[K");

@@ -9,7 +9,8 @@ tvmc_SOURCES = \
 	tools/tvmc/cmd_compile.c tools/tvmc/model_load.h \
 	tools/tvmc/cmd_run.c \
 	tools/tvmc/cmd_keygen.c \
-	tools/tvmc/cmd_tune.c \
+	tools/tvmc/cmd_tune.c tools/tvmc/tune_int.h \
+	tools/tvmc/tune_layouts.c \
 	tools/tvmc/tune_svg.c tools/tvmc/tune_svg.h \
 	tools/tvmc/cmd_export.c \
 	tools/tvmc/matmul_job.c \

@@ -13,11 +13,13 @@
  *
  * tvm-c: each layer is a one-operator graph (Conv + bias + Relu, or
  * MatMul with a constant right-hand side) compiled for llvm-cpu with the
- * given thread count; its time is the executor's per-step profile of the
- * kernels that compute it (the layout transforms into and out of
- * NCHW16c, which a whole network pays once, are left out, as oneDNN's
- * reorders are; the batched products count every step, since both of
- * their operands change with every run).  With tune=N every templated
+ * given thread count; a run's time is the sum, over the kernels that
+ * compute the layer, of one of `runs` back-to-back executions of each
+ * after an untimed one (tvm_executor_time_step), as each peer's call is
+ * timed (the layout transforms into and out of NCHW16c, which a whole
+ * network pays once, are left out, as oneDNN's reorders are; the batched
+ * products count every step, since both of their operands change with
+ * every run).  With tune=N every templated
  * kernel is first tuned with N measurements (tvm_tune_task, xgb when
  * built in) and compiled with the best configuration found; without it,
  * the templates' defaults.  oneDNN: the same convolution with layouts of its own
@@ -128,7 +130,6 @@ typedef struct ours {
   tvm_graph *g;
   tvm_plan *p;
   tvm_executor *e;
-  double *prof;
   int *counted; /* steps that compute the layer (not layout transforms) */
 } ours;
 
@@ -136,7 +137,6 @@ static void ours_free(ours *o) {
   tvm_executor_free(o->e);
   tvm_plan_free(o->p);
   tvm_graph_free(o->g);
-  free(o->prof);
   free(o->counted);
   memset(o, 0, sizeof *o);
 }
@@ -190,23 +190,29 @@ static int ours_prepare(ours *o, const tvm_target *t) {
       tvm_executor_create(o->p, t, &o->e) != TVM_OK)
     return 1;
   if (bench_set_inputs(o->e, o->p) != TVM_OK) return 1;
-  o->prof = calloc(o->p->nsteps + 1, sizeof *o->prof);
   o->counted = calloc(o->p->nsteps + 1, sizeof *o->counted);
   for (uint32_t s = 0; s < o->p->nsteps; s++)
     o->counted[s] = !strstr(o->p->steps[s].label, "LayoutTransform");
   return tvm_executor_run(o->e) != TVM_OK;
 }
 
-/* `runs` samples: ms[i] is one run of the counted steps, each timed
- * after a warm-up run of the whole plan (tvm_executor_profile). */
+/* `runs` samples: ms[i] is the i-th of `runs` back-to-back executions of
+ * each counted step (after one untimed execution: tvm_executor_time_step),
+ * summed over the counted steps; as dnn_run and the BLAS loops time the
+ * peers. */
 static int ours_time(ours *o, int runs, double *ms) {
-  for (int i = 0; i < runs; i++) {
-    if (tvm_executor_profile(o->e, 1, o->prof) != TVM_OK) return 1;
-    ms[i] = 0;
-    for (uint32_t s = 0; s < o->p->nsteps; s++)
-      if (o->counted[s]) ms[i] += o->prof[s];
-
+  double *one = malloc(sizeof(double) * (size_t)runs);
+  if (!one) return 1;
+  for (int i = 0; i < runs; i++) ms[i] = 0;
+  for (uint32_t s = 0; s < o->p->nsteps; s++) {
+    if (!o->counted[s]) continue;
+    if (tvm_executor_time_step(o->e, s, runs, one) != TVM_OK) {
+      free(one);
+      return 1;
+    }
+    for (int i = 0; i < runs; i++) ms[i] += one[i];
   }
+  free(one);
   return 0;
 }
 

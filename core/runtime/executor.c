@@ -466,9 +466,31 @@ static tvm_status time_repeat(tvm_executor *e, uint32_t s, int repeat,
   return TVM_OK;
 }
 
+/* Times step s: one untimed execution, then t[r] = milliseconds of each
+ * of `repeat` back-to-back executions (launch + sync, by the device timer
+ * when the plugin has one). */
+static tvm_status time_one_step(tvm_executor *e, uint32_t s, int repeat,
+                                double *t) {
+  tvm_status st;
+  tvm_status (*run)(tvm_executor *, uint32_t) =
+      e->p->steps[s].copy ? run_copy : e->hosts[s] ? run_host : NULL;
+  double warm;
+  if (run) {
+    st = time_step(e, s, run, &warm);
+    if (st == TVM_OK) st = time_repeat(e, s, repeat, run, t);
+  } else
+    st = tvm_runtime_time(e->funcs[s], e->args[s], e->p->steps[s].nargs, 1,
+                          repeat, t);
+  if (st != TVM_OK) {
+    const tvm_plan_step *step = &e->p->steps[s];
+    return tvm_diag_prefix(st, "profiling step %u (%s): ", s,
+                           step->label ? step->label : step->kernel);
+  }
+  return TVM_OK;
+}
+
 /* Per-step mean milliseconds: one warm-up run of the whole plan, then each
- * step timed `repeat` times (launch + sync, by the device timer when the
- * plugin has one). */
+ * step timed `repeat` times (time_one_step). */
 tvm_status tvm_executor_profile(tvm_executor *e, int repeat, double *ms) {
   tvm_status st;
   if (repeat < 1)
@@ -478,18 +500,9 @@ tvm_status tvm_executor_profile(tvm_executor *e, int repeat, double *ms) {
   double *t = tvm_calloc((size_t)repeat, sizeof(double));
   if (t == NULL) return tvm_diag_set(TVM_ERR_NOMEM, "out of memory");
   for (uint32_t s = 0; s < e->p->nsteps; s++) {
-    if (e->p->steps[s].copy)
-      st = time_repeat(e, s, repeat, run_copy, t);
-    else if (e->hosts[s])
-      st = time_repeat(e, s, repeat, run_host, t);
-    else
-      st = tvm_runtime_time(e->funcs[s], e->args[s], e->p->steps[s].nargs, 1,
-                            repeat, t);
-    if (st != TVM_OK) {
+    if ((st = time_one_step(e, s, repeat, t)) != TVM_OK) {
       tvm_free(t);
-      const tvm_plan_step *step = &e->p->steps[s];
-      return tvm_diag_prefix(st, "profiling step %u (%s): ", s,
-                             step->label ? step->label : step->kernel);
+      return st;
     }
     double sum = 0;
     for (int r = 0; r < repeat; r++) sum += t[r];
@@ -497,6 +510,20 @@ tvm_status tvm_executor_profile(tvm_executor *e, int repeat, double *ms) {
   }
   tvm_free(t);
   return TVM_OK;
+}
+
+/* Each of `repeat` back-to-back executions of step s after one untimed
+ * one, in ms[0..repeat-1]. */
+tvm_status tvm_executor_time_step(tvm_executor *e, uint32_t s, int repeat,
+                                  double *ms) {
+  if (repeat < 1)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "tvm_executor_time_step: repeat must be >= 1");
+  if (s >= e->p->nsteps)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "tvm_executor_time_step: step %u of a plan of %u "
+                        "steps", s, e->p->nsteps);
+  return time_one_step(e, s, repeat, ms);
 }
 
 /* Per-step mean milliseconds as the steps run inside whole runs: one

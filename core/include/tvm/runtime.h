@@ -483,6 +483,11 @@ TVM_API tvm_status tvm_executor_get_output(tvm_executor *e, uint32_t i,
  * runs (after one warm-up run). */
 TVM_API tvm_status tvm_executor_profile(tvm_executor *e, int repeat,
                                         double *ms);
+/* One step's samples: ms[r] = milliseconds of the r-th of `repeat`
+ * back-to-back executions of step s, after one untimed execution (what a
+ * vendor library's benchmark of one primitive measures). */
+TVM_API tvm_status tvm_executor_time_step(tvm_executor *e, uint32_t s,
+                                          int repeat, double *ms);
 /* Per-step timing inside whole runs: ms[s] = mean milliseconds of step s
  * over `repeat` runs of the plan in order (after one warm-up run), each
  * step timed from its launch to its sync.  tvm_executor_profile repeats

@@ -131,6 +131,15 @@ static void test_bad_tensors(void **state) {
   assert_int_equal(tvm_executor_profile_in_run(e, 3, ms), TVM_OK);
   for (int s = 0; s < 3; s++) assert_true(ms[s] >= 0 && ms[s] < 1000);
   assert_int_equal(tvm_executor_profile_in_run(e, 0, ms), TVM_ERR_INVALID);
+  /* one step's back-to-back samples: every one written */
+  for (uint32_t s = 0; s < 3; s++) {
+    double one[4] = {-1, -1, -1, -1};
+    assert_int_equal(tvm_executor_time_step(e, s, 4, one), TVM_OK);
+    for (int r = 0; r < 4; r++) assert_true(one[r] >= 0 && one[r] < 1000);
+  }
+  assert_int_equal(tvm_executor_time_step(e, 3, 4, ms), TVM_ERR_INVALID);
+  assert_non_null(strstr(tvm_diag_message(), "step 3 of a plan of 3"));
+  assert_int_equal(tvm_executor_time_step(e, 0, 0, ms), TVM_ERR_INVALID);
   tvm_executor_free(e);
   tvm_plan_free(p);
 }

@@ -66,6 +66,37 @@ static LLVMValueRef buffer_ptr(lc_cg *cg, const tvm_expr *buf) {
   return v;
 }
 
+/* Pointer to element `index` of buf.  The constant term of the index
+ * (x + c, x - c, nested) is added after x is widened to i64: an i32 index
+ * x + c sign-extended as a whole cannot be split by LLVM, so every access
+ * of an unrolled block computed its own address; sext(x) + c lets them
+ * share sext(x) and fold c into the displacement.  The same value as long
+ * as x + c does not wrap in i32, which index arithmetic never does. */
+static LLVMValueRef index_ptr(lc_cg *cg, LLVMValueRef buf, tvm_dtype t,
+                              const tvm_expr *index) {
+  int64_t c = 0, k;
+  const tvm_expr *x = index;
+  for (;;) {
+    if (x->kind == TVM_ADD && tvm_is_const_int(x->u.bin.b, &k))
+      c += k, x = x->u.bin.a;
+    else if (x->kind == TVM_ADD && tvm_is_const_int(x->u.bin.a, &k))
+      c += k, x = x->u.bin.b;
+    else if (x->kind == TVM_SUB && tvm_is_const_int(x->u.bin.b, &k))
+      c -= k, x = x->u.bin.a;
+    else
+      break;
+  }
+  LLVMValueRef idx = lc_expr(cg, x);
+  if (!idx) return NULL;
+  if (c != 0) {
+    LLVMTypeRef et = lc_mem_type(cg, tvm_dtype_element(t));
+    LLVMValueRef p = LLVMBuildGEP2(cg->b, et, buf, &idx, 1, "");
+    LLVMValueRef off = LLVMConstInt(cg->t_i64, (unsigned long long)c, 1);
+    return LLVMBuildGEP2(cg->b, et, p, &off, 1, "");
+  }
+  return lc_elem_ptr(cg, buf, t, idx);
+}
+
 /* Is index a contiguous ramp (stride 1), or a scalar index read as a
  * vector?  Sets *base to the scalar start expression. */
 static int contiguous(const tvm_expr *index, int lanes, const tvm_expr **base) {
@@ -108,9 +139,8 @@ LLVMValueRef lc_load(lc_cg *cg, const tvm_expr *e) {
   unsigned al = lc_access_align(cg, e->u.load.buffer, e->u.load.index, t);
   if (t.lanes == 1 || contiguous(e->u.load.index, t.lanes, &base)) {
     if (t.lanes == 1) base = e->u.load.index;
-    LLVMValueRef idx = lc_expr(cg, base);
-    if (!idx) return NULL;
-    LLVMValueRef p = lc_elem_ptr(cg, buf, t, idx);
+    LLVMValueRef p = index_ptr(cg, buf, t, base);
+    if (!p) return NULL;
     if (e->u.load.pred && t.lanes > 1) {
       LLVMValueRef m = mask_of(cg, e->u.load.pred, t.lanes);
       if (!m) return NULL;
@@ -168,9 +198,8 @@ void lc_emit_store(lc_cg *cg, const tvm_stmt *s) {
   unsigned al = lc_access_align(cg, s->u.store.buffer, s->u.store.index, t);
   if (t.lanes == 1 || contiguous(s->u.store.index, t.lanes, &base)) {
     if (t.lanes == 1) base = s->u.store.index;
-    LLVMValueRef idx = lc_expr(cg, base);
-    if (!idx) return;
-    LLVMValueRef p = lc_elem_ptr(cg, buf, t, idx);
+    LLVMValueRef p = index_ptr(cg, buf, t, base);
+    if (!p) return;
     if (s->u.store.pred && t.lanes > 1) {
       LLVMValueRef m = mask_of(cg, s->u.store.pred, t.lanes);
       if (!m) return;

@@ -43,7 +43,8 @@
  *                 that budget.  Blocks whose accumulators leave fewer than
  *                 2 registers free (tile_oc + 1 with tile_oc > 1) are
  *                 rejected.
- *   unroll_kw     none / unroll: the kernel-width reduction loop unrolled
+ *   unroll_kw     none / unroll: the kernel-width reduction loop unrolled,
+ *                 in a depthwise convolution the kernel-height loop too
  *                 (default: unroll for depthwise, none otherwise).
  *   order_reduce  (regular convolutions) the reduction loops as
  *                 (ic_outer, ky, kx) or (ky, kx, ic_outer), the input
@@ -246,6 +247,10 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     if (!st) st = tvm_unroll(sc, tvm_stage_axis(sc, 3));
     if (!st) st = tvm_vectorize(sc, tvm_stage_axis(sc, 4));
     if (!st && rx && unroll_kw == TVM_ANN_UNROLL) st = tvm_unroll(sc, rx);
+    /* a depthwise window unrolled whole: each row's padding test and
+     * loads are computed once per block, not once per trip of a loop */
+    if (!st && rx && depthwise && nred == 2 && unroll_kw == TVM_ANN_UNROLL)
+      st = tvm_unroll(sc, tvm_stage_reduce_axis(sc, 0));
     if (st) goto out;
   }
   if (pad && depthwise) {

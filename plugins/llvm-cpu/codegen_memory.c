@@ -67,11 +67,13 @@ static LLVMValueRef buffer_ptr(lc_cg *cg, const tvm_expr *buf) {
 }
 
 /* Pointer to element `index` of buf.  The constant term of the index
- * (x + c, x - c, nested) is added after x is widened to i64: an i32 index
- * x + c sign-extended as a whole cannot be split by LLVM, so every access
- * of an unrolled block computed its own address; sext(x) + c lets them
- * share sext(x) and fold c into the displacement.  The same value as long
- * as x + c does not wrap in i32, which index arithmetic never does. */
+ * (x + c, x - c, nested) becomes a GEP of its own after the GEP of x: an
+ * i32 index x + c sign-extended as a whole cannot be split by LLVM, so
+ * every access of an unrolled block computed its own address; with the
+ * constant apart they share the address of x and c folds into the
+ * displacement.  The same address as long as x + c does not wrap in i32,
+ * which index arithmetic never does; plain GEPs (not inbounds), since x
+ * alone may point outside the buffer. */
 static LLVMValueRef index_ptr(lc_cg *cg, LLVMValueRef buf, tvm_dtype t,
                               const tvm_expr *index) {
   int64_t c = 0, k;

@@ -26,8 +26,9 @@
  * choosing (format "any"), bias and a ReLU post-op, no reorders timed;
  * dnnl_sgemm.  OpenBLAS: cblas_sgemm, OPENBLAS_CORETYPE from the detected
  * ISA (bench/machine.c).  Each round times every side in turn after a
- * 200 ms pause (the other side's idle workers stop spinning) and one
- * untimed warm-up call, each run on its own clock; figures are medians
+ * 200 ms pause (the other side's idle workers stop spinning) and at
+ * least 20 ms (and 3 calls) of untimed back-to-back calls of that side
+ * (the core's clock ramps up again), each run on its own clock; figures are medians
  * over all rounds*runs runs (a mean would let one preempted run of a
  * 20-microsecond kernel on a 2-vCPU VM decide its row).  Ratios are
  * throughput ours/peer: above 1.0 means tvm-c is faster.  The output starts with the CPU model, ISA and
@@ -58,6 +59,13 @@ static double median(double *v, int n) {
 }
 
 static void pause_ms(int ms) { usleep((useconds_t)ms * 1000); }
+
+/* Untimed back-to-back calls before every side's samples, after its
+ * 200 ms pause: at least WARM_MS and WARM_CALLS calls, so that a side's
+ * first samples do not ride the core's clock ramp (one untimed call
+ * before 8 samples of a 20-microsecond kernel did: its median then moved
+ * with the sample count, bench/RESULTS.md 2026-11-29). */
+enum { WARM_MS = 20, WARM_CALLS = 3 };
 
 /* ---- layers ---------------------------------------------------------------- */
 typedef struct layer {
@@ -201,6 +209,9 @@ static int ours_prepare(ours *o, const tvm_target *t) {
  * summed over the counted steps; as dnn_run and the BLAS loops time the
  * peers. */
 static int ours_time(ours *o, int runs, double *ms) {
+  double t0 = bench_now_ms();
+  for (int i = 0; i < WARM_CALLS || bench_now_ms() - t0 < WARM_MS; i++)
+    if (tvm_executor_run(o->e) != TVM_OK) return 1;
   double *one = malloc(sizeof(double) * (size_t)runs);
   if (!one) return 1;
   for (int i = 0; i < runs; i++) ms[i] = 0;
@@ -354,6 +365,12 @@ static int dnn_run(dnn *d, int runs, double *ms) {
                              {DNNL_ARG_WEIGHTS, d->mem[1]},
                              {DNNL_ARG_BIAS, d->mem[2]},
                              {DNNL_ARG_DST, d->mem[3]}};
+  double w0 = bench_now_ms();
+  for (int i = 0; i < WARM_CALLS || bench_now_ms() - w0 < WARM_MS; i++) {
+    if (!DNN_OK(dnnl_primitive_execute(d->prim, d->stream, 4, args)))
+      return 1;
+    dnnl_stream_wait(d->stream);
+  }
   for (int i = -1; i < runs; i++) {
     double t0 = bench_now_ms();
     if (!DNN_OK(dnnl_primitive_execute(d->prim, d->stream, 4, args)))
@@ -428,6 +445,11 @@ static void peers_sgemm(int runs, int batch, int M, int N, int K,
                         double *blas, double *dnn) {
   size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
   pause_ms(200);
+  double w0 = bench_now_ms();
+  for (int i = 0; i < WARM_CALLS || bench_now_ms() - w0 < WARM_MS; i++)
+    for (int h = 0; h < batch; h++)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
+                  A + h * na, K, B + h * nb, N, 0.0f, C + h * nc, N);
   for (int i = -1; i < runs; i++) {
     double t0 = bench_now_ms();
     for (int h = 0; h < batch; h++)
@@ -436,6 +458,11 @@ static void peers_sgemm(int runs, int batch, int M, int N, int K,
     if (i >= 0) blas[i] = bench_now_ms() - t0;
   }
   pause_ms(200);
+  w0 = bench_now_ms();
+  for (int i = 0; i < WARM_CALLS || bench_now_ms() - w0 < WARM_MS; i++)
+    for (int h = 0; h < batch; h++)
+      dnnl_sgemm('N', 'N', M, N, K, 1.0f, A + h * na, K, B + h * nb, N, 0.0f,
+                 C + h * nc, N);
   for (int i = -1; i < runs; i++) {
     double t0 = bench_now_ms();
     for (int h = 0; h < batch; h++)

@@ -20,6 +20,12 @@ printf '%s\n' "$out"
 has "$out" "kernels"
 has "$out" "peak activations"
 has "$out" "x.tvmpkg"
+# the compile line: the compile, then with the model read and the package
+# written (the "from ONNX to a runnable package"), never less
+line=$(printf '%s\n' "$out" | grep '^compile ')
+c=$(printf '%s\n' "$line" | sed -n 's/^compile *\([0-9.]*\) s (\([0-9.]*\) s with reading.*/\1 \2/p')
+[ -n "$c" ] || die "compile line without both times: $line"
+echo "$c" | awk '{ exit !($2 >= $1) }' || die "whole time below the compile's: $line"
 [ -s x.tvmpkg ] || die "no package written"
 
 json=$("$tvmc" run x.tvmpkg --json --repeat 3 --profile) || die "run --json: $json"

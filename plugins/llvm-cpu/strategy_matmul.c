@@ -161,6 +161,15 @@ static tvm_status schedule_product(tvm_schedule *s, tvm_tensor *out,
   return rc;
 }
 
+/* Vector registers of an m x nv block over `rows` rows (0: unknown; the
+ * block is capped at them): the accumulators, the panel's nv vectors and
+ * a broadcast; a block of one row uses each panel vector once, so its
+ * loads fold into the FMAs and need no registers of their own. */
+static int64_t block_vregs(int64_t m, int64_t rows, int64_t nv) {
+  if (rows > 0 && m > rows) m = rows;
+  return m * nv + (m > 1 ? nv : 0) + 1;
+}
+
 /* The knobs tile_m (*mr) and unroll_k (*ku) for panels nr columns wide
  * over `rows` rows (0: unknown) and a reduction of K steps (see the top
  * of the file).  unroll_k's
@@ -177,12 +186,12 @@ static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
   for (int i = 0; i < 6; i++) {
     int64_t m = tile_m_choices[i];
     int64_t padded = rows > 0 ? (rows + m - 1) / m * m : m;
-    if (m <= 12 && m * nv + nv + 1 <= isa->vregs &&
+    if (m <= 12 && block_vregs(m, rows, nv) <= isa->vregs &&
         (i == 0 || (padded - rows) * 8 < rows))
       dm = i;
   }
   *mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, dm);
-  if (*mr * nv + nv + 1 > isa->vregs)
+  if (block_vregs(*mr, rows, nv) > isa->vregs)
     tvm_cfg_reject(cfg, "tile_m %lld x %lld vectors exceed %d registers",
                    (long long)*mr, (long long)nv, isa->vregs);
   int dk = 0;

@@ -79,6 +79,53 @@ static void test_matmul_packed(void **state) {
   }
 }
 
+/* Products of 1 to 3 rows (batch-1 MatMul: a matrix-vector product) are
+ * packed in panels of ceil(8 / rows) vectors, up to what N fills, so the
+ * register block holds eight chains of FMAs, not two (bound by the FMA
+ * latency); 4 rows keep two-vector panels.  Results equal to the
+ * reference, ragged N (the last panel padded) and 3-D A included. */
+static void test_matmul_packed_few_rows(void **state) {
+  (void)state;
+  static const struct { int64_t b, M, K, N, nv; } cs[] = {
+      {0, 1, 999, 1001, 8}, {0, 1, 64, 20, 3}, {0, 2, 40, 100, 4},
+      {0, 3, 16, 70, 3},    {3, 1, 16, 33, 3}, {0, 4, 32, 100, 2}};
+  int64_t lanes = (int64_t)tvm_target_info(T)->vector_bits / 32;
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    tvm_graph *g = NULL;
+    CHECK_OK(tvm_graph_create(&g));
+    int64_t as[3] = {cs[c].b, cs[c].M, cs[c].K};
+    tvm_gvalue *x = cs[c].b ? tvm_graph_input(g, "x", F32, as, 3)
+                            : tvm_graph_input(g, "x", F32, as + 1, 2);
+    tvm_gvalue *w =
+        tvm_graph_random(g, "w", (int64_t[]){cs[c].K, cs[c].N}, 2, 73 + c, 0.3);
+    tvm_gvalue *y =
+        tvm_graph_apply(g, "MatMul", "mm", TVM_IN(x, w), NULL, 0, 1, NULL);
+    CHECK_OK(tvm_graph_mark_output(g, y));
+    tvm_plan *p = compile_check(g, 110 + c);
+    assert_int_equal(steps_with(p, "MatMul_packed"), 1);
+    /* the packed weight's layout: NK<nr>n, nr = nv vectors (fewer when
+     * N fills fewer at this width) */
+    int64_t nv = cs[c].nv, fill = (cs[c].N + lanes - 1) / lanes;
+    if (nv > fill) nv = fill;
+    char want[32];
+    snprintf(want, sizeof want, "NK%lldn", (long long)(nv * lanes));
+    int found = 0;
+    for (uint32_t v = 0; v < p->nvalues; v++)
+      if (p->values[v].kind == TVM_PV_PARAM && p->values[v].layout &&
+          strncmp(p->values[v].layout, "NK", 2) == 0) {
+        if (strcmp(p->values[v].layout, want) != 0)
+          fail_msg("%lld x %lld x %lld: packed as %s, expected %s",
+                   (long long)(cs[c].b ? cs[c].b * cs[c].M : cs[c].M),
+                   (long long)cs[c].K, (long long)cs[c].N,
+                   p->values[v].layout, want);
+        found = 1;
+      }
+    assert_true(found);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+  }
+}
+
 /* A product whose N and K no vector width or unroll factor divides (16 x
  * 333 x 250, a classifier's awkward shape) is computed right, and its
  * register block is vector code: after the vectorize pass no serial
@@ -267,6 +314,7 @@ int main(void) {
       cmocka_unit_test(test_dense),
       cmocka_unit_test(test_matmul_packed),
       cmocka_unit_test(test_matmul_packed_ragged),
+      cmocka_unit_test(test_matmul_packed_few_rows),
       cmocka_unit_test(test_batch_matmul),
       cmocka_unit_test(test_rows_template),
       cmocka_unit_test(test_matmul_pass_alone),

@@ -18,9 +18,11 @@
  * 1 this is a matrix-vector product, bound by reading B.  When k is no
  * multiple of the vector lanes, half (then a quarter) of them is used.
  *
- * Knob: tile_n (columns per tile, default the largest of 8, 4, 2, 1 that
- * divides the columns; values whose tile_n accumulator vectors leave fewer
- * than 2 of the ISA's vector registers free are rejected: 16 on AVX2).  A product that is not
+ * Knob: tile_n (columns per tile: 1, 2, 4, 8, 16 and, where neither 4
+ * nor 8 divides the columns, their largest divisor up to 8; default the
+ * largest of 8, 4, that divisor, 2, 1 that divides the columns; values
+ * whose tile_n accumulator vectors leave fewer than 2 of the ISA's vector
+ * registers free are rejected: 16 on AVX2).  A product that is not
  * "dense", or whose k is not a multiple of the lanes, is refused and gets
  * the core's generic schedule.
  */
@@ -34,7 +36,7 @@
 int32_t llvm_cpu_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
                                 tvm_tensor **outs, uint32_t nouts,
                                 tvm_config *cfg) {
-  static const int64_t tile_n_choices[] = {1, 2, 4, 8, 16};
+  int64_t tile_n_choices[6] = {1, 2, 4, 8, 16, 0};
   tvm_ptrvec ops = {0};
   tvm_operation *dense = NULL;
   tvm_tensor *O, *mm, *MF;
@@ -72,8 +74,20 @@ int32_t llvm_cpu_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
   }
   if (st) goto out;
   int64_t N = O->shape_c[1];
-  int dflt = N % 8 == 0 ? 3 : N % 4 == 0 ? 2 : N % 2 == 0 ? 1 : 0;
-  int64_t tn = tvm_cfg_choice(cfg, "tile_n", tile_n_choices, 5, dflt);
+  int dflt = N % 8 == 0 ? 3 : N % 4 == 0 ? 2 : N % 2 == 0 ? 1 : 0, nch = 5;
+  if (dflt < 2) {
+    /* no power of two from 4 up divides the columns (1001 classes: 7 x
+     * 11 x 13): the largest divisor up to 8 as a sixth choice (after the
+     * five, so the logs' indices keep their values) and the default, so
+     * that more than one or two chains of FMAs hide their latency */
+    for (int64_t d = 8; d > tile_n_choices[dflt]; d--)
+      if (N % d == 0) {
+        tile_n_choices[nch] = d;
+        dflt = nch++;
+        break;
+      }
+  }
+  int64_t tn = tvm_cfg_choice(cfg, "tile_n", tile_n_choices, nch, dflt);
   lc_isa isa;
   lc_isa_of(t, &isa);
   if (tn + 2 > isa.vregs)
@@ -92,7 +106,8 @@ int32_t llvm_cpu_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
   if (!st) st = tvm_fuse(so, tvm_stage_axis(so, 0), jo, &fused);
   if (!st) st = tvm_parallel(so, fused);
   if (!st && O != mm) st = tvm_compute_at(sm, so, fused);
-  if (!st && O != mm && tn >= 4) st = tvm_vectorize(so, ji);
+  if (!st && O != mm && tn >= 4 && (tn & (tn - 1)) == 0)
+    st = tvm_vectorize(so, ji);
   if (!st) st = tvm_compute_at(sf, so, fused);
   if (st) goto out;
   /* MF: (i, j, kl) + reduce ko -> (i, ko, j unrolled, kl vectorized) */

@@ -11,13 +11,15 @@
 #include "layout_test.h"
 
 /* Gemm with transB = 1 (llvm-cpu.dense): batch 1 and 4, bias and relu
- * fused, alpha/beta, a column count 8 does not divide, a k that takes 4
- * lanes, and a k no lane count divides (refused by the template: the
- * generic schedule, with a warning). */
+ * fused, alpha/beta, column counts 8 does not divide (10 and 6 in tiles
+ * of 5 and 6 columns, 1001 in tiles of 7), a k that takes 4 lanes, and a
+ * k no lane count divides (refused by the template: the generic
+ * schedule, with a warning). */
 static void test_dense(void **state) {
   (void)state;
   static const int64_t shapes[][3] = {
-      {1, 1000, 512}, {4, 48, 64}, {3, 13, 32}, {2, 10, 20}, {2, 5, 18}};
+      {1, 1000, 512}, {4, 48, 64}, {3, 13, 32}, {2, 10, 20}, {2, 5, 18},
+      {1, 1001, 64},  {2, 6, 32}};
   for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
     int64_t M = shapes[c][0], N = shapes[c][1], K = shapes[c][2];
     tvm_graph *g = NULL;

@@ -31,8 +31,10 @@
  * one broadcast fit the ISA's vector registers (12 with AVX-512's 32 and
  * two-vector panels, 6 with AVX2's 16) and whose row blocks pad the rows
  * by less than an eighth (a ragged last block computes padding rows:
- * 16 rows in blocks of 12 waste a third); larger blocks are rejected as
- * spilling.  The packing width nr is not a knob of this template:
+ * 16 rows in blocks of 12 waste a third), unless that leaves fewer than 8
+ * accumulators (2 rows: too few chains of FMAs to hide their latency),
+ * where the block of 8 or more that pads least wins; larger blocks are
+ * rejected as spilling.  The packing width nr is not a knob of this template:
  * MatMul_packed's is the layout alter_layout chose (strategy_layout.c),
  * tvmc matmul's a knob of its compute ("pack_n", tools/tvmc/matmul_te.c),
  * the batch template's its own knob tile_n.
@@ -189,6 +191,26 @@ static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
     if (m <= 12 && block_vregs(m, rows, nv) <= isa->vregs &&
         (i == 0 || (padded - rows) * 8 < rows))
       dm = i;
+  }
+  /* fewer than 8 accumulators are fewer chains of FMAs than hide their
+   * latency (two FMA pipes of 4 cycles): 2-row blocks of 5 to 13 rows ran
+   * at 40-44 GFLOP/s on Zen 3 where 16 rows in 4-row blocks ran at 90.
+   * Such a product takes the block of at least 8 that pads its rows
+   * least (the larger on a tie): padding rows cost less than the latency
+   * (bench/RESULTS.md 2026-11-29) */
+  int64_t me = rows > 0 && tile_m_choices[dm] > rows ? rows
+                                                    : tile_m_choices[dm];
+  if (me * nv < 8 && rows > me) {
+    int64_t best = 0;
+    for (int i = dm + 1; i < 6; i++) {
+      int64_t m = tile_m_choices[i];
+      int64_t padded = (rows + m - 1) / m * m;
+      if (m <= 12 && block_vregs(m, rows, nv) <= isa->vregs &&
+          m * nv >= 8 && (best == 0 || padded <= best)) {
+        dm = i;
+        best = padded;
+      }
+    }
   }
   *mr = tvm_cfg_choice(cfg, "tile_m", tile_m_choices, 6, dm);
   if (block_vregs(*mr, rows, nv) > isa->vregs)

@@ -42,14 +42,17 @@ static void test_dense(void **state) {
 
 /* MatMul and Gemm with a constant right operand become MatMul_packed on
  * llvm-cpu (the plugin asks for NK<nr>n): 2-D and 3-D A, column counts
- * no panel width divides (padded panels), bias and activation epilogues,
+ * no panel width divides (padded panels), row counts whose blocks of 8
+ * or more accumulators pad them (5 rows in a block of 6, 13 in blocks of
+ * 4), bias and activation epilogues,
  * Gemm with transB 0 and 1, alpha and beta; each one fused kernel whose
  * label names MatMul_packed, results equal to the reference. */
 static void test_matmul_packed(void **state) {
   (void)state;
   static const struct { int64_t b, M, K, N; int gemm, tb; } cs[] = {
       {2, 5, 24, 40, 0, 0}, {0, 37, 100, 13, 0, 0}, {0, 64, 64, 96, 0, 0},
-      {0, 6, 20, 30, 1, 0}, {0, 8, 32, 1000, 1, 1}, {3, 1, 16, 33, 0, 0}};
+      {0, 6, 20, 30, 1, 0}, {0, 8, 32, 1000, 1, 1}, {3, 1, 16, 33, 0, 0},
+      {0, 5, 64, 100, 0, 0}, {0, 13, 48, 40, 0, 0}};
   for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));

@@ -87,12 +87,14 @@ static int64_t block_knob(tvm_config *cfg, const char *name, int64_t c,
  * zero-padded by the core when nr does not divide N (MatMul_packed
  * computes whole panels, so a ragged N costs only the padding columns:
  * two vectors per k step keep the register block FMA-bound, where one
- * vector and mr broadcasts are bound by loads).  A product of fewer than
- * 4 rows (a matrix-vector product, batch-1 MatMul) gets panels of
- * ceil(8 / rows) vectors instead, up to what N fills: its register block
- * is those rows, and two vectors of one row are two chains of dependent
- * FMAs, bound by the FMA latency (25 GFLOP/s at 1 x 1001 x 999 on Zen 3,
- * bench/RESULTS.md 2026-11-29), where eight chains are not.  Gemm's
+ * vector and mr broadcasts are bound by loads).  A product of 1 or 2
+ * rows (a matrix-vector product, batch-1 MatMul) gets panels of 8 / rows
+ * vectors instead, up to what N fills: its register block is those rows,
+ * and two vectors of one row are two chains of dependent FMAs, bound by
+ * the FMA latency (25 GFLOP/s at 1 x 1001 x 999 on Zen 3,
+ * bench/RESULTS.md 2026-11-29), where eight chains are not.  (Three rows
+ * keep two vectors: panels of 3 vectors, 96 bytes a row, measured 1.4x
+ * slower there.)  Gemm's
  * fully connected layers with fewer than 4 rows (transB = 1) keep the
  * dense template, a matrix-vector product that reads B's rows as they
  * are. */
@@ -112,7 +114,7 @@ static int32_t matmul_layout(tvm_plugin_target *t, const tvm_gnode *n,
   int64_t N = tb ? bs[0] : bs[1];
   int64_t rows = 1; /* A's rows, its leading dimensions flattened */
   for (int d = 0; d < na - 1; d++) rows = as[d] > 0 ? rows * as[d] : -1;
-  int64_t nv = rows > 0 && rows < 4 ? (8 + rows - 1) / rows : 2;
+  int64_t nv = rows == 1 || rows == 2 ? 8 / rows : 2;
   int64_t fill = (N + lanes - 1) / lanes; /* vectors N fills */
   if (nv > fill) nv = fill;
   int64_t nr = (nv > 1 ? nv : 1) * lanes;

@@ -193,20 +193,23 @@ static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
       dm = i;
   }
   /* fewer than 8 accumulators are fewer chains of FMAs than hide their
-   * latency (two FMA pipes of 4 cycles): 2-row blocks of 5 to 13 rows ran
+   * latency (two FMA pipes of 4 cycles): 2-row blocks of 3 to 13 rows ran
    * at 40-44 GFLOP/s on Zen 3 where 16 rows in 4-row blocks ran at 90.
-   * Such a product takes the block of at least 8 that pads its rows
-   * least (the larger on a tie): padding rows cost less than the latency
-   * (bench/RESULTS.md 2026-11-29) */
+   * Such a product takes, of the blocks (capped at the rows) with 8
+   * accumulators or as many as its rows allow, the one that pads its
+   * rows least (the larger on a tie): padding rows cost less than the
+   * latency (bench/RESULTS.md 2026-11-29) */
+  int64_t want = rows > 0 && rows * nv < 8 ? rows * nv : 8;
   int64_t me = rows > 0 && tile_m_choices[dm] > rows ? rows
                                                     : tile_m_choices[dm];
-  if (me * nv < 8 && rows > me) {
+  if (rows > 0 && me * nv < want) {
     int64_t best = 0;
     for (int i = dm + 1; i < 6; i++) {
-      int64_t m = tile_m_choices[i];
+      int64_t m = tile_m_choices[i] < rows ? tile_m_choices[i] : rows;
       int64_t padded = (rows + m - 1) / m * m;
-      if (m <= 12 && block_vregs(m, rows, nv) <= isa->vregs &&
-          m * nv >= 8 && (best == 0 || padded <= best)) {
+      if (tile_m_choices[i] <= 12 &&
+          block_vregs(tile_m_choices[i], rows, nv) <= isa->vregs &&
+          m * nv >= want && (best == 0 || padded <= best)) {
         dm = i;
         best = padded;
       }

@@ -190,6 +190,8 @@ static void emit_func(lc_cg *cg, const tvm_func *f) {
   tvm_ptrmap_free(&cg->vars);
   tvm_ptrmap_free(&cg->nonneg);
   tvm_ptrmap_free(&cg->align);
+  tvm_ptrmap_free(&cg->stack_n);
+  tvm_ptrmap_free(&cg->ranges);
   cg->heap.len = 0;
   cg->parallel_depth = 0;
   LLVMValueRef body = emit_body(cg, f);
@@ -309,6 +311,8 @@ static void cg_close(lc_cg *cg) {
   tvm_ptrmap_free(&cg->vars);
   tvm_ptrmap_free(&cg->nonneg);
   tvm_ptrmap_free(&cg->align);
+  tvm_ptrmap_free(&cg->stack_n);
+  tvm_ptrmap_free(&cg->ranges);
   tvm_ptrvec_free(&cg->heap);
   LLVMDisposeBuilder(cg->b);
   LLVMDisposeModule(cg->mod);

@@ -3,6 +3,7 @@
  * lets, stores, allocations (stack or heap), asserts and evaluated calls.
  * Parallel loops are outlined by codegen_parallel.c.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,8 +198,23 @@ static void emit_for(lc_cg *cg, const tvm_stmt *s, int hint) {
   if (hint == LC_HINT_NONE && s->u.for_.for_kind == TVM_FOR_SERIAL &&
       cg->target->opt_level >= 2)
     hint = unroll_hint(s);
+  /* a loop of constant bounds: its variable's values, for the accesses
+   * of stack buffers (lc_stack_in_bounds) */
+  int64_t cmin, cext;
+  lc_range r;
+  void *oldr = NULL;
+  int ranged = tvm_is_const_int(s->u.for_.min, &cmin) &&
+               tvm_is_const_int(s->u.for_.extent, &cext) && cext > 0 &&
+               cmin > INT32_MIN && cmin + cext < INT32_MAX;
+  if (ranged) {
+    r.lo = cmin;
+    r.hi = cmin + cext - 1;
+    tvm_ptrmap_get(&cg->ranges, s->u.for_.var, &oldr);
+    tvm_ptrmap_put(&cg->ranges, s->u.for_.var, &r);
+  }
   lc_emit_loop(cg, s->u.for_.var, mn, end, s->u.for_.body,
                lc_is_nonneg(cg, s->u.for_.min), hint);
+  if (ranged) tvm_ptrmap_put(&cg->ranges, s->u.for_.var, oldr);
 }
 
 /* if (cond) then_ else else_. */
@@ -244,6 +260,7 @@ static void emit_allocate(lc_cg *cg, const tvm_stmt *s) {
       n * esz <= STACK_LIMIT) {
     LLVMTypeRef at = LLVMArrayType(lc_mem_type(cg, t), (unsigned)(n ? n : 1));
     p = lc_entry_alloca(cg, at, align, buf->u.var.name);
+    if (n > 0) tvm_ptrmap_put(&cg->stack_n, buf, (void *)(intptr_t)n);
   } else {
     LLVMValueRef ext = lc_expr(cg, s->u.alloc.extent);
     if (!ext) return;

@@ -28,8 +28,8 @@
  * ISA (bench/machine.c).  Each round times every side in turn after a
  * 200 ms pause (the other side's idle workers stop spinning) and at
  * least 20 ms (and 3 calls) of untimed back-to-back calls of that side
- * (the core's clock ramps up again), each run on its own clock; figures are medians
- * over all rounds*runs runs (a mean would let one preempted run of a
+ * (the core's clock ramps up again), each run on its own clock; figures
+ * are medians over all rounds*runs runs (a mean would let one preempted run of a
  * 20-microsecond kernel on a 2-vCPU VM decide its row).  Ratios are
  * throughput ours/peer: above 1.0 means tvm-c is faster.  The output starts with the CPU model, ISA and
  * measured FMA peak.

@@ -199,7 +199,7 @@ static void emit_for(lc_cg *cg, const tvm_stmt *s, int hint) {
       cg->target->opt_level >= 2)
     hint = unroll_hint(s);
   /* a loop of constant bounds: its variable's values, for the accesses
-   * of stack buffers (lc_stack_in_bounds) */
+   * of stack buffers (stack_in_bounds in codegen_memory.c) */
   int64_t cmin, cext;
   lc_range r;
   void *oldr = NULL;
@@ -260,8 +260,9 @@ static void emit_allocate(lc_cg *cg, const tvm_stmt *s) {
       n * esz <= STACK_LIMIT) {
     LLVMTypeRef at = LLVMArrayType(lc_mem_type(cg, t), (unsigned)(n ? n : 1));
     p = lc_entry_alloca(cg, at, align, buf->u.var.name);
-    if (n > 0) tvm_ptrmap_put(&cg->stack_n, buf, (void *)(intptr_t)n);
+    tvm_ptrmap_put(&cg->stack_n, buf, (void *)(intptr_t)(n > 0 ? n : 0));
   } else {
+    tvm_ptrmap_put(&cg->stack_n, buf, NULL); /* not a stack buffer */
     LLVMValueRef ext = lc_expr(cg, s->u.alloc.extent);
     if (!ext) return;
     ext = LLVMBuildIntCast2(cg->b, ext, cg->t_i64, 1, "");

@@ -124,7 +124,7 @@ typedef struct lc_cg {
 } lc_cg;
 
 /* The values a loop variable takes, [lo, hi] (a serial loop of constant
- * bounds; see lc_emit_loop). */
+ * bounds, recorded by emit_for in codegen_stmt.c). */
 typedef struct lc_range {
   int64_t lo, hi;
 } lc_range;

@@ -94,10 +94,9 @@ static int64_t block_knob(tvm_config *cfg, const char *name, int64_t c,
  * the FMA latency (25 GFLOP/s at 1 x 1001 x 999 on Zen 3,
  * bench/RESULTS.md 2026-11-29), where eight chains are not.  (Three rows
  * keep two vectors: panels of 3 vectors, 96 bytes a row, measured 1.4x
- * slower there.)  Gemm's
- * fully connected layers with fewer than 4 rows (transB = 1) keep the
- * dense template, a matrix-vector product that reads B's rows as they
- * are. */
+ * slower there.)  Gemm's fully connected layers with fewer than 4 rows
+ * (transB = 1) keep the dense template, a matrix-vector product that
+ * reads B's rows as they are. */
 static int32_t matmul_layout(tvm_plugin_target *t, const tvm_gnode *n,
                              tvm_plugin_layout *out) {
   int64_t as[TVM_MAX_DIMS], bs[TVM_MAX_DIMS];

@@ -33,8 +33,9 @@
  * by less than an eighth (a ragged last block computes padding rows:
  * 16 rows in blocks of 12 waste a third), unless that leaves fewer than 8
  * accumulators (2 rows: too few chains of FMAs to hide their latency),
- * where the block of 8 or more that pads least wins; larger blocks are
- * rejected as spilling.  The packing width nr is not a knob of this template:
+ * where the block of 8 or more (or of all the rows) that pads least wins;
+ * larger blocks are rejected as spilling.  The packing width nr is not a
+ * knob of this template:
  * MatMul_packed's is the layout alter_layout chose (strategy_layout.c),
  * tvmc matmul's a knob of its compute ("pack_n", tools/tvmc/matmul_te.c),
  * the batch template's its own knob tile_n.

@@ -76,9 +76,8 @@ static void close_side(side *s) {
  * against 0.68-0.82 in steady state, bench/RESULTS.md 2026-11-29). */
 static int block(side *s, int runs, double *ms) {
   double w0 = bench_now_ms();
-  do {
+  for (int i = 0; !bench_warm_done(w0, i, 1); i++)
     if (tvm_executor_run(s->e) != TVM_OK) return 1;
-  } while (bench_now_ms() - w0 < 20);
   for (int i = 0; i < runs; i++) {
     double t0 = bench_now_ms();
     if (tvm_executor_run(s->e) != TVM_OK) return 1;

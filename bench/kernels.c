@@ -60,12 +60,9 @@ static double median(double *v, int n) {
 
 static void pause_ms(int ms) { usleep((useconds_t)ms * 1000); }
 
-/* Untimed back-to-back calls before every side's samples, after its
- * 200 ms pause: at least WARM_MS and WARM_CALLS calls, so that a side's
- * first samples do not ride the core's clock ramp (one untimed call
- * before 8 samples of a 20-microsecond kernel did: its median then moved
- * with the sample count, bench/RESULTS.md 2026-11-29). */
-enum { WARM_MS = 20, WARM_CALLS = 3 };
+/* Untimed back-to-back calls of a side before its samples, after its
+ * 200 ms pause: at least BENCH_WARM_MS (bench/machine.h) and 3 calls. */
+enum { WARM_CALLS = 3 };
 
 /* ---- layers ---------------------------------------------------------------- */
 typedef struct layer {
@@ -210,7 +207,7 @@ static int ours_prepare(ours *o, const tvm_target *t) {
  * peers. */
 static int ours_time(ours *o, int runs, double *ms) {
   double t0 = bench_now_ms();
-  for (int i = 0; i < WARM_CALLS || bench_now_ms() - t0 < WARM_MS; i++)
+  for (int i = 0; !bench_warm_done(t0, i, WARM_CALLS); i++)
     if (tvm_executor_run(o->e) != TVM_OK) return 1;
   double *one = malloc(sizeof(double) * (size_t)runs);
   if (!one) return 1;
@@ -366,7 +363,7 @@ static int dnn_run(dnn *d, int runs, double *ms) {
                              {DNNL_ARG_BIAS, d->mem[2]},
                              {DNNL_ARG_DST, d->mem[3]}};
   double w0 = bench_now_ms();
-  for (int i = 0; i < WARM_CALLS || bench_now_ms() - w0 < WARM_MS; i++) {
+  for (int i = 0; !bench_warm_done(w0, i, WARM_CALLS); i++) {
     if (!DNN_OK(dnnl_primitive_execute(d->prim, d->stream, 4, args)))
       return 1;
     dnnl_stream_wait(d->stream);
@@ -436,39 +433,38 @@ out:
   return rc;
 }
 
-/* `runs` samples of each peer: blas[i] and dnn[i] are the ms of one run
- * of `batch` row-major products C[h] = A[h] x B[h] (M x K by K x N, back
- * to back in A, B, C) through cblas_sgemm and dnnl_sgemm, each peer after
- * a 200 ms pause and one untimed run. */
+/* One run of `batch` row-major products C[h] = A[h] x B[h] (M x K by
+ * K x N, back to back in A, B, C) through peer q: 0 cblas_sgemm, 1
+ * dnnl_sgemm. */
+static void sgemm_batch(int q, int batch, int M, int N, int K,
+                        const float *A, const float *B, float *C) {
+  size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
+  for (int h = 0; h < batch; h++)
+    if (q == 0)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
+                  A + h * na, K, B + h * nb, N, 0.0f, C + h * nc, N);
+    else
+      dnnl_sgemm('N', 'N', M, N, K, 1.0f, A + h * na, K, B + h * nb, N, 0.0f,
+                 C + h * nc, N);
+}
+
+/* `runs` samples of each peer: blas[i] and dnn[i] are the ms of one
+ * sgemm_batch, each peer after a 200 ms pause, its warm-up and one
+ * untimed run. */
 static void peers_sgemm(int runs, int batch, int M, int N, int K,
                         const float *A, const float *B, float *C,
                         double *blas, double *dnn) {
-  size_t na = (size_t)M * K, nb = (size_t)K * N, nc = (size_t)M * N;
-  pause_ms(200);
-  double w0 = bench_now_ms();
-  for (int i = 0; i < WARM_CALLS || bench_now_ms() - w0 < WARM_MS; i++)
-    for (int h = 0; h < batch; h++)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
-                  A + h * na, K, B + h * nb, N, 0.0f, C + h * nc, N);
-  for (int i = -1; i < runs; i++) {
-    double t0 = bench_now_ms();
-    for (int h = 0; h < batch; h++)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
-                  A + h * na, K, B + h * nb, N, 0.0f, C + h * nc, N);
-    if (i >= 0) blas[i] = bench_now_ms() - t0;
-  }
-  pause_ms(200);
-  w0 = bench_now_ms();
-  for (int i = 0; i < WARM_CALLS || bench_now_ms() - w0 < WARM_MS; i++)
-    for (int h = 0; h < batch; h++)
-      dnnl_sgemm('N', 'N', M, N, K, 1.0f, A + h * na, K, B + h * nb, N, 0.0f,
-                 C + h * nc, N);
-  for (int i = -1; i < runs; i++) {
-    double t0 = bench_now_ms();
-    for (int h = 0; h < batch; h++)
-      dnnl_sgemm('N', 'N', M, N, K, 1.0f, A + h * na, K, B + h * nb, N, 0.0f,
-                 C + h * nc, N);
-    if (i >= 0) dnn[i] = bench_now_ms() - t0;
+  double *out[2] = {blas, dnn};
+  for (int q = 0; q < 2; q++) {
+    pause_ms(200);
+    double w0 = bench_now_ms();
+    for (int i = 0; !bench_warm_done(w0, i, WARM_CALLS); i++)
+      sgemm_batch(q, batch, M, N, K, A, B, C);
+    for (int i = -1; i < runs; i++) {
+      double t0 = bench_now_ms();
+      sgemm_batch(q, batch, M, N, K, A, B, C);
+      if (i >= 0) out[q][i] = bench_now_ms() - t0;
+    }
   }
 }
 

@@ -130,6 +130,10 @@ double bench_now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+int bench_warm_done(double t0_ms, int calls, int min_calls) {
+  return calls >= min_calls && bench_now_ms() - t0_ms >= BENCH_WARM_MS;
+}
+
 int bench_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;

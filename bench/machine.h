@@ -31,6 +31,13 @@ double bench_fma_peak(int bits, double seconds);
 
 /* Monotonic milliseconds. */
 double bench_now_ms(void);
+/* Whether a side's untimed warm-up, begun at t0_ms, is over after `calls`
+ * calls: at least BENCH_WARM_MS and min_calls.  After a pause the core's
+ * clock ramps up again; samples taken before it has ride the ramp (a
+ * 20-microsecond kernel's median moved with the sample count,
+ * bench/RESULTS.md 2026-11-29). */
+#define BENCH_WARM_MS 20.0
+int bench_warm_done(double t0_ms, int calls, int min_calls);
 /* qsort order of doubles. */
 int bench_cmp_double(const void *a, const void *b);
 /* The p-quantile (0..1, nearest rank) of v[0..n), n >= 1; sorts v. */

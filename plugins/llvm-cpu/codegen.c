@@ -191,7 +191,7 @@ static void emit_func(lc_cg *cg, const tvm_func *f) {
   tvm_ptrmap_free(&cg->nonneg);
   tvm_ptrmap_free(&cg->align);
   tvm_ptrmap_free(&cg->stack_n);
-  tvm_ptrmap_free(&cg->ranges);
+  tvm_ptrmap_free(&cg->ranges.map);
   cg->heap.len = 0;
   cg->parallel_depth = 0;
   LLVMValueRef body = emit_body(cg, f);
@@ -312,7 +312,7 @@ static void cg_close(lc_cg *cg) {
   tvm_ptrmap_free(&cg->nonneg);
   tvm_ptrmap_free(&cg->align);
   tvm_ptrmap_free(&cg->stack_n);
-  tvm_ptrmap_free(&cg->ranges);
+  tvm_ptrmap_free(&cg->ranges.map);
   tvm_ptrvec_free(&cg->heap);
   LLVMDisposeBuilder(cg->b);
   LLVMDisposeModule(cg->mod);

@@ -130,57 +130,11 @@ static LLVMValueRef mask_of(lc_cg *cg, const tvm_expr *pred, int lanes) {
   return m ? lc_broadcast(cg, m, lanes) : NULL;
 }
 
-/* Constant bounds [*lo, *hi] of integer e from constants and the
- * variables of enclosing loops of constant bounds (cg->ranges) through
- * + - and * by a constant; 0 when unknown.  Allocates nothing (codegen
- * runs on pool threads over a shared module). */
-static int const_range(lc_cg *cg, const tvm_expr *e, int64_t *lo,
-                       int64_t *hi) {
-  int64_t alo, ahi, blo, bhi, c;
-  void *r = NULL;
-  switch (e->kind) {
-  case TVM_INT:
-    *lo = *hi = e->u.ival;
-    return 1;
-  case TVM_VAR:
-    if (!tvm_ptrmap_get(&cg->ranges, e, &r) || !r) return 0;
-    *lo = ((const lc_range *)r)->lo;
-    *hi = ((const lc_range *)r)->hi;
-    return 1;
-  case TVM_CAST:
-    return tvm_dtype_is_int(e->dtype) && tvm_dtype_is_int(e->u.un.a->dtype) &&
-           e->dtype.bits >= e->u.un.a->dtype.bits &&
-           const_range(cg, e->u.un.a, lo, hi);
-  case TVM_ADD:
-  case TVM_SUB:
-    if (!const_range(cg, e->u.bin.a, &alo, &ahi) ||
-        !const_range(cg, e->u.bin.b, &blo, &bhi))
-      return 0;
-    if (e->kind == TVM_ADD)
-      return !__builtin_add_overflow(alo, blo, lo) &&
-             !__builtin_add_overflow(ahi, bhi, hi);
-    return !__builtin_sub_overflow(alo, bhi, lo) &&
-           !__builtin_sub_overflow(ahi, blo, hi);
-  case TVM_MUL: {
-    const tvm_expr *x = e->u.bin.a;
-    if (tvm_is_const_int(e->u.bin.a, &c)) x = e->u.bin.b;
-    else if (!tvm_is_const_int(e->u.bin.b, &c)) return 0;
-    if (!const_range(cg, x, &alo, &ahi) ||
-        __builtin_mul_overflow(alo, c, &alo) ||
-        __builtin_mul_overflow(ahi, c, &ahi))
-      return 0;
-    *lo = alo < ahi ? alo : ahi;
-    *hi = alo < ahi ? ahi : alo;
-    return 1;
-  }
-  default:
-    return 0;
-  }
-}
-
 /* Does a vector of `lanes` elements at buffer[base] stay inside a stack
  * buffer (an allocate of constant size, emit_allocate) for every value
- * base takes?  Then a masked access can be a plain one: its masked-off
+ * base takes in the enclosing serial loops (the core's interval analysis
+ * over their ranges, without simplification: nothing is allocated in the
+ * module's context, which codegen's pool threads share)?  Then a masked access can be a plain one: its masked-off
  * lanes read or rewrite elements of the buffer itself, which cannot
  * fault and, rewritten with their own values, do not change.  LLVM keeps
  * such a buffer in registers, where llvm.masked.load/store leave it in
@@ -192,7 +146,7 @@ static int stack_in_bounds(lc_cg *cg, const tvm_expr *buffer,
   void *n = NULL;
   int64_t lo, hi;
   if (!tvm_ptrmap_get(&cg->stack_n, buffer, &n) || !n) return 0;
-  return const_range(cg, base, &lo, &hi) && lo >= 0 &&
+  return tvm_const_bounds(NULL, base, &cg->ranges, &lo, &hi) && lo >= 0 &&
          hi <= (int64_t)(intptr_t)n - lanes;
 }
 

@@ -198,23 +198,15 @@ static void emit_for(lc_cg *cg, const tvm_stmt *s, int hint) {
   if (hint == LC_HINT_NONE && s->u.for_.for_kind == TVM_FOR_SERIAL &&
       cg->target->opt_level >= 2)
     hint = unroll_hint(s);
-  /* a loop of constant bounds: its variable's values, for the accesses
-   * of stack buffers (stack_in_bounds in codegen_memory.c) */
-  int64_t cmin, cext;
-  lc_range r;
+  /* the loop variable's range while its body is emitted, for the
+   * accesses of stack buffers (stack_in_bounds in codegen_memory.c) */
+  tvm_range r = {s->u.for_.min, s->u.for_.extent};
   void *oldr = NULL;
-  int ranged = tvm_is_const_int(s->u.for_.min, &cmin) &&
-               tvm_is_const_int(s->u.for_.extent, &cext) && cext > 0 &&
-               cmin > INT32_MIN && cmin + cext < INT32_MAX;
-  if (ranged) {
-    r.lo = cmin;
-    r.hi = cmin + cext - 1;
-    tvm_ptrmap_get(&cg->ranges, s->u.for_.var, &oldr);
-    tvm_ptrmap_put(&cg->ranges, s->u.for_.var, &r);
-  }
+  tvm_ptrmap_get(&cg->ranges.map, s->u.for_.var, &oldr);
+  tvm_ptrmap_put(&cg->ranges.map, s->u.for_.var, &r);
   lc_emit_loop(cg, s->u.for_.var, mn, end, s->u.for_.body,
                lc_is_nonneg(cg, s->u.for_.min), hint);
-  if (ranged) tvm_ptrmap_put(&cg->ranges, s->u.for_.var, oldr);
+  tvm_ptrmap_put(&cg->ranges.map, s->u.for_.var, oldr);
 }
 
 /* if (cond) then_ else else_. */

@@ -110,7 +110,8 @@ typedef struct lc_cg {
   tvm_ptrmap nonneg;        /* loop vars known >= 0 -> (void*)1 */
   tvm_ptrmap align;         /* buffer var -> alignment in bytes */
   tvm_ptrmap stack_n;       /* stack buffer var -> its element count */
-  tvm_ptrmap ranges;        /* loop var -> lc_range of constant bounds */
+  tvm_bounds ranges;        /* serial loop var -> its tvm_range (the
+                               loop's own min and extent; emit_for) */
   tvm_ptrvec heap;          /* heap buffers to free at the end */
   int parallel_depth;       /* inside an outlined parallel body */
   int nouted;               /* counter for outlined function names */
@@ -122,12 +123,6 @@ typedef struct lc_cg {
   /* the module globals */
   LLVMValueRef g_parallel_for, g_num_threads, g_assert_fail, g_parallel_ctx;
 } lc_cg;
-
-/* The values a loop variable takes, [lo, hi] (a serial loop of constant
- * bounds, recorded by emit_for in codegen_stmt.c). */
-typedef struct lc_range {
-  int64_t lo, hi;
-} lc_range;
 
 /* Records a failure "llvm-cpu: codegen of 'f': ..." (first one wins);
  * returns NULL so expression emitters can `return lc_fail(...)`. */

@@ -112,7 +112,8 @@ static int32_t matmul_layout(tvm_plugin_target *t, const tvm_gnode *n,
   int64_t lanes = t->vector_bits >= 128 ? t->vector_bits / 32 : 4;
   int64_t N = tb ? bs[0] : bs[1];
   int64_t rows = 1; /* A's rows, its leading dimensions flattened */
-  for (int d = 0; d < na - 1; d++) rows = as[d] > 0 ? rows * as[d] : -1;
+  for (int d = 0; d < na - 1 && rows > 0; d++)
+    rows = as[d] > 0 ? rows * as[d] : -1; /* -1: symbolic */
   int64_t nv = rows == 1 || rows == 2 ? 8 / rows : 2;
   int64_t fill = (N + lanes - 1) / lanes; /* vectors N fills */
   if (nv > fill) nv = fill;

@@ -123,12 +123,46 @@ static void clamp_to_dom(tvm_ctx *c, tvm_range *r, const tvm_iter_var *ax) {
   r->extent = tvm_int(c, hi - lo);
 }
 
+/* Visitor: does an expression read memory (or call)? */
+static int reads_memory(tvm_visitor *v, const tvm_expr *e) {
+  int *found = v->data;
+  if (e->kind == TVM_TREAD || e->kind == TVM_LOAD || e->kind == TVM_CALL)
+    *found = 1;
+  return *found;
+}
+
+/* Where a read index combines root axes that come from one fused loop
+ * (a consumer's (oh, ow) fused into pixels: oh*OW + ow with oh =
+ * floordiv(px, OW) and ow = floormod(px, OW)), the roots' ranges taken
+ * one by one cover whole rows; the index written in the loop variables
+ * and simplified is px itself.  *ir becomes that form's range when it
+ * is constant (both are sound: the same index over the same loops).
+ * Not for an index that reads memory (a gather), whose region stays the
+ * whole domain. */
+static void tight_range(tvm_ctx *c, tvm_expr *index, const tvm_ptrmap *byvar,
+                        const tvm_bounds *relaxed, tvm_range *ir) {
+  int64_t ext;
+  int gather = 0;
+  tvm_visitor v = {reads_memory, NULL, &gather};
+  if (ir->extent && tvm_is_const_int(ir->extent, &ext)) return;
+  tvm_visit_expr(&v, index); /* A[B[i]]: its region is the whole domain */
+  if (gather) return;
+  tvm_expr *e = tvm_substitute(c, index, byvar);
+  if (e) e = tvm_simplify(c, e, NULL);
+  if (!e || c->failed) return;
+  tvm_range r = tvm_eval_range(c, e, relaxed);
+  if (c->failed || !r.min || !r.extent || !tvm_is_const_int(r.extent, &ext) ||
+      ext < 1)
+    return;
+  *ir = r;
+}
+
 /* The region of prod read by one consumer, unioned into acc[]. */
 static tvm_status consumer_region(tvm_ctx *c, const tvm_ptrmap *ranges,
                                   const lower_stage *prod,
                                   const lower_stage *cons, tvm_range **acc) {
   tvm_bounds relaxed = {0}, roots = {0};
-  tvm_ptrmap values = {0};
+  tvm_ptrmap values = {0}, byvar = {0};
   tvm_status s = collect_relaxed(c, ranges, prod, cons, &relaxed);
   if (s == TVM_OK)
     s = lower_iv_values(c, cons->st, ranges, &values);
@@ -165,6 +199,7 @@ static tvm_status consumer_region(tvm_ctx *c, const tvm_ptrmap *ranges,
       break;
     }
     s = tvm_bounds_set(&roots, iv->var, p);
+    if (s == TVM_OK) s = tvm_ptrmap_put(&byvar, iv->var, v);
   }
   for (size_t k = 0; s == TVM_OK && k < cons->reads.len; k++) {
     const tvm_expr *rd = cons->reads.data[k];
@@ -176,6 +211,7 @@ static tvm_status consumer_region(tvm_ctx *c, const tvm_ptrmap *ranges,
         s = tvm_ctx_status(c);
         break;
       }
+      tight_range(c, rd->u.tread.indices[d], &byvar, &relaxed, &ir);
       clamp_to_dom(c, &ir, prod->op->axis[d]);
       tvm_range u = lower_range_union(c, acc[d], ir);
       acc[d] = lower_range_new(c, u.min, u.extent);
@@ -188,6 +224,7 @@ static tvm_status consumer_region(tvm_ctx *c, const tvm_ptrmap *ranges,
   tvm_bounds_free(&relaxed);
   tvm_bounds_free(&roots);
   tvm_ptrmap_free(&values);
+  tvm_ptrmap_free(&byvar);
   return s;
 }
 

@@ -378,6 +378,8 @@ out:
   memcpy(c->data, pl.data, sizeof c->data);
   memcpy(c->weight, pl.weight, sizeof c->weight);
   memcpy(c->out, pl.out, sizeof c->out);
+  c->flags = pl.flags & TVM_PLUGIN_LAYOUT_FLAT_PIXELS ? TVM_LAYOUT_FLAT_PIXELS
+                                                      : 0;
   return TVM_OK;
 }
 

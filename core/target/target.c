@@ -398,6 +398,7 @@ tvm_status tvm_target_alter_layout(const tvm_target *t, const tvm_gnode *n,
   out->data[TVM_PLUGIN_LAYOUT_CAP - 1] = '\0';
   out->weight[TVM_PLUGIN_LAYOUT_CAP - 1] = '\0';
   out->out[TVM_PLUGIN_LAYOUT_CAP - 1] = '\0';
+  if (t->plugin->abi_version < 7) out->flags = 0; /* reserved before 7 */
   if (rc != 0) {
     if (tvm_diag_status() == TVM_OK)
       tvm_diag_set(rc < 0 ? rc : TVM_ERR_INTERNAL, "alter_layout returned %d",

@@ -150,7 +150,7 @@ void lc_emit_loop(lc_cg *cg, const tvm_expr *var, LLVMValueRef begin,
  * MobileNetV2 in 0.74-1.0 s instead of 1.2-1.3 and 4-6% faster, while
  * turning LLVM's unrolling off without these marks made MobileNetV2
  * 1.2-1.3x slower (bench/RESULTS.md, 2026-11-28). */
-enum { UNROLL_TRIPS = 16, UNROLL_STORES = 64, BY4_STORES = 16 };
+enum { UNROLL_TRIPS = LC_UNROLL_TRIPS, UNROLL_STORES = LC_UNROLL_STORES, BY4_STORES = 16 };
 
 typedef struct loop_shape {
   int nested; /* the body holds a loop */

@@ -221,6 +221,12 @@ int32_t lc_device_open_pool(tvm_plugin_target *t, tvm_host_pool *pool,
 void lc_assert_trampoline(const char *msg);
 
 /* strategy_isa.c: what templates derive their knob defaults from. */
+/* Codegen marks a serial innermost loop of at most LC_UNROLL_TRIPS
+ * iterations for full unrolling when the unrolled body holds at most
+ * LC_UNROLL_STORES stores (codegen_stmt.c); the schedule templates size
+ * register blocks that want their input-channel block unrolled by it. */
+enum { LC_UNROLL_TRIPS = 16, LC_UNROLL_STORES = 64 };
+
 typedef struct lc_isa {
   int vector_bits; /* the schedules' SIMD width */
   int lanes;       /* float32 lanes per vector */

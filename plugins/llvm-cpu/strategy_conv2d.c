@@ -53,6 +53,18 @@
  * (strategy_layout.c) from the vector width; they are not knobs (tile_oc
  * widens the register block over chunks instead, without a layout
  * change).
+ *
+ * Inside the reduction the block runs pixel by pixel, each pixel's
+ * broadcast meeting the tile_oc weight vectors: tile_oc weight registers
+ * and one broadcast live besides the accumulators, as the register
+ * checks count (chunks outermost kept every pixel's broadcast live, and
+ * 2 chunks x 6 pixels spilled on AVX2's 16 registers).
+ *
+ * A 1x1 stride-1 unpadded convolution whose layout asked for flat pixels
+ * (the conv stage [N, M/ob, 1, OH*OW, ob]) is scheduled by schedule_flat
+ * instead: its register block is tile_oc chunks x tile_px pixels of the
+ * flattened map, across rows, the last block ragged.  Knobs tile_oc (as
+ * above) and tile_px (1 to 16 pixels).
  */
 #include <string.h>
 
@@ -71,6 +83,130 @@ static int64_t divisor_upto(int64_t n, int64_t cap) {
   for (int64_t d = cap < n ? cap : n; d > 1; d--)
     if (n % d == 0) return d;
   return 1;
+}
+
+/* Estimated cycles of one reduction step of a register block of cv
+ * weight vectors by p pixels over P pixels (the last block ragged): each
+ * block takes the most of its FMAs over the two FMA pipes, its loads
+ * over the two load ports, its weight vectors over L2's bandwidth (about
+ * 16 bytes a cycle sustained) when they stream from there, and the FMA
+ * latency of 4 cycles (fewer than 8 accumulators wait on it). */
+static double flat_cycles(int64_t cv, int64_t p, int64_t P, int streamed) {
+  double total = 0;
+  for (int last = 0; last < 2; last++) {
+    int64_t n = last ? (P % p ? 1 : 0) : P / p;
+    int64_t q = last ? P % p : p;
+    double f = (double)(cv * q) / 2, l = (double)(cv + q) / 2;
+    double w = streamed ? 2.0 * (double)cv : 0;
+    double cy = f > l ? f : l;
+    if (w > cy) cy = w;
+    total += (double)n * (cy > 4 ? cy : 4);
+  }
+  return total;
+}
+
+/* A 1x1 stride-1 convolution computed over its flattened pixels (the
+ * conv stage [N, M/ob, 1, OH*OW, ob], read through an inlined view):
+ *
+ *   parallel  fused(n, oc_outer, px_outer)
+ *     CC[tile_px][tile_oc][oc_block] = 0                 (registers)
+ *     for ic_outer, ic_block
+ *       unrolled px, oc inner: vector FMA over oc_block
+ *     unrolled inner: O = epilogue(CC)
+ *
+ * The register block runs over pixels regardless of the rows: a 7x7 map
+ * (49 pixels) takes blocks of 6, where the row gave 7 or 1. */
+static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
+                                tvm_operation *conv, const lc_isa *isa,
+                                tvm_config *cfg) {
+  tvm_status st;
+  tvm_tensor *CC;
+  int64_t OCC = O->shape_c[1], P = conv->output->shape_c[3], ib = 1, red = 1;
+  for (int r = 0; r < conv->nreduce; r++) {
+    int64_t e = 1;
+    if (!tvm_is_const_int(conv->reduce_axis[r]->dom.extent, &e) || e < 1)
+      e = 1;
+    red *= e;
+    if (r == conv->nreduce - 1) ib = e;
+  }
+  int64_t vpo = (O->shape_c[4] + isa->lanes - 1) / isa->lanes;
+  /* Default block: the fewest estimated cycles per reduction step over
+   * the whole output (flat_cycles), within 1% the fewer chunks, then
+   * pixels.  The accumulators, the tile_oc weight vectors and the
+   * broadcast fit the registers.  A block whose input-channel block
+   * codegen does not unroll (more than LC_UNROLL_STORES stores) counts
+   * 15% more: 960->320 on 7x7, Zen 3, ran 2 x 4 (unrolled) at 0.92-0.98x
+   * oneDNN, 2 x 6 at 0.78-0.94x and 2 x 5 at 0.78x (the model's best by
+   * 6% without the penalty); the rows' 1 x 7 ran 0.74x */
+  int64_t cch[4], pch[16];
+  int nc = 0, np = 0, dc = 0, dp = 0;
+  for (int64_t d = 1; d <= OCC && d <= 4; d++)
+    if (OCC % d == 0) cch[nc++] = d;
+  for (int64_t d = 1; d <= P && d <= 16; d++) pch[np++] = d;
+  double best = 0;
+  for (int i = 0; i < nc; i++)
+    for (int j = 0; j < np; j++) {
+      int64_t c = cch[i], p = pch[j];
+      if (c * p * vpo + c * vpo + 1 > isa->vregs) continue;
+      /* an output channel block's weights past half of L1 stream from
+       * L2 once per pixel block (960->320: 4 chunks x 2 pixels ran 0.80x
+       * oneDNN, 2 x 4 0.92-0.98x) */
+      int streamed = (double)(c * red * O->shape_c[4]) * 4 > isa->l1_bytes / 2;
+      double cy = (double)(OCC / c) * flat_cycles(c * vpo, p, P, streamed);
+      if (c * p * vpo * ib > LC_UNROLL_STORES) cy *= 1.15;
+      if (best == 0 || cy < best * 0.99) best = cy, dc = i, dp = j;
+    }
+  int64_t tc = tvm_cfg_choice(cfg, "tile_oc", cch, nc, dc);
+  int64_t tp = tvm_cfg_choice(cfg, "tile_px", pch, np, dp);
+  if (tc * tp * vpo + tc * vpo + 1 > isa->vregs)
+    tvm_cfg_reject(cfg, "tile_oc x tile_px = %lld x %lld needs %lld "
+                   "accumulator registers and %lld weight vectors of %d",
+                   (long long)tc, (long long)tp, (long long)(tc * tp * vpo),
+                   (long long)(tc * vpo), isa->vregs);
+  if ((st = tvm_cache_write(s, conv->output, "local", &CC))) return st;
+  if (O->op != conv && (st = tvm_compute_inline(tvm_stage_of(s, conv->output))))
+    return st;
+  tvm_stage *so = tvm_stage_of(s, O);
+  /* blocks per parallel task: about 4096 vector FMAs each (a short
+   * reduction, 24 input channels, made a task of one block 1.2x slower
+   * than the rows' loop), a divisor of the blocks where one is near */
+  int64_t nb = (P + tp - 1) / tp, work = tc * tp * vpo * red;
+  int64_t want = (4096 + work - 1) / work, nr = 1;
+  if (want > nb) want = nb;
+  for (int64_t d = 1; d <= nb; d++) /* the divisor nearest, by ratio */
+    if (nb % d == 0 && (d >= want ? (double)d / want : (double)want / d) <
+                           (nr >= want ? (double)nr / want
+                                       : (double)want / nr))
+      nr = d;
+  tvm_iter_var *px, *oco, *oci, *po, *pi, *pq, *pr, *f1, *f2;
+  st = tvm_fuse(so, tvm_stage_axis(so, 2), tvm_stage_axis(so, 3), &px);
+  if (!st) st = tvm_split(so, tvm_stage_axis(so, 1), tc, &oco, &oci);
+  if (!st) st = tvm_split(so, px, tp, &po, &pi);
+  if (!st) st = tvm_split(so, po, nr, &pq, &pr);
+  if (!st)
+    st = tvm_reorder(so, (tvm_iter_var *[]){oco, pq, pr, pi, oci,
+                                            tvm_stage_axis(so, 4)}, 6);
+  if (!st) st = tvm_fuse(so, tvm_stage_axis(so, 0), oco, &f1);
+  if (!st) st = tvm_fuse(so, f1, pq, &f2);
+  if (!st) st = tvm_parallel(so, f2);
+  if (!st && tc > 1) st = tvm_unroll(so, oci);
+  if (!st) st = tvm_unroll(so, pi);
+  if (!st) st = tvm_vectorize(so, tvm_stage_axis(so, 4));
+  if (st) return st;
+  tvm_stage *sc = tvm_stage_of(s, CC);
+  if ((st = tvm_compute_at(sc, so, pr))) return st;
+  tvm_iter_var *order[8];
+  int no = 0, nred = tvm_stage_num_reduce_axes(sc);
+  for (int r = 0; r < nred; r++) order[no++] = tvm_stage_reduce_axis(sc, r);
+  order[no++] = tvm_stage_axis(sc, 2);
+  order[no++] = tvm_stage_axis(sc, 3);
+  order[no++] = tvm_stage_axis(sc, 1);
+  order[no++] = tvm_stage_axis(sc, 4);
+  st = tvm_reorder(sc, order, no);
+  if (!st) st = tvm_unroll(sc, tvm_stage_axis(sc, 3));
+  if (!st && tc > 1) st = tvm_unroll(sc, tvm_stage_axis(sc, 1));
+  if (!st) st = tvm_vectorize(sc, tvm_stage_axis(sc, 4));
+  return st;
 }
 
 /* Schedules outs[0] as described at the top of the file. */
@@ -111,6 +247,10 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
       st = tvm_compute_inline(tvm_stage_of(s, op->output));
   }
   if (st) goto out;
+  if (!depthwise && conv->output->shape_c[3] != O->shape_c[3]) {
+    st = schedule_flat(s, O, conv, &isa, cfg);
+    goto out;
+  }
   int64_t OW = O->shape_c[3], OB = O->shape_c[4];
   int64_t vpo = (OB + isa.lanes - 1) / isa.lanes; /* vectors per ow */
   /* Default register block: two output channel chunks (regular
@@ -237,9 +377,9 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
     }
     tvm_iter_var *rx = nred >= 2 ? tvm_stage_reduce_axis(sc, nred == 4 ? 2 : 1)
                                  : NULL;
-    order[no++] = tvm_stage_axis(sc, 1);
     order[no++] = tvm_stage_axis(sc, 2);
     order[no++] = tvm_stage_axis(sc, 3);
+    order[no++] = tvm_stage_axis(sc, 1);
     order[no++] = tvm_stage_axis(sc, 4);
     st = tvm_reorder(sc, order, no);
     if (!st && tc > 1) st = tvm_unroll(sc, tvm_stage_axis(sc, 1));

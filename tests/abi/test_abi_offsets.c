@@ -155,6 +155,9 @@ static void test_vtable(void **state) {
   OFF(tvm_plugin_lower_pass, name, 16);
   OFF(tvm_plugin_lower_pass, run, 24);
   assert_int_equal(sizeof(tvm_plugin_lower_pass), 32);
+  OFF(tvm_plugin_layout, flags, 4);
+  OFF(tvm_plugin_layout, data, 8);
+  assert_int_equal(TVM_PLUGIN_LAYOUT_FLAT_PIXELS, 1);
   assert_int_equal(sizeof(tvm_plugin_layout), 104);
 }
 
@@ -165,7 +168,7 @@ static void test_descriptor_and_constants(void **state) {
   OFF(tvm_plugin_desc, description, 24);
   OFF(tvm_plugin_desc, vtable, 32);
   assert_int_equal(sizeof(tvm_plugin_desc), 40);
-  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 6);
+  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 7);
   assert_int_equal(TVM_PLUGIN_ABI_MIN, 1);
   assert_string_equal(TVM_PLUGIN_ENTRY, "tvm_plugin_query");
   assert_int_equal(TVM_PLUGIN_ATTR_INT, 1);

@@ -13,8 +13,13 @@
  * the three layout strings.  Compute: a zero-padded intermediate
  * ("<name>.pad"), the sum over (ic_outer, ky, kx, ic_inner) tagged
  * "conv2d_NCHWc" (over (ky, kx) tagged "depthwise_conv2d_NCHWc"), then
- * "<name>.bias" adding B.  The reference sums in logical (NCHW)
- * coordinates, independently of the compute.
+ * "<name>.bias" adding B.  With attribute flat_pixels = 1 (a 1x1
+ * window, strides 1, no padding, group 1: alter_layout sets it where the
+ * target asks, TVM_LAYOUT_FLAT_PIXELS) the sum is over [N, M/ob, 1,
+ * OH*OW, ob] instead, read back through "<name>.view" (tagged injective)
+ * as [N, M/ob, OH, OW, ob]: a schedule may tile pixels across rows.  The
+ * reference sums in logical (NCHW) coordinates, independently of the
+ * compute.
  */
 #include <string.h>
 
@@ -25,6 +30,7 @@ typedef struct cc_info {
   op_window win;
   int64_t N, C, H, W, M, ib, ob, group;
   int depthwise;
+  int flat; /* attribute flat_pixels: the conv over flattened pixels */
 } cc_info;
 
 /* Validates the node and fills the shapes; oshape gets Y's shape. */
@@ -79,6 +85,21 @@ static tvm_status cc_check(const tvm_gnode *n, cc_info *ci, int64_t *oshape) {
   int64_t in[2] = {ci->H, ci->W}, k[2] = {w->shape[2], w->shape[3]};
   if ((st = op_window_infer(n, 2, in, k, 1, 0, &ci->win)))
     return st;
+  int64_t flat;
+  if ((st = op_attr_int(n, "flat_pixels", 0, &flat))) return st;
+  const op_window *wn = &ci->win;
+  if (flat && (ci->depthwise || wn->k[0] != 1 || wn->k[1] != 1 ||
+               wn->s[0] != 1 || wn->s[1] != 1 || wn->pads[0] || wn->pads[1] ||
+               wn->pads[2] || wn->pads[3]))
+    return op_fail(n, TVM_ERR_INVALID,
+                   "flat_pixels = 1 needs a 1x1 window, strides 1, no "
+                   "padding and group 1; this one is %lldx%lld, strides "
+                   "%lldx%lld, group %lld (the target's alter_layout asked "
+                   "for flat pixels where they do not apply)",
+                   (long long)wn->k[0], (long long)wn->k[1],
+                   (long long)wn->s[0], (long long)wn->s[1],
+                   (long long)ci->group);
+  ci->flat = flat != 0;
   oshape[0] = ci->N;
   oshape[1] = ci->M / ci->ob;
   oshape[2] = ci->win.out[0];
@@ -104,6 +125,13 @@ typedef struct cc_ud {
   cc_info ci;
   tvm_tensor *x, *xp, *w, *b, *conv;
 } cc_ud;
+
+/* The flat conv [N, M/ob, 1, OH*OW, ob] seen as [N, M/ob, OH, OW, ob]. */
+static tvm_expr *cc_view_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  cc_ud *u = ud;
+  tvm_expr *p = tvm_add(c, tvm_mul(c, i[2], tvm_int(c, u->ci.win.out[1])), i[3]);
+  return TVM_AT(c, u->conv, i[0], i[1], tvm_int(c, 0), p, i[4]);
+}
 
 /* Zero padding of H and W (dims 2 and 3); reads are clamped. */
 static tvm_expr *cc_pad_body(tvm_ctx *c, tvm_expr **i, void *ud) {
@@ -148,6 +176,13 @@ static tvm_expr *cc_conv_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_expr *x = tvm_add(c, tvm_mul(c, i[3], tvm_int(c, w->s[1])),
                         tvm_mul(c, rx->var, tvm_int(c, w->d[1])));
   tvm_expr *a, *b;
+  if (u->ci.flat) { /* i[2] is 0, i[3] the pixel oh * OW + ow */
+    tvm_expr *ow = tvm_int(c, u->ci.W);
+    a = TVM_AT(c, u->xp, i[0], ax[0]->var, tvm_floordiv(c, i[3], ow),
+               tvm_floormod(c, i[3], ow), ax[3]->var);
+    b = TVM_AT(c, u->w, i[1], ax[0]->var, ry->var, rx->var, ax[3]->var, i[4]);
+    return tvm_sum(c, tvm_mul(c, a, b), ax, na);
+  }
   if (u->ci.depthwise) {
     a = TVM_AT(c, u->xp, i[0], i[1], h, x, i[4]);
     b = TVM_AT(c, u->w, i[1], tvm_int(c, 0), ry->var, rx->var, tvm_int(c, 0),
@@ -189,12 +224,23 @@ static tvm_status cc_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   } else {
     u.xp = u.x;
   }
-  u.conv = tvm_compute(c, u.b ? op_te_name(c, n, "conv") : op_te_name(c, n, NULL),
-                       shape, 5, cc_conv_body, &u);
+  /* flat: [N, M/ob, 1, OH*OW, ob], read through the view below */
+  int64_t fshape[5] = {shape[0], shape[1], 1, shape[2] * shape[3], shape[4]};
+  u.conv = tvm_compute(c, u.b || u.ci.flat ? op_te_name(c, n, "conv")
+                                           : op_te_name(c, n, NULL),
+                       u.ci.flat ? fshape : shape, 5, cc_conv_body, &u);
   if ((st = op_te_status(c, n, u.conv)))
     return st;
   tvm_tensor_set_tag(u.conv, u.ci.depthwise ? "depthwise_conv2d_NCHWc"
                                             : "conv2d_NCHWc");
+  if (u.ci.flat) {
+    tvm_tensor *v = tvm_compute(
+        c, u.b ? op_te_name(c, n, "view") : op_te_name(c, n, NULL), shape, 5,
+        cc_view_body, &u);
+    if ((st = op_te_status(c, n, v))) return st;
+    tvm_tensor_set_tag(v, "injective");
+    u.conv = v;
+  }
   if (!u.b) {
     out[0] = u.conv;
     return TVM_OK;

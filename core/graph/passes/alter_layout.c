@@ -253,6 +253,12 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
   if (st) return st;
   ch.data[sizeof ch.data - 1] = ch.weight[sizeof ch.weight - 1] =
       ch.out[sizeof ch.out - 1] = '\0';
+  if (!ch.data[0] && ch.flags)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "alter_layout: the target set layout flags 0x%x for "
+                        "Conv '%s' but kept its layout; flat pixels need a "
+                        "blocked layout (data NCHW<b>c)",
+                        (unsigned)ch.flags, n->name);
   if (!ch.data[0]) return TVM_OK;
   ch.tuned[sizeof ch.tuned - 1] = '\0';
   int wino = strcmp(ch.weight, TVM_LAYOUT_WINOGRAD_F2X3) == 0   ? 2
@@ -260,6 +266,12 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
                                                                 : 0;
   /* Winograd on NCHW data is F(2x2)'s Conv2D_winograd; on blocked data
    * either tile is Conv2D_winograd_NCHWc */
+  if (wino && (ch.flags & TVM_LAYOUT_FLAT_PIXELS))
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "alter_layout: the target asked for Winograd and flat "
+                        "pixels for Conv '%s'; flat pixels apply to 1x1 "
+                        "windows only",
+                        n->name);
   if (wino == 2 && !op_layout_nchwc_block(ch.data))
     return alter_winograd(s, n, &ch, done);
   if (wino) return alter_winograd_nchwc(s, n, &ch, wino, done);
@@ -297,7 +309,7 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
     tvm_free(bp);
     if (!b) return failed(s);
   }
-  tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 3));
+  tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 4));
   if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
   int na = 0;
   for (int i = 0; i < n->nattrs; i++)
@@ -305,6 +317,8 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
   at[na++] = tvm_gattr_str("data_layout", ch.data);
   at[na++] = tvm_gattr_str("kernel_layout", ch.weight);
   at[na++] = tvm_gattr_str("out_layout", ch.out);
+  if (ch.flags & TVM_LAYOUT_FLAT_PIXELS)
+    at[na++] = tvm_gattr_int("flat_pixels", 1);
   tvm_gvalue *in[3] = {xb, wb, b};
   tvm_gvalue *y = tvm_graph_apply(s->g, "Conv_NCHWc",
                                   vname(s, n->outputs[0], ch.out), in,
@@ -351,6 +365,11 @@ static tvm_status alter_matmul(al_state *s, tvm_gnode *n,
   tvm_status st = q(ud, n, &ch);
   if (st) return st;
   ch.weight[sizeof ch.weight - 1] = '\0';
+  if (ch.flags)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "alter_layout: the target set layout flags 0x%x for "
+                        "%s '%s'; flat pixels apply to convolutions only",
+                        (unsigned)ch.flags, n->op, n->name);
   if (!ch.weight[0]) return TVM_OK;
   int64_t nr = packed_nr(ch.weight);
   if (nr <= 0 || nr > 4096)

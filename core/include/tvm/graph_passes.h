@@ -189,7 +189,12 @@ typedef struct tvm_layout_choice {
   /* the layout workload whose knobs made the choice ("" = none): stamped
    * on the new node (tvm_gnode.layout_workload) */
   char tuned[64];
+  /* TVM_LAYOUT_FLAT_PIXELS: a 1x1 stride-1 unpadded Conv becomes a
+   * Conv_NCHWc with attribute flat_pixels = 1 (its convolution computed
+   * over the pixels flattened, core/graph/ops/conv_nchwc.c) */
+  uint32_t flags;
 } tvm_layout_choice;
+#define TVM_LAYOUT_FLAT_PIXELS 1u
 typedef tvm_status (*tvm_layout_query_fn)(void *ud, const tvm_gnode *n,
                                           tvm_layout_choice *choice);
 TVM_API tvm_status tvm_graph_pass_alter_layout(tvm_graph *g,

@@ -85,6 +85,10 @@
  *      of its integer convolutions); tvm_plugin_quant is its answer
  *      (plugin-sdk/docs/QUANTIZATION.md).  Plugins built for 1-5 still
  *      load; their graphs stay in floating point.
+ *   7  tvm_plugin_layout's reserved word becomes flags: with
+ *      TVM_PLUGIN_LAYOUT_FLAT_PIXELS a 1x1 stride-1 unpadded convolution
+ *      is computed over its pixels flattened (see tvm_plugin_layout).
+ *      The host reads the word of plugins built for 7 only.
  */
 #ifndef TVM_PLUGIN_H
 #define TVM_PLUGIN_H
@@ -98,7 +102,7 @@
 extern "C" {
 #endif
 
-#define TVM_PLUGIN_ABI_VERSION 6u /* newest version of this header */
+#define TVM_PLUGIN_ABI_VERSION 7u /* newest version of this header */
 #define TVM_PLUGIN_ABI_MIN 1u     /* oldest version the host accepts */
 #define TVM_PLUGIN_ENTRY "tvm_plugin_query"
 
@@ -314,11 +318,21 @@ typedef struct tvm_plugin_blob {
  * Conv2D_winograd on the kernel transformed at compile time;
  * "winograd_F4x3" or "winograd_F2x3" with data and out "NCHW<b>c" asks
  * for F(4x4, 3x3) or F(2x2, 3x3) on blocked data (Conv2D_winograd_NCHWc
- * after an input transform node). */
+ * after an input transform node).
+ * flags (ABI 7; zero before): TVM_PLUGIN_LAYOUT_FLAT_PIXELS, for a Conv
+ * rewritten to Conv_NCHWc with a 1x1 window, strides 1, no padding and
+ * group 1 (any other Conv is an error naming it), asks that its
+ * convolution stage be computed over the pixels flattened: tagged
+ * "conv2d_NCHWc" as always, but [N, M/ob, 1, OH*OW, ob], read by the
+ * rest of the operator through an injective view back to [N, M/ob, OH,
+ * OW, ob] (the output's layout is unchanged).  A schedule can then tile
+ * pixels across rows (a 7x7 map's 49 pixels in blocks of 4).  Other
+ * bits are reserved (zero). */
 #define TVM_PLUGIN_LAYOUT_CAP 32
+#define TVM_PLUGIN_LAYOUT_FLAT_PIXELS 1u
 typedef struct tvm_plugin_layout {
   uint32_t struct_size;
-  uint32_t reserved;
+  uint32_t flags; /* ABI 7: TVM_PLUGIN_LAYOUT_* (reserved before) */
   char data[TVM_PLUGIN_LAYOUT_CAP];
   char weight[TVM_PLUGIN_LAYOUT_CAP];
   char out[TVM_PLUGIN_LAYOUT_CAP];

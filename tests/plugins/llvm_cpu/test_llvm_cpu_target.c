@@ -28,8 +28,9 @@ static void test_query(void **state) {
   assert_int_equal(d1->abi_version, 1);
   assert_int_equal(q(2, h_host())->abi_version, 2);
   assert_int_equal(q(3, h_host())->abi_version, 3);
-  const tvm_plugin_desc *d2 = q(7, h_host());
-  assert_int_equal(d2->abi_version, 4);
+  assert_int_equal(q(6, h_host())->abi_version, 4);
+  const tvm_plugin_desc *d2 = q(8, h_host());
+  assert_int_equal(d2->abi_version, 7);
   assert_non_null(d2->vtable->alter_layout);
   assert_non_null(d2->vtable->device_open_pool);
   assert_string_equal(d2->name, "llvm-cpu");

@@ -148,6 +148,15 @@ static void test_layout_transform_errors(void **state) {
   assert_null(tvm_graph_apply(g, "LayoutTransform", NULL, &x, 1, b, 2, 1, NULL));
   assert_non_null(strstr(tvm_diag_message(), "malformed"));
   tvm_graph_free(g);
+  /* flat pixels where they do not apply: a 3x3 window */
+  CHECK_OK(tvm_graph_create(&g));
+  x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 2, 6, 6, 8}, 5);
+  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){2, 2, 3, 3, 8, 8}, 6, 1, 0.1);
+  tvm_gattr c[2] = {tvm_gattr_int("flat_pixels", 1),
+                    tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4)};
+  assert_null(tvm_graph_apply(g, "Conv_NCHWc", NULL, TVM_IN(x, w), c, 2, 1, NULL));
+  assert_non_null(strstr(tvm_diag_message(), "flat_pixels = 1 needs a 1x1 window"));
+  tvm_graph_free(g);
 }
 
 typedef struct conv_case {
@@ -440,18 +449,83 @@ static void test_conv_register_blocks(void **state) {
   }
 }
 
+/* A 1x1 stride-1 convolution runs over its pixels flattened (the
+ * layout slot's TVM_PLUGIN_LAYOUT_FLAT_PIXELS): the conv stage is [N,
+ * M/ob, 1, OH*OW, ob] and the register block tile_oc chunks x tile_px
+ * pixels, across rows and ragged at the end (49 pixels of a 7x7 map).
+ * Every block (knobs preset through the tuner's hook) and a residual
+ * epilogue compute what the reference does, and the block reaches the
+ * loop IR (4 or 5 pixels of a 7-pixel row: only flat pixels give those). */
+typedef struct px_preset {
+  int oc, px; /* indices into the knobs' choices; -1 = default */
+  int hits;
+} px_preset;
+
+static tvm_status preset_px(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
+  px_preset *b = ud;
+  if (!cfg || strcmp(tvm_tune_kernel_template(k), "llvm-cpu.conv2d_NCHWc"))
+    return TVM_OK;
+  b->hits++;
+  tvm_status st = TVM_OK;
+  if (b->oc >= 0) st = tvm_config_preset(cfg, "tile_oc", b->oc);
+  if (!st && b->px >= 0) st = tvm_config_preset(cfg, "tile_px", b->px);
+  return st;
+}
+
+static void test_conv_flat_pixels(void **state) {
+  (void)state;
+  int lanes = test_lanes();
+  /* 32 -> 32 channels: chunks 32 / lanes; tile_px choices 1..16 (index
+   * = pixels - 1) */
+  static const struct { int n, hw, oc, px, tc, tp, residual; } cases[] = {
+      {1, 7, 1, 3, 2, 4, 0},   /* 49 = 12 x 4 + 1 */
+      {1, 7, 0, 4, 1, 5, 1},   /* 49 = 9 x 5 + 4, with a residual add */
+      {2, 6, 1, 2, 2, 3, 0},   /* batch 2, 36 = 12 x 3 */
+      {1, 5, 0, 13, 1, 14, 0}, /* 25 = 14 + 11 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int64_t hw = cases[i].hw, n = cases[i].n;
+    px_preset b = {cases[i].oc, cases[i].px, 0};
+    tvm_graph *g = NULL;
+    CHECK_OK(tvm_graph_create(&g));
+    tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){n, 32, hw, hw}, 4);
+    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){32, 32, 1, 1}, 4, 7 + i, 0.2);
+    tvm_gvalue *bias = tvm_graph_random(g, "b", (int64_t[]){32}, 1, 8 + i, 0.2);
+    tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), NULL, 0, 1, NULL);
+    if (cases[i].residual) y = TVM_OP(g, "Add", TVM_IN(y, x), TVM_NOATTRS);
+    y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
+    CHECK_OK(tvm_graph_mark_output(g, y));
+    tvm_tune_hooks hooks = {preset_px, &b, NULL};
+    char *ir = NULL;
+    tvm_plan *p = compile_check_hooked(g, 60 + i, &hooks, &ir);
+    assert_int_equal(b.hits, 1);
+    char want[64];
+    snprintf(want, sizeof want, "[float32 * %d]",
+             cases[i].tc * cases[i].tp * lanes);
+    if (!strstr(ir, want))
+      fail_msg("case %zu: no %s accumulator block in:\n%s", i, want, ir);
+    free(ir);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+  }
+}
+
 /* A prime output width (SqueezeNet's 13x13 maps) with an odd chunk
  * count: the default register block is the whole 13-pixel row, not the
  * 1-pixel block the budget's divisors alone give on AVX2 (it ran 5x
- * slower there); the accumulator block is 13 x oc_block floats. */
+ * slower there); the accumulator block is 13 x oc_block floats.  A
+ * strided 3x3 convolution (SqueezeNet's 1x1 ones now run on flat
+ * pixels, test_conv_flat_pixels). */
 static void test_conv_prime_width(void **state) {
   (void)state;
   tvm_graph *g = NULL;
   CHECK_OK(tvm_graph_create(&g));
-  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 16, 13, 13}, 4);
-  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){40, 16, 1, 1}, 4, 5, 0.2);
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 16, 26, 26}, 4);
+  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){40, 16, 3, 3}, 4, 5, 0.2);
   tvm_gvalue *bias = tvm_graph_random(g, "b", (int64_t[]){40}, 1, 6, 0.2);
-  tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), NULL, 0, 1, NULL);
+  tvm_gattr at[2] = {tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4),
+                     tvm_gattr_ints("strides", (int64_t[]){2, 2}, 2)};
+  tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), at, 2, 1, NULL);
   y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
   CHECK_OK(tvm_graph_mark_output(g, y));
   char *ir = NULL;
@@ -774,6 +848,7 @@ int main(void) {
       cmocka_unit_test(test_conv_cases),
       cmocka_unit_test(test_conv_register_blocks),
       cmocka_unit_test(test_conv_prime_width),
+      cmocka_unit_test(test_conv_flat_pixels),
       cmocka_unit_test(test_layout_knobs),
       cmocka_unit_test(test_features_only),
       cmocka_unit_test(test_residual_blocked),

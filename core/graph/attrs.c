@@ -129,6 +129,18 @@ int tvm_gnode_winograd_applies(const tvm_gnode *n) {
   return np < 0 || (np == 4 && p[0] == p[2] && p[1] == p[3]);
 }
 
+/* See tvm/graph.h. */
+int tvm_gnode_flat_pixels_applies(const tvm_gnode *n) {
+  int64_t xs[TVM_MAX_DIMS], ws[TVM_MAX_DIMS], os[TVM_MAX_DIMS];
+  /* a 1x1 window with strides 1 keeps the map's size only unpadded */
+  return n && strcmp(tvm_gnode_op_name(n), "Conv") == 0 &&
+         tvm_gnode_input_shape(n, 0, xs) == 4 &&
+         tvm_gnode_input_shape(n, 1, ws) == 4 && ws[2] == 1 && ws[3] == 1 &&
+         ws[1] == xs[1] && tvm_gnode_int(n, "group", 1) == 1 &&
+         all_ones(n, "strides") && tvm_gnode_output_shape(n, 0, os) == 4 &&
+         os[2] == xs[2] && os[3] == xs[3];
+}
+
 /* Copies src[0..n) into the arena, checking names, types and arrays. */
 tvm_status graph_attrs_copy(tvm_arena *ar, const char *node,
                             const tvm_gattr *src, int n, tvm_gattr **out) {

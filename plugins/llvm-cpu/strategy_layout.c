@@ -173,15 +173,6 @@ static int winograd_default(const tvm_plugin_target *t, int64_t C, int64_t M,
   return tile;
 }
 
-/* 1 when int attribute name of n is absent or all ones. */
-static int all_ones(const tvm_gnode *n, const char *name) {
-  const int64_t *v;
-  int k = tvm_gnode_ints(n, name, &v);
-  for (int i = 0; i < k; i++)
-    if (v[i] != 1) return 0;
-  return 1;
-}
-
 /* The alter_layout slot: fills *out for the convolutions described at the
  * top of the file, leaves it empty for every other node. */
 int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
@@ -231,12 +222,9 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
     snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ib);
     snprintf(out->weight, sizeof out->weight, "OIHW%di%do", (int)ib,
              (int)ob);
-    /* a 1x1 window over the whole map (strides 1, so no padding either):
-     * computed over the pixels flattened (strategy_conv2d.c,
-     * schedule_flat), by default */
-    if (ws[2] == 1 && ws[3] == 1 && all_ones(n, "strides") &&
-        tvm_gnode_output_shape(n, 0, os) == 4 && os[2] == xs[2] &&
-        os[3] == xs[3]) {
+    /* a 1x1 window, strides 1, no padding: computed over the pixels
+     * flattened (strategy_conv2d.c, schedule_flat), by default */
+    if (tvm_gnode_flat_pixels_applies(n)) {
       static const int64_t onoff[2] = {0, 1};
       if (cfg ? tvm_cfg_choice(cfg, "flat_pixels", onoff, 2, 1) : 1)
         out->flags |= TVM_PLUGIN_LAYOUT_FLAT_PIXELS;

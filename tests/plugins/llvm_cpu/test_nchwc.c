@@ -397,7 +397,8 @@ static void test_option_off(void **state) {
  * the block reaches the loop IR (the accumulator buffer holds
  * tile_oc x tile_oh x tile_ow x oc_block floats). */
 typedef struct block_preset {
-  int oc, oh, ow; /* indices into the knobs' choices */
+  const char *knob[3]; /* knob names (NULL: none) */
+  int idx[3];          /* indices into their choices */
   int hits;
 } block_preset;
 
@@ -406,9 +407,9 @@ static tvm_status preset_block(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   if (!cfg || strcmp(tvm_tune_kernel_template(k), "llvm-cpu.conv2d_NCHWc"))
     return TVM_OK;
   b->hits++;
-  tvm_status st = tvm_config_preset(cfg, "tile_oc", b->oc);
-  if (!st) st = tvm_config_preset(cfg, "tile_oh", b->oh);
-  if (!st) st = tvm_config_preset(cfg, "tile_ow", b->ow);
+  tvm_status st = TVM_OK;
+  for (int i = 0; i < 3 && !st && b->knob[i]; i++)
+    st = tvm_config_preset(cfg, b->knob[i], b->idx[i]);
   return st;
 }
 
@@ -422,7 +423,8 @@ static void test_conv_register_blocks(void **state) {
       {2, 2, 1, 1, 4, 2, 2}, {2, 1, 2, 0, 2, 4, 1}, {2, 2, 0, 2, 4, 1, 4},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    block_preset b = {cases[i].oc, cases[i].oh, cases[i].ow, 0};
+    block_preset b = {{"tile_oc", "tile_oh", "tile_ow"},
+                      {cases[i].oc, cases[i].oh, cases[i].ow}, 0};
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));
     tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 32, 8, 8}, 4);
@@ -456,22 +458,6 @@ static void test_conv_register_blocks(void **state) {
  * Every block (knobs preset through the tuner's hook) and a residual
  * epilogue compute what the reference does, and the block reaches the
  * loop IR (4 or 5 pixels of a 7-pixel row: only flat pixels give those). */
-typedef struct px_preset {
-  int oc, px; /* indices into the knobs' choices; -1 = default */
-  int hits;
-} px_preset;
-
-static tvm_status preset_px(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
-  px_preset *b = ud;
-  if (!cfg || strcmp(tvm_tune_kernel_template(k), "llvm-cpu.conv2d_NCHWc"))
-    return TVM_OK;
-  b->hits++;
-  tvm_status st = TVM_OK;
-  if (b->oc >= 0) st = tvm_config_preset(cfg, "tile_oc", b->oc);
-  if (!st && b->px >= 0) st = tvm_config_preset(cfg, "tile_px", b->px);
-  return st;
-}
-
 static void test_conv_flat_pixels(void **state) {
   (void)state;
   int lanes = test_lanes();
@@ -485,7 +471,7 @@ static void test_conv_flat_pixels(void **state) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int64_t hw = cases[i].hw, n = cases[i].n;
-    px_preset b = {cases[i].oc, cases[i].px, 0};
+    block_preset b = {{"tile_oc", "tile_px"}, {cases[i].oc, cases[i].px}, 0};
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));
     tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){n, 32, hw, hw}, 4);
@@ -495,7 +481,7 @@ static void test_conv_flat_pixels(void **state) {
     if (cases[i].residual) y = TVM_OP(g, "Add", TVM_IN(y, x), TVM_NOATTRS);
     y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
     CHECK_OK(tvm_graph_mark_output(g, y));
-    tvm_tune_hooks hooks = {preset_px, &b, NULL};
+    tvm_tune_hooks hooks = {preset_block, &b, NULL};
     char *ir = NULL;
     tvm_plan *p = compile_check_hooked(g, 60 + i, &hooks, &ir);
     assert_int_equal(b.hits, 1);

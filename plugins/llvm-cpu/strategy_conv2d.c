@@ -88,9 +88,9 @@ static int64_t divisor_upto(int64_t n, int64_t cap) {
 /* Estimated cycles of one reduction step of a register block of cv
  * weight vectors by p pixels over P pixels (the last block ragged): each
  * block takes the most of its FMAs over the two FMA pipes, its loads
- * over the two load ports, its weight vectors over L2's bandwidth (about
- * 16 bytes a cycle sustained) when they stream from there, and the FMA
- * latency of 4 cycles (fewer than 8 accumulators wait on it). */
+ * over the two load ports, its weight vectors at two cycles each from L2
+ * when they stream from there (16 bytes a cycle with AVX2's vectors), and
+ * the FMA latency of 4 cycles (fewer than 8 accumulators wait on it). */
 static double flat_cycles(int64_t cv, int64_t p, int64_t P, int streamed) {
   double total = 0;
   for (int last = 0; last < 2; last++) {
@@ -108,14 +108,16 @@ static double flat_cycles(int64_t cv, int64_t p, int64_t P, int streamed) {
 /* A 1x1 stride-1 convolution computed over its flattened pixels (the
  * conv stage [N, M/ob, 1, OH*OW, ob], read through an inlined view):
  *
- *   parallel  fused(n, oc_outer, px_outer)
- *     CC[tile_px][tile_oc][oc_block] = 0                 (registers)
- *     for ic_outer, ic_block
- *       unrolled px, oc inner: vector FMA over oc_block
- *     unrolled inner: O = epilogue(CC)
+ *   parallel  fused(n, oc_outer, px_task)
+ *     for px_block                                       (blocks per task)
+ *       CC[tile_px][tile_oc][oc_block] = 0               (registers)
+ *       for ic_outer, ic_block
+ *         unrolled px, oc inner: vector FMA over oc_block
+ *       unrolled inner: O = epilogue(CC)
  *
  * The register block runs over pixels regardless of the rows: a 7x7 map
- * (49 pixels) takes blocks of 6, where the row gave 7 or 1. */
+ * (49 pixels) takes 12 blocks of 4 and a last one of 1 (2 chunks each,
+ * the default on AVX2), where the rows gave 7 pixels of 1 chunk or 1. */
 static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
                                 tvm_operation *conv, const lc_isa *isa,
                                 tvm_config *cfg) {

@@ -7,6 +7,22 @@
 #include "tvm/ir.h"
 #include "tvm/te.h"
 
+/* Visitor hook: flags reads of memory, calls and reductions. */
+static int impure_hook(tvm_visitor *v, const tvm_expr *e) {
+  if (e->kind == TVM_LOAD || e->kind == TVM_CALL || e->kind == TVM_TREAD ||
+      e->kind == TVM_REDUCE)
+    *(int *)v->data = 1;
+  return 0;
+}
+
+/* See tvm/ir.h. */
+int tvm_expr_is_pure(const tvm_expr *e) {
+  int impure = 0;
+  tvm_visitor v = {impure_hook, NULL, &impure};
+  tvm_visit_expr(&v, e);
+  return !impure;
+}
+
 /* 1 when e is a scalar integer (or bool) constant; sets *v if v. */
 int tvm_is_const_int(const tvm_expr *e, int64_t *v) {
   if (!e || e->kind != TVM_INT || e->dtype.lanes != 1) return 0;

@@ -32,26 +32,6 @@ static tvm_stmt *nop(arith_env *env) {
   return tvm_evaluate(env->ctx, tvm_int(env->ctx, 0));
 }
 
-/* Visitor hook: flags reads of memory and calls. */
-static int impure_hook(tvm_visitor *v, const tvm_expr *e) {
-  if (e->kind == TVM_LOAD || e->kind == TVM_CALL || e->kind == TVM_TREAD ||
-      e->kind == TVM_REDUCE)
-    *(int *)v->data = 1;
-  return 0;
-}
-
-/* Is e a function of variables only (no memory reads, no calls), so that
- * its value is the same wherever it is evaluated? */
-static int is_pure(const tvm_expr *e) {
-  tvm_visitor v;
-  int impure = 0;
-  memset(&v, 0, sizeof v);
-  v.expr = impure_hook;
-  v.data = &impure;
-  tvm_visit_expr(&v, e);
-  return !impure;
-}
-
 /* for (var, min, extent): extent <= 0 -> nothing; extent 1 -> the body
  * with var replaced by min (or bound by a let when min reads memory, which
  * the body may change); otherwise the body is simplified with var in
@@ -63,7 +43,7 @@ static tvm_stmt *simplify_for(arith_env *env, tvm_stmt *s) {
   int64_t n;
   int thread = s->u.for_.for_kind == TVM_FOR_THREAD;
   if (const_int(extent, &n) && n <= 0) return NULL;
-  if (!thread && const_int(extent, &n) && n == 1 && !is_pure(min)) {
+  if (!thread && const_int(extent, &n) && n == 1 && !tvm_expr_is_pure(min)) {
     tvm_stmt *let = tvm_let_stmt(env->ctx, var, min, s->u.for_.body);
     return let ? stmt(env, let) : s; /* NULL: out of memory, ctx->failed */
   }

@@ -123,14 +123,6 @@ static void clamp_to_dom(tvm_ctx *c, tvm_range *r, const tvm_iter_var *ax) {
   r->extent = tvm_int(c, hi - lo);
 }
 
-/* Visitor: does an expression read memory (or call)? */
-static int reads_memory(tvm_visitor *v, const tvm_expr *e) {
-  int *found = v->data;
-  if (e->kind == TVM_TREAD || e->kind == TVM_LOAD || e->kind == TVM_CALL)
-    *found = 1;
-  return *found;
-}
-
 /* Where a read index combines root axes that come from one fused loop
  * (a consumer's (oh, ow) fused into pixels: oh*OW + ow with oh =
  * floordiv(px, OW) and ow = floormod(px, OW)), the roots' ranges taken
@@ -142,11 +134,8 @@ static int reads_memory(tvm_visitor *v, const tvm_expr *e) {
 static void tight_range(tvm_ctx *c, tvm_expr *index, const tvm_ptrmap *byvar,
                         const tvm_bounds *relaxed, tvm_range *ir) {
   int64_t ext;
-  int gather = 0;
-  tvm_visitor v = {reads_memory, NULL, &gather};
   if (ir->extent && tvm_is_const_int(ir->extent, &ext)) return;
-  tvm_visit_expr(&v, index); /* A[B[i]]: its region is the whole domain */
-  if (gather) return;
+  if (!tvm_expr_is_pure(index)) return; /* A[B[i]]: the whole domain */
   tvm_expr *e = tvm_substitute(c, index, byvar);
   if (e) e = tvm_simplify(c, e, NULL);
   if (!e || c->failed) return;

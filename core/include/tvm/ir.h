@@ -444,6 +444,9 @@ TVM_API tvm_stmt *tvm_mutate_stmt_children(tvm_mutator *m, tvm_stmt *s);
 TVM_API tvm_expr *tvm_substitute(tvm_ctx *c, tvm_expr *e, const tvm_ptrmap *map);
 TVM_API tvm_stmt *tvm_substitute_stmt(tvm_ctx *c, tvm_stmt *s,
                                       const tvm_ptrmap *map);
+/* Is e a function of variables only (no memory reads, calls or
+ * reductions), so that its value is the same wherever it is evaluated? */
+TVM_API int tvm_expr_is_pure(const tvm_expr *e);
 /* Does e (or s) use variable v? */
 TVM_API int tvm_expr_uses_var(const tvm_expr *e, const tvm_expr *v);
 TVM_API int tvm_stmt_uses_var(const tvm_stmt *s, const tvm_expr *v);

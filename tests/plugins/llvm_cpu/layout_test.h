@@ -138,4 +138,34 @@ static inline tvm_plan *compile_check_hooked(tvm_graph *g, uint64_t seed,
   return p;
 }
 
+/* A compile hook (tvm_tune_hooks.kernel) presetting named knobs of the
+ * kernels of one template, by index into their choices; counts the
+ * kernels it saw. */
+typedef struct knob_preset {
+  const char *tmpl;    /* the template whose kernels get the presets */
+  const char *knob[3]; /* knob names (NULL: none) */
+  int idx[3];
+  int hits;
+} knob_preset;
+
+static inline tvm_status preset_knobs(void *ud, tvm_tune_kernel *k,
+                                      tvm_config *cfg) {
+  knob_preset *b = ud;
+  if (!cfg || strcmp(tvm_tune_kernel_template(k), b->tmpl)) return TVM_OK;
+  b->hits++;
+  tvm_status st = TVM_OK;
+  for (int i = 0; i < 3 && !st && b->knob[i]; i++)
+    st = tvm_config_preset(cfg, b->knob[i], b->idx[i]);
+  return st;
+}
+
+/* Fails case i unless ir holds a local block of `floats` float32s (the
+ * register block's accumulators). */
+static inline void expect_accumulators(const char *ir, size_t i, int floats) {
+  char acc[64];
+  snprintf(acc, sizeof acc, "[float32 * %d]", floats);
+  if (!strstr(ir, acc))
+    fail_msg("case %zu: no %s accumulator block in:\n%s", i, acc, ir);
+}
+
 #endif

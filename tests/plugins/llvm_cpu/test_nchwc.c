@@ -396,23 +396,6 @@ static void test_option_off(void **state) {
  * tuner's compile hook: every block computes what the reference does, and
  * the block reaches the loop IR (the accumulator buffer holds
  * tile_oc x tile_oh x tile_ow x oc_block floats). */
-typedef struct block_preset {
-  const char *knob[3]; /* knob names (NULL: none) */
-  int idx[3];          /* indices into their choices */
-  int hits;
-} block_preset;
-
-static tvm_status preset_block(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
-  block_preset *b = ud;
-  if (!cfg || strcmp(tvm_tune_kernel_template(k), "llvm-cpu.conv2d_NCHWc"))
-    return TVM_OK;
-  b->hits++;
-  tvm_status st = TVM_OK;
-  for (int i = 0; i < 3 && !st && b->knob[i]; i++)
-    st = tvm_config_preset(cfg, b->knob[i], b->idx[i]);
-  return st;
-}
-
 static void test_conv_register_blocks(void **state) {
   (void)state;
   int lanes = test_lanes();
@@ -423,8 +406,9 @@ static void test_conv_register_blocks(void **state) {
       {2, 2, 1, 1, 4, 2, 2}, {2, 1, 2, 0, 2, 4, 1}, {2, 2, 0, 2, 4, 1, 4},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    block_preset b = {{"tile_oc", "tile_oh", "tile_ow"},
-                      {cases[i].oc, cases[i].oh, cases[i].ow}, 0};
+    knob_preset b = {"llvm-cpu.conv2d_NCHWc",
+                     {"tile_oc", "tile_oh", "tile_ow"},
+                     {cases[i].oc, cases[i].oh, cases[i].ow}, 0};
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));
     tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 32, 8, 8}, 4);
@@ -436,15 +420,11 @@ static void test_conv_register_blocks(void **state) {
     tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), at, 2, 1, NULL);
     y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
     CHECK_OK(tvm_graph_mark_output(g, y));
-    tvm_tune_hooks hooks = {preset_block, &b, NULL};
+    tvm_tune_hooks hooks = {preset_knobs, &b, NULL};
     char *ir = NULL;
     tvm_plan *p = compile_check_hooked(g, 40 + i, &hooks, &ir);
     assert_int_equal(b.hits, 1);
-    char acc[64];
-    snprintf(acc, sizeof acc, "[float32 * %d]",
-             cases[i].tc * cases[i].th * cases[i].tw * lanes);
-    if (!strstr(ir, acc))
-      fail_msg("case %zu: no %s accumulator block in:\n%s", i, acc, ir);
+    expect_accumulators(ir, i, cases[i].tc * cases[i].th * cases[i].tw * lanes);
     free(ir);
     tvm_plan_free(p);
     tvm_graph_free(g);
@@ -471,7 +451,8 @@ static void test_conv_flat_pixels(void **state) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int64_t hw = cases[i].hw, n = cases[i].n;
-    block_preset b = {{"tile_oc", "tile_px"}, {cases[i].oc, cases[i].px}, 0};
+    knob_preset b = {"llvm-cpu.conv2d_NCHWc", {"tile_oc", "tile_px"},
+                     {cases[i].oc, cases[i].px}, 0};
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));
     tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){n, 32, hw, hw}, 4);
@@ -481,15 +462,11 @@ static void test_conv_flat_pixels(void **state) {
     if (cases[i].residual) y = TVM_OP(g, "Add", TVM_IN(y, x), TVM_NOATTRS);
     y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
     CHECK_OK(tvm_graph_mark_output(g, y));
-    tvm_tune_hooks hooks = {preset_block, &b, NULL};
+    tvm_tune_hooks hooks = {preset_knobs, &b, NULL};
     char *ir = NULL;
     tvm_plan *p = compile_check_hooked(g, 60 + i, &hooks, &ir);
     assert_int_equal(b.hits, 1);
-    char want[64];
-    snprintf(want, sizeof want, "[float32 * %d]",
-             cases[i].tc * cases[i].tp * lanes);
-    if (!strstr(ir, want))
-      fail_msg("case %zu: no %s accumulator block in:\n%s", i, want, ir);
+    expect_accumulators(ir, i, cases[i].tc * cases[i].tp * lanes);
     free(ir);
     tvm_plan_free(p);
     tvm_graph_free(g);

@@ -278,41 +278,25 @@ static void test_graph_default(void **state) {
  * map (8 tiles a row: tile_p in {1, 2, 4, 8}) with 64 outputs in blocks
  * of the lanes: each computes what the reference does, and the block
  * reaches the loop IR (the accumulators: tile_k x tile_p x lanes). */
-typedef struct wino_preset {
-  int p, k, hits;
-} wino_preset;
-
-static tvm_status preset_tiles(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
-  wino_preset *w = ud;
-  if (!cfg || strcmp(tvm_tune_kernel_template(k), "llvm-cpu.winograd_NCHWc"))
-    return TVM_OK;
-  w->hits++;
-  tvm_status st = tvm_config_preset(cfg, "tile_p", w->p);
-  if (!st) st = tvm_config_preset(cfg, "tile_k", w->k);
-  return st;
-}
-
 static void test_register_blocks(void **state) {
   (void)state;
   int lanes = test_lanes();
   static const struct { int p, k, tp, tk; } cases[] = {
       {3, 0, 8, 1}, {2, 1, 4, 2}, {0, 1, 1, 2}, {1, 0, 2, 1}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    wino_preset wp = {cases[i].p, cases[i].k, 0};
+    knob_preset wp = {"llvm-cpu.winograd_NCHWc", {"tile_p", "tile_k"},
+                      {cases[i].p, cases[i].k}, 0};
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));
     tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 32, 32, 32}, 4);
     tvm_gvalue *y = conv(g, x, 32, 64, 1, 1, 70 + i);
     y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
     CHECK_OK(tvm_graph_mark_output(g, y));
-    tvm_tune_hooks hooks = {preset_tiles, &wp, NULL};
+    tvm_tune_hooks hooks = {preset_knobs, &wp, NULL};
     char *ir = NULL;
     tvm_plan *p = compile_check_hooked(g, 80 + i, &hooks, &ir);
     assert_int_equal(wp.hits, 1);
-    char acc[64];
-    snprintf(acc, sizeof acc, "[float32 * %d]", cases[i].tk * cases[i].tp * lanes);
-    if (!strstr(ir, acc))
-      fail_msg("case %zu: no %s accumulator block in:\n%s", i, acc, ir);
+    expect_accumulators(ir, i, cases[i].tk * cases[i].tp * lanes);
     free(ir);
     tvm_plan_free(p);
     tvm_graph_free(g);

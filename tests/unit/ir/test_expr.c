@@ -260,6 +260,12 @@ static void test_predicates_equal(void **state) {
   assert_true(tvm_expr_equal(tvm_str(c, "s"), tvm_str(c, "s")));
   assert_true(tvm_expr_equal(NULL, NULL));
   assert_false(tvm_expr_equal(i, NULL));
+  /* purity: variables and arithmetic only */
+  assert_true(tvm_expr_is_pure(tvm_floordiv(c, tvm_add(c, i, j), tvm_int(c, 7))));
+  assert_false(tvm_expr_is_pure(a)); /* a call */
+  tvm_expr *buf = tvm_var(c, "buf", tvm_dt(kDLOpaqueHandle, 64, 1));
+  assert_false(tvm_expr_is_pure(
+      tvm_add(c, i, tvm_load(c, TVM_I32, buf, j, NULL))));
   assert_string_equal(tvm_expr_kind_name(TVM_FLOORDIV), "floordiv");
   assert_string_equal(tvm_expr_kind_name(TVM_REDUCE), "reduce");
   assert_string_equal(tvm_intrin_name(TVM_INTRIN_SIGMOID), "sigmoid");

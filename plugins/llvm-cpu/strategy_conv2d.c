@@ -105,19 +105,29 @@ static double flat_cycles(int64_t cv, int64_t p, int64_t P, int streamed) {
   return total;
 }
 
+/* The schedule unrolls a flat block's input-channel loop whose body
+ * codegen would leave a loop (more than LC_UNROLL_STORES stores) up to
+ * this many stores: 3 chunks x 4 pixels with blocks of 8 input channels
+ * (96 stores) ran 0.81-0.91x the time of the same block left a loop
+ * (144->24 at 56x56, Zen 3, in-process A/B of the conv step), where
+ * splitting the loop into 2 x 4 with the inner part unrolled gained
+ * nothing (1.01x) and LLVM's unrolling by 4 3%. */
+enum { FLAT_UNROLL_STORES = 128 };
+
 /* A 1x1 stride-1 convolution computed over its flattened pixels (the
  * conv stage [N, M/ob, 1, OH*OW, ob], read through an inlined view):
  *
  *   parallel  fused(n, oc_outer, px_task)
  *     for px_block                                       (blocks per task)
  *       CC[tile_px][tile_oc][oc_block] = 0               (registers)
- *       for ic_outer, ic_block
+ *       for ic_outer, ic_block                           (ic_block unrolled)
  *         unrolled px, oc inner: vector FMA over oc_block
  *       unrolled inner: O = epilogue(CC)
  *
  * The register block runs over pixels regardless of the rows: a 7x7 map
- * (49 pixels) takes 12 blocks of 4 and a last one of 1 (2 chunks each,
- * the default on AVX2), where the rows gave 7 pixels of 1 chunk or 1. */
+ * (49 pixels) takes 9 blocks of 5 and a last one of 4 (2 chunks each,
+ * 960->320's default on AVX2), where the rows gave 7 pixels of 1 chunk
+ * or 1. */
 static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
                                 tvm_operation *conv, const lc_isa *isa,
                                 tvm_config *cfg) {
@@ -132,32 +142,48 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
     if (r == conv->nreduce - 1) ib = e;
   }
   int64_t vpo = (O->shape_c[4] + isa->lanes - 1) / isa->lanes;
-  /* Default block: the fewest estimated cycles per reduction step over
-   * the whole output (flat_cycles), within 1% the fewer chunks, then
-   * pixels.  The accumulators, the tile_oc weight vectors and the
-   * broadcast fit the registers.  A block whose input-channel block
-   * codegen does not unroll (more than LC_UNROLL_STORES stores) counts
-   * 15% more: 960->320 on 7x7, Zen 3, ran 2 x 4 (unrolled) at 0.92-0.98x
-   * oneDNN, 2 x 6 at 0.78-0.94x and 2 x 5 at 0.78x (the model's best by
-   * 6% without the penalty); the rows' 1 x 7 ran 0.74x */
+  /* Default block: among the blocks within 1% of the fewest estimated
+   * cycles per reduction step over the whole output (flat_cycles), the
+   * most accumulators, then the fewest loads per step.  The
+   * accumulators, the tile_oc weight vectors and the broadcast fit the
+   * registers.  The input-channel block is unrolled (codegen does it up
+   * to LC_UNROLL_STORES stores, the schedule below up to
+   * FLAT_UNROLL_STORES); a block past that counts 15% more (960->320 on
+   * 7x7, Zen 3: 2 x 6 and 2 x 5 left as loops ran 0.78-0.94x oneDNN, 2 x
+   * 4 unrolled 0.92-0.98x).  Where several blocks keep the FMAs busy in
+   * the model, more accumulators measured faster (Zen 3, in-process A/B
+   * of the conv step: 16->96 at 112x112 3 x 4 0.86-0.87x the time of 2 x
+   * 4, 2 x 6 0.91-0.94x; 144->24 at 56x56 3 x 4 0.95x of 3 x 3) */
   int64_t cch[4], pch[16];
-  int nc = 0, np = 0, dc = 0, dp = 0;
+  double cyc[4][16];
+  int nc = 0, np = 0, dc = -1, dp = -1;
   for (int64_t d = 1; d <= OCC && d <= 4; d++)
     if (OCC % d == 0) cch[nc++] = d;
   for (int64_t d = 1; d <= P && d <= 16; d++) pch[np++] = d;
-  double best = 0;
+  double lo = 0;
   for (int i = 0; i < nc; i++)
     for (int j = 0; j < np; j++) {
       int64_t c = cch[i], p = pch[j];
+      cyc[i][j] = 0;
       if (c * p * vpo + c * vpo + 1 > isa->vregs) continue;
       /* an output channel block's weights past half of L1 stream from
        * L2 once per pixel block (960->320: 4 chunks x 2 pixels ran 0.80x
        * oneDNN, 2 x 4 0.92-0.98x) */
       int streamed = (double)(c * red * O->shape_c[4]) * 4 > isa->l1_bytes / 2;
       double cy = (double)(OCC / c) * flat_cycles(c * vpo, p, P, streamed);
-      if (c * p * vpo * ib > LC_UNROLL_STORES) cy *= 1.15;
-      if (best == 0 || cy < best * 0.99) best = cy, dc = i, dp = j;
+      if (c * p * vpo * ib > FLAT_UNROLL_STORES) cy *= 1.15;
+      cyc[i][j] = cy;
+      if (lo == 0 || cy < lo) lo = cy;
     }
+  for (int i = 0; i < nc; i++)
+    for (int j = 0; j < np; j++) {
+      int64_t c = cch[i], p = pch[j];
+      if (cyc[i][j] == 0 || cyc[i][j] > lo * 1.01) continue;
+      int64_t bc = dc < 0 ? 0 : cch[dc], bp = dp < 0 ? 0 : pch[dp];
+      if (dc < 0 || c * p > bc * bp || (c * p == bc * bp && c + p < bc + bp))
+        dc = i, dp = j;
+    }
+  if (dc < 0) dc = dp = 0; /* nothing fits: 1 x 1, rejected below */
   int64_t tc = tvm_cfg_choice(cfg, "tile_oc", cch, nc, dc);
   int64_t tp = tvm_cfg_choice(cfg, "tile_px", pch, np, dp);
   if (tc * tp * vpo + tc * vpo + 1 > isa->vregs)
@@ -207,6 +233,9 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
   st = tvm_reorder(sc, order, no);
   if (!st) st = tvm_unroll(sc, tvm_stage_axis(sc, 3));
   if (!st && tc > 1) st = tvm_unroll(sc, tvm_stage_axis(sc, 1));
+  if (!st && tc * tp * vpo * ib > LC_UNROLL_STORES &&
+      tc * tp * vpo * ib <= FLAT_UNROLL_STORES)
+    st = tvm_unroll(sc, order[nred - 1]);
   if (!st) st = tvm_vectorize(sc, tvm_stage_axis(sc, 4));
   return st;
 }

@@ -67,37 +67,60 @@ static LLVMValueRef buffer_ptr(lc_cg *cg, const tvm_expr *buf) {
   return v;
 }
 
-/* Pointer to element `index` of buf.  The constant term of the index
- * (x + c, x - c, nested) becomes a GEP of its own after the GEP of x: an
- * i32 index x + c sign-extended as a whole cannot be split by LLVM, so
- * every access of an unrolled block computed its own address; with the
- * constant apart they share the address of x and c folds into the
- * displacement.  The same address as long as x + c does not wrap in i32,
- * which index arithmetic never does; plain GEPs (not inbounds), since x
- * alone may point outside the buffer. */
+/* Pointer to element `index` of buf.  Each term of the index's sum
+ * (x + y + c, nested, constants subtracted too) is a GEP of its own,
+ * the constant term last: an i32 index x + y + c sign-extended as a
+ * whole cannot be split by LLVM, so every access of an unrolled block
+ * computed and extended its own address (a strided convolution's pixel
+ * offsets plus the input channel's offset: a lea and a movsx per
+ * broadcast); with the terms apart each is extended once, where it is
+ * computed (hoisted out of the loops it does not vary in), and c folds
+ * into the displacement.  The same address as long as no partial sum
+ * wraps in i32, which index arithmetic never does; plain GEPs (not
+ * inbounds), since a partial sum may point outside the buffer. */
+enum { INDEX_TERMS = 8 };
+
+static int index_terms(const tvm_expr *x, const tvm_expr **terms, int n,
+                       int64_t *c) {
+  int64_t k;
+  if (n < 0) return n;
+  if (tvm_is_const_int(x, &k)) {
+    *c += k;
+    return n;
+  }
+  if (x->kind == TVM_ADD)
+    return index_terms(x->u.bin.b, terms, index_terms(x->u.bin.a, terms, n, c),
+                       c);
+  if (x->kind == TVM_SUB && tvm_is_const_int(x->u.bin.b, &k)) {
+    *c -= k;
+    return index_terms(x->u.bin.a, terms, n, c);
+  }
+  if (n == INDEX_TERMS) return -1;
+  terms[n] = x;
+  return n + 1;
+}
+
 static LLVMValueRef index_ptr(lc_cg *cg, LLVMValueRef buf, tvm_dtype t,
                               const tvm_expr *index) {
-  int64_t c = 0, k;
-  const tvm_expr *x = index;
-  for (;;) {
-    if (x->kind == TVM_ADD && tvm_is_const_int(x->u.bin.b, &k))
-      c += k, x = x->u.bin.a;
-    else if (x->kind == TVM_ADD && tvm_is_const_int(x->u.bin.a, &k))
-      c += k, x = x->u.bin.b;
-    else if (x->kind == TVM_SUB && tvm_is_const_int(x->u.bin.b, &k))
-      c -= k, x = x->u.bin.a;
-    else
-      break;
+  int64_t c = 0;
+  const tvm_expr *terms[INDEX_TERMS];
+  int n = index->dtype.lanes == 1 ? index_terms(index, terms, 0, &c) : -1;
+  if (n < 1 || (n == 1 && c == 0)) {
+    LLVMValueRef idx = lc_expr(cg, index);
+    return idx ? lc_elem_ptr(cg, buf, t, idx) : NULL;
   }
-  LLVMValueRef idx = lc_expr(cg, x);
-  if (!idx) return NULL;
+  LLVMTypeRef et = lc_mem_type(cg, tvm_dtype_element(t));
+  LLVMValueRef p = buf;
+  for (int i = 0; i < n; i++) {
+    LLVMValueRef idx = lc_expr(cg, terms[i]);
+    if (!idx) return NULL;
+    p = LLVMBuildGEP2(cg->b, et, p, &idx, 1, "");
+  }
   if (c != 0) {
-    LLVMTypeRef et = lc_mem_type(cg, tvm_dtype_element(t));
-    LLVMValueRef p = LLVMBuildGEP2(cg->b, et, buf, &idx, 1, "");
     LLVMValueRef off = LLVMConstInt(cg->t_i64, (unsigned long long)c, 1);
-    return LLVMBuildGEP2(cg->b, et, p, &off, 1, "");
+    p = LLVMBuildGEP2(cg->b, et, p, &off, 1, "");
   }
-  return lc_elem_ptr(cg, buf, t, idx);
+  return p;
 }
 
 /* Is index a contiguous ramp (stride 1), or a scalar index read as a

@@ -73,6 +73,27 @@ static int pads_to_lanes(int64_t c, int64_t lanes) {
   return c > lanes && c % lanes != 0 && up * 8 <= c * 9;
 }
 
+/* Whether flat pixels pay for a Conv they apply to: always with strides
+ * 1; with larger strides (ResNet's 1x1 stride-2 projections) only where
+ * no output width from 2 to 6 divides the map's, so that the rows give
+ * one chunk of all its pixels (7: load-bound) or 1.  A strided block's
+ * pixels read input at offsets no common stride relates: 1x1/2 256->512
+ * to 7x7 ran 0.75x the time of the rows' block on Zen 3, 128->256 to
+ * 14x14 1.07-1.10x and 64->128 to 28x28 1.15-1.19x (in-process A/B of
+ * the conv step). */
+static int flat_pays(const tvm_gnode *n) {
+  int64_t os[TVM_MAX_DIMS];
+  const int64_t *s;
+  int k = tvm_gnode_ints(n, "strides", &s);
+  int strided = 0;
+  for (int i = 0; i < k; i++) strided |= s[i] != 1;
+  if (!strided) return 1;
+  if (tvm_gnode_output_shape(n, 0, os) != 4) return 0;
+  for (int64_t d = 2; d <= 6; d++)
+    if (os[3] % d == 0) return 0;
+  return 1;
+}
+
 /* The block of c channels as layout knob `name` of cfg (NULL: the
  * default): the default dflt, then half and twice the lanes where they
  * divide c, and (padded) the lanes where they do not (regular
@@ -223,11 +244,13 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
     snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ib);
     snprintf(out->weight, sizeof out->weight, "OIHW%di%do", (int)ib,
              (int)ob);
-    /* a 1x1 window, strides 1, no padding: computed over the pixels
-     * flattened (strategy_conv2d.c, schedule_flat), by default */
+    /* a 1x1 window, no padding: computed over the pixels flattened
+     * (strategy_conv2d.c, schedule_flat), by default where flat_pays;
+     * the layout knob flat_pixels tries both */
     if (tvm_gnode_flat_pixels_applies(n)) {
       static const int64_t onoff[2] = {0, 1};
-      if (cfg ? tvm_cfg_choice(cfg, "flat_pixels", onoff, 2, 1) : 1)
+      int dflt = flat_pays(n);
+      if (cfg ? tvm_cfg_choice(cfg, "flat_pixels", onoff, 2, dflt) : dflt)
         out->flags |= TVM_PLUGIN_LAYOUT_FLAT_PIXELS;
     }
   } else {

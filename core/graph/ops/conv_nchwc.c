@@ -89,15 +89,15 @@ static tvm_status cc_check(const tvm_gnode *n, cc_info *ci, int64_t *oshape) {
   if ((st = op_attr_int(n, "flat_pixels", 0, &flat))) return st;
   const op_window *wn = &ci->win;
   if (flat && (ci->depthwise || wn->k[0] != 1 || wn->k[1] != 1 ||
-               wn->s[0] != 1 || wn->s[1] != 1 || wn->pads[0] || wn->pads[1] ||
-               wn->pads[2] || wn->pads[3]))
+               wn->pads[0] || wn->pads[1] || wn->pads[2] || wn->pads[3]))
     return op_fail(n, TVM_ERR_INVALID,
-                   "flat_pixels = 1 needs a 1x1 window, strides 1, no "
-                   "padding and group 1; this one is %lldx%lld, strides "
-                   "%lldx%lld, group %lld (the target's alter_layout asked "
+                   "flat_pixels = 1 needs a 1x1 window, no padding and "
+                   "group 1; this one is %lldx%lld, pads %lld,%lld,%lld,"
+                   "%lld, group %lld (the target's alter_layout asked "
                    "for flat pixels where they do not apply)",
                    (long long)wn->k[0], (long long)wn->k[1],
-                   (long long)wn->s[0], (long long)wn->s[1],
+                   (long long)wn->pads[0], (long long)wn->pads[1],
+                   (long long)wn->pads[2], (long long)wn->pads[3],
                    (long long)ci->group);
   ci->flat = flat != 0;
   oshape[0] = ci->N;
@@ -177,9 +177,11 @@ static tvm_expr *cc_conv_body(tvm_ctx *c, tvm_expr **i, void *ud) {
                         tvm_mul(c, rx->var, tvm_int(c, w->d[1])));
   tvm_expr *a, *b;
   if (u->ci.flat) { /* i[2] is 0, i[3] the pixel oh * OW + ow */
-    tvm_expr *ow = tvm_int(c, u->ci.W);
-    a = TVM_AT(c, u->xp, i[0], ax[0]->var, tvm_floordiv(c, i[3], ow),
-               tvm_floormod(c, i[3], ow), ax[3]->var);
+    tvm_expr *ow = tvm_int(c, w->out[1]);
+    a = TVM_AT(c, u->xp, i[0], ax[0]->var,
+               tvm_mul(c, tvm_floordiv(c, i[3], ow), tvm_int(c, w->s[0])),
+               tvm_mul(c, tvm_floormod(c, i[3], ow), tvm_int(c, w->s[1])),
+               ax[3]->var);
     b = TVM_AT(c, u->w, i[1], ax[0]->var, ry->var, rx->var, ax[3]->var, i[4]);
     return tvm_sum(c, tvm_mul(c, a, b), ax, na);
   }

@@ -212,7 +212,7 @@ TVM_API struct tvm_config *tvm_gnode_layout_config(const tvm_gnode *n);
  * call). */
 TVM_API int tvm_gnode_winograd_applies(const tvm_gnode *n);
 /* 1 when node n is a Conv that flat pixels compute (a 4-D input, a 1x1
- * kernel of the input's channels, group 1, strides 1, no padding): what
+ * kernel of the input's channels, group 1, no padding, any strides): what
  * a target's alter_layout checks before setting
  * TVM_PLUGIN_LAYOUT_FLAT_PIXELS; 0 otherwise. */
 TVM_API int tvm_gnode_flat_pixels_applies(const tvm_gnode *n);

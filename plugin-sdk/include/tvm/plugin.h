@@ -86,8 +86,9 @@
  *      (plugin-sdk/docs/QUANTIZATION.md).  Plugins built for 1-5 still
  *      load; their graphs stay in floating point.
  *   7  tvm_plugin_layout's reserved word becomes flags: with
- *      TVM_PLUGIN_LAYOUT_FLAT_PIXELS a 1x1 stride-1 unpadded convolution
- *      is computed over its pixels flattened (see tvm_plugin_layout).
+ *      TVM_PLUGIN_LAYOUT_FLAT_PIXELS a 1x1 unpadded convolution is
+ *      computed over its pixels flattened (see tvm_plugin_layout;
+ *      strides 1 at first, any strides since 2026-11-29).
  *      The host reads the word of plugins built for 7 only.
  */
 #ifndef TVM_PLUGIN_H
@@ -320,8 +321,8 @@ typedef struct tvm_plugin_blob {
  * for F(4x4, 3x3) or F(2x2, 3x3) on blocked data (Conv2D_winograd_NCHWc
  * after an input transform node).
  * flags (ABI 7; zero before): TVM_PLUGIN_LAYOUT_FLAT_PIXELS, for a Conv
- * rewritten to Conv_NCHWc with a 1x1 window, strides 1, no padding and
- * group 1 (any other Conv is an error naming it), asks that its
+ * rewritten to Conv_NCHWc with a 1x1 window, no padding and group 1, at
+ * any strides (any other Conv is an error naming it), asks that its
  * convolution stage be computed over the pixels flattened: tagged
  * "conv2d_NCHWc" as always, but [N, M/ob, 1, OH*OW, ob], read by the
  * rest of the operator through an injective view back to [N, M/ob, OH,

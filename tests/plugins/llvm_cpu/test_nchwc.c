@@ -159,6 +159,32 @@ static void test_layout_transform_errors(void **state) {
   tvm_graph_free(g);
 }
 
+/* Where flat pixels apply (tvm_gnode_flat_pixels_applies): an unpadded
+ * 1x1 Conv of group 1, at any stride; not a padded one, whose padding
+ * the flat conv stage does not read, nor a larger window. */
+static void test_flat_pixels_applies(void **state) {
+  (void)state;
+  static const struct { int k, s, pad, applies; } cases[] = {
+      {1, 1, 0, 1}, {1, 2, 0, 1}, {1, 3, 0, 1}, {1, 2, 1, 0}, {3, 1, 1, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tvm_graph *g = NULL;
+    CHECK_OK(tvm_graph_create(&g));
+    int64_t k = cases[i].k, p = cases[i].pad, s = cases[i].s;
+    tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 8, 14, 14}, 4);
+    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){16, 8, k, k}, 4, 1, 0.1);
+    tvm_gattr at[2] = {tvm_gattr_ints("strides", (int64_t[]){s, s}, 2),
+                       tvm_gattr_ints("pads", (int64_t[]){p, p, p, p}, 4)};
+    tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w), at, 2, 1, NULL);
+    assert_non_null(y);
+    if (tvm_gnode_flat_pixels_applies(y->producer) != cases[i].applies)
+      fail_msg("case %zu: %dx%d, stride %d, pad %d: applies should be %d", i,
+               cases[i].k, cases[i].k, cases[i].s, cases[i].pad,
+               cases[i].applies);
+    tvm_graph_free(g);
+  }
+}
+
 typedef struct conv_case {
   int64_t N, C, M, H, W, K, stride, pad, dil, group;
   int bias;
@@ -432,9 +458,11 @@ static void test_conv_register_blocks(void **state) {
 }
 
 /* A 1x1 stride-1 convolution runs over its pixels flattened (the
- * layout slot's TVM_PLUGIN_LAYOUT_FLAT_PIXELS): the conv stage is [N,
- * M/ob, 1, OH*OW, ob] and the register block tile_oc chunks x tile_px
- * pixels, across rows and ragged at the end (49 pixels of a 7x7 map).
+ * layout slot's TVM_PLUGIN_LAYOUT_FLAT_PIXELS), and so does a strided
+ * one whose output rows have no width from 2 to 6 to block: the conv
+ * stage is [N, M/ob, 1, OH*OW, ob] and the register block tile_oc chunks
+ * x tile_px pixels, across rows and ragged at the end (49 pixels of a
+ * 7x7 map).
  * Every block (knobs preset through the tuner's hook) and a residual
  * epilogue compute what the reference does, and the block reaches the
  * loop IR (4 or 5 pixels of a 7-pixel row: only flat pixels give those),
@@ -444,11 +472,13 @@ static void test_conv_flat_pixels(void **state) {
   int lanes = test_lanes();
   /* 32 -> 32 channels: chunks 32 / lanes; tile_px choices 1..16 (index
    * = pixels - 1) */
-  static const struct { int n, hw, oc, px, tc, tp, residual; } cases[] = {
-      {1, 7, 1, 3, 2, 4, 0},   /* 49 = 12 x 4 + 1 */
-      {1, 7, 0, 4, 1, 5, 1},   /* 49 = 9 x 5 + 4, with a residual add */
-      {2, 6, 1, 2, 2, 3, 0},   /* batch 2, 36 = 12 x 3 */
-      {1, 5, 0, 13, 1, 14, 0}, /* 25 = 14 + 11 */
+  static const struct { int n, hw, s, oc, px, tc, tp, residual; } cases[] = {
+      {1, 7, 1, 1, 3, 2, 4, 0},   /* 49 = 12 x 4 + 1 */
+      {1, 7, 1, 0, 4, 1, 5, 1},   /* 49 = 9 x 5 + 4, with a residual add */
+      {2, 6, 1, 1, 2, 2, 3, 0},   /* batch 2, 36 = 12 x 3 */
+      {1, 5, 1, 0, 13, 1, 14, 0}, /* 25 = 14 + 11 */
+      {1, 14, 2, 1, 4, 2, 5, 0},  /* stride 2 to 7x7: 49 = 9 x 5 + 4 */
+      {2, 13, 2, 0, 2, 1, 3, 0},  /* stride 2 to 7x7, batch 2 */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int64_t hw = cases[i].hw, n = cases[i].n;
@@ -459,7 +489,8 @@ static void test_conv_flat_pixels(void **state) {
     tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){n, 32, hw, hw}, 4);
     tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){32, 32, 1, 1}, 4, 7 + i, 0.2);
     tvm_gvalue *bias = tvm_graph_random(g, "b", (int64_t[]){32}, 1, 8 + i, 0.2);
-    tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), NULL, 0, 1, NULL);
+    tvm_gattr st = tvm_gattr_ints("strides", (int64_t[]){cases[i].s, cases[i].s}, 2);
+    tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), &st, 1, 1, NULL);
     if (cases[i].residual) y = TVM_OP(g, "Add", TVM_IN(y, x), TVM_NOATTRS);
     y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
     CHECK_OK(tvm_graph_mark_output(g, y));
@@ -823,6 +854,7 @@ int main(void) {
       cmocka_unit_test(test_conv_register_blocks),
       cmocka_unit_test(test_conv_prime_width),
       cmocka_unit_test(test_conv_flat_pixels),
+      cmocka_unit_test(test_flat_pixels_applies),
       cmocka_unit_test(test_layout_knobs),
       cmocka_unit_test(test_features_only),
       cmocka_unit_test(test_residual_blocked),

@@ -60,7 +60,7 @@
  * checks count (chunks outermost kept every pixel's broadcast live, and
  * 2 chunks x 6 pixels spilled on AVX2's 16 registers).
  *
- * A 1x1 stride-1 unpadded convolution whose layout asked for flat pixels
+ * A 1x1 unpadded convolution whose layout asked for flat pixels
  * (the conv stage [N, M/ob, 1, OH*OW, ob]) is scheduled by schedule_flat
  * instead: its register block is tile_oc chunks x tile_px pixels of the
  * flattened map, across rows, the last block ragged.  Knobs tile_oc (as
@@ -114,8 +114,9 @@ static double flat_cycles(int64_t cv, int64_t p, int64_t P, int streamed) {
  * nothing (1.01x) and LLVM's unrolling by 4 3%. */
 enum { FLAT_UNROLL_STORES = 128 };
 
-/* A 1x1 stride-1 convolution computed over its flattened pixels (the
- * conv stage [N, M/ob, 1, OH*OW, ob], read through an inlined view):
+/* A 1x1 unpadded convolution computed over its flattened pixels (the
+ * conv stage [N, M/ob, 1, OH*OW, ob], read through an inlined view; a
+ * strided one reads input pixel ((p / OW) * s, (p % OW) * s)):
  *
  *   parallel  fused(n, oc_outer, px_task)
  *     for px_block                                       (blocks per task)

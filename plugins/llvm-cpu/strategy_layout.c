@@ -37,12 +37,13 @@
  * weights' size and the vector width, or the target's winograd_min_tiles
  * and winograd_tile).
  *
- * A 1x1 convolution with strides 1 and no padding (group 1) is asked to
- * compute over its pixels flattened (TVM_PLUGIN_LAYOUT_FLAT_PIXELS, ABI
- * 7; strategy_conv2d.c's schedule_flat blocks pixels across rows): layout
- * knob "flat_pixels", on by default (MobileNetV2 on Zen 3 ran 0.85x of
- * its time on 1 thread and 0.94x on 2, its 7x7 pointwise layers 0.8x;
- * bench/RESULTS.md, 2026-11-29).
+ * A 1x1 convolution with no padding (group 1) is asked to compute over
+ * its pixels flattened (TVM_PLUGIN_LAYOUT_FLAT_PIXELS, ABI 7;
+ * strategy_conv2d.c's schedule_flat blocks pixels across rows): layout
+ * knob "flat_pixels", on by default with strides 1 (MobileNetV2 on Zen 3
+ * ran 0.85x of its time on 1 thread and 0.94x on 2, its 7x7 pointwise
+ * layers 0.8x; bench/RESULTS.md, 2026-11-29) and with larger strides
+ * where flat_pays.
  *
  * Matrix products (MatMul, Gemm) with a constant right operand ask for it
  * packed (see matmul_layout).

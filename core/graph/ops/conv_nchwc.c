@@ -14,7 +14,7 @@
  * ("<name>.pad"), the sum over (ic_outer, ky, kx, ic_inner) tagged
  * "conv2d_NCHWc" (over (ky, kx) tagged "depthwise_conv2d_NCHWc"), then
  * "<name>.bias" adding B.  With attribute flat_pixels = 1 (a 1x1
- * window, strides 1, no padding, group 1: alter_layout sets it where the
+ * window, any strides, no padding, group 1: alter_layout sets it where the
  * target asks, TVM_LAYOUT_FLAT_PIXELS) the sum is over [N, M/ob, 1,
  * OH*OW, ob] instead, read back through "<name>.view" (tagged injective)
  * as [N, M/ob, OH, OW, ob]: a schedule may tile pixels across rows.  The

@@ -472,24 +472,26 @@ static void test_conv_flat_pixels(void **state) {
   int lanes = test_lanes();
   /* 32 -> 32 channels: chunks 32 / lanes; tile_px choices 1..16 (index
    * = pixels - 1) */
-  static const struct { int n, hw, s, oc, px, tc, tp, residual; } cases[] = {
-      {1, 7, 1, 1, 3, 2, 4, 0},   /* 49 = 12 x 4 + 1 */
-      {1, 7, 1, 0, 4, 1, 5, 1},   /* 49 = 9 x 5 + 4, with a residual add */
-      {2, 6, 1, 1, 2, 2, 3, 0},   /* batch 2, 36 = 12 x 3 */
-      {1, 5, 1, 0, 13, 1, 14, 0}, /* 25 = 14 + 11 */
-      {1, 14, 2, 1, 4, 2, 5, 0},  /* stride 2 to 7x7: 49 = 9 x 5 + 4 */
-      {2, 13, 2, 0, 2, 1, 3, 0},  /* stride 2 to 7x7, batch 2 */
+  static const struct { int n, h, w, sh, sw, oc, px, tc, tp, residual; } cases[] = {
+      {1, 7, 7, 1, 1, 1, 3, 2, 4, 0},     /* 49 = 12 x 4 + 1 */
+      {1, 7, 7, 1, 1, 0, 4, 1, 5, 1},     /* 49 = 9 x 5 + 4, residual add */
+      {2, 6, 6, 1, 1, 1, 2, 2, 3, 0},     /* batch 2, 36 = 12 x 3 */
+      {1, 5, 5, 1, 1, 0, 13, 1, 14, 0},   /* 25 = 14 + 11 */
+      {1, 14, 14, 2, 2, 1, 4, 2, 5, 0},   /* stride 2 to 7x7: 9 x 5 + 4 */
+      {2, 13, 13, 2, 2, 0, 2, 1, 3, 0},   /* stride 2 to 7x7, batch 2 */
+      {1, 9, 13, 2, 1, 1, 5, 2, 6, 0},    /* strides 2, 1 to 5x13 */
+      {1, 19, 21, 3, 3, 0, 3, 1, 4, 0},   /* stride 3 to 7x7 */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    int64_t hw = cases[i].hw, n = cases[i].n;
+    int64_t n = cases[i].n;
     knob_preset b = {"llvm-cpu.conv2d_NCHWc", {"tile_oc", "tile_px"},
                      {cases[i].oc, cases[i].px}, 0};
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));
-    tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){n, 32, hw, hw}, 4);
+    tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){n, 32, cases[i].h, cases[i].w}, 4);
     tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){32, 32, 1, 1}, 4, 7 + i, 0.2);
     tvm_gvalue *bias = tvm_graph_random(g, "b", (int64_t[]){32}, 1, 8 + i, 0.2);
-    tvm_gattr st = tvm_gattr_ints("strides", (int64_t[]){cases[i].s, cases[i].s}, 2);
+    tvm_gattr st = tvm_gattr_ints("strides", (int64_t[]){cases[i].sh, cases[i].sw}, 2);
     tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), &st, 1, 1, NULL);
     if (cases[i].residual) y = TVM_OP(g, "Add", TVM_IN(y, x), TVM_NOATTRS);
     y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);

@@ -132,23 +132,11 @@ int tvm_gnode_winograd_applies(const tvm_gnode *n) {
 /* See tvm/graph.h. */
 int tvm_gnode_flat_pixels_applies(const tvm_gnode *n) {
   int64_t xs[TVM_MAX_DIMS], ws[TVM_MAX_DIMS], os[TVM_MAX_DIMS];
-  const int64_t *a;
-  if (!n || strcmp(tvm_gnode_op_name(n), "Conv") != 0 ||
-      tvm_gnode_input_shape(n, 0, xs) != 4 ||
-      tvm_gnode_input_shape(n, 1, ws) != 4 || ws[2] != 1 || ws[3] != 1 ||
-      ws[1] != xs[1] || tvm_gnode_int(n, "group", 1) != 1 ||
-      tvm_gnode_output_shape(n, 0, os) != 4)
-    return 0;
-  /* no padding: none written (auto_pad's SAME_* and VALID pad a 1x1
-   * window by 0), and the map of an unpadded window of strides s */
-  const char *ap = tvm_gnode_str(n, "auto_pad", "NOTSET");
-  int np = tvm_gnode_ints(n, "pads", &a);
-  for (int i = 0; strcmp(ap, "NOTSET") == 0 && i < np; i++)
-    if (a[i] != 0) return 0;
-  int64_t s[2] = {1, 1};
-  if (tvm_gnode_ints(n, "strides", &a) == 2) s[0] = a[0], s[1] = a[1];
-  return s[0] >= 1 && s[1] >= 1 && os[2] == (xs[2] - 1) / s[0] + 1 &&
-         os[3] == (xs[3] - 1) / s[1] + 1;
+  return n && strcmp(tvm_gnode_op_name(n), "Conv") == 0 &&
+         tvm_gnode_input_shape(n, 0, xs) == 4 &&
+         tvm_gnode_input_shape(n, 1, ws) == 4 && ws[1] == xs[1] &&
+         tvm_gnode_int(n, "group", 1) == 1 &&
+         tvm_gnode_output_shape(n, 0, os) == 4;
 }
 
 /* Copies src[0..n) into the arena, checking names, types and arrays. */

@@ -234,6 +234,11 @@ typedef struct lc_isa {
   long l1_bytes, l2_bytes;
 } lc_isa;
 void lc_isa_of(const tvm_plugin_target *t, lc_isa *o);
+/* The rows' default register block of a convolution (strategy_conv2d.c):
+ * its output channel chunks and pixel budget; returns its accumulators. */
+int64_t lc_conv_rows_block(const lc_isa *isa, int64_t OCC, int64_t OH,
+                           int64_t OW, int64_t vpo, int depthwise,
+                           int64_t *tc, int64_t *cap);
 
 /* Schedule templates (strategy_*.c). */
 int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,

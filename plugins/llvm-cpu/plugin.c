@@ -237,7 +237,7 @@ static const tvm_plugin_vtable vtable = {
     .device_open_pool = lc_device_open_pool,
 };
 
-/* 7: alter_layout's flags (flat pixels for 1x1 convolutions) are read;
+/* 7: alter_layout's flags (flat pixels for convolutions) are read;
  * 5 and 6 add slots this plugin leaves NULL */
 static const tvm_plugin_desc desc_v7 = {
     sizeof(tvm_plugin_desc), 7, "llvm-cpu", "0.1.0",

@@ -60,8 +60,8 @@
  * checks count (chunks outermost kept every pixel's broadcast live, and
  * 2 chunks x 6 pixels spilled on AVX2's 16 registers).
  *
- * A 1x1 unpadded convolution whose layout asked for flat pixels
- * (the conv stage [N, M/ob, 1, OH*OW, ob]) is scheduled by schedule_flat
+ * A regular convolution whose layout asked for flat pixels (the conv
+ * stage [N, M/ob, 1, OH*OW, ob]) is scheduled by schedule_flat
  * instead: its register block is tile_oc chunks x tile_px pixels of the
  * flattened map, across rows, the last block ragged.  Knobs tile_oc (as
  * above) and tile_px (1 to 16 pixels).
@@ -114,14 +114,15 @@ static double flat_cycles(int64_t cv, int64_t p, int64_t P, int streamed) {
  * nothing (1.01x) and LLVM's unrolling by 4 3%. */
 enum { FLAT_UNROLL_STORES = 128 };
 
-/* A 1x1 unpadded convolution computed over its flattened pixels (the
- * conv stage [N, M/ob, 1, OH*OW, ob], read through an inlined view; a
- * strided one reads input pixel ((p / OW) * s, (p % OW) * s)):
+/* A convolution computed over its flattened pixels (the conv stage [N,
+ * M/ob, 1, OH*OW, ob], read through an inlined view; pixel p reads the
+ * padded input at ((p / OW) * sh + ky * dh, (p % OW) * sw + kx * dw), the
+ * padded copy made at the root as for rows):
  *
  *   parallel  fused(n, oc_outer, px_task)
  *     for px_block                                       (blocks per task)
  *       CC[tile_px][tile_oc][oc_block] = 0               (registers)
- *       for ic_outer, ic_block                           (ic_block unrolled)
+ *       for ic_outer, ky, kx, ic_block                   (ic_block unrolled)
  *         unrolled px, oc inner: vector FMA over oc_block
  *       unrolled inner: O = epilogue(CC)
  *
@@ -241,6 +242,50 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
   return st;
 }
 
+/* The padded input of a regular convolution, computed at the root in
+ * parallel over (n, channel chunk, row), vectorized over the block. */
+static tvm_status schedule_pad(tvm_schedule *s, tvm_operation *pad) {
+  tvm_stage *sp = tvm_stage_of(s, pad->output);
+  tvm_iter_var *f1, *f2;
+  tvm_status st = tvm_fuse(sp, tvm_stage_axis(sp, 0), tvm_stage_axis(sp, 1), &f1);
+  if (!st) st = tvm_fuse(sp, f1, tvm_stage_axis(sp, 2), &f2);
+  if (!st) st = tvm_parallel(sp, f2);
+  if (!st) st = tvm_vectorize(sp, tvm_stage_axis(sp, 4));
+  return st;
+}
+
+/* The rows' default register block of a convolution's output map
+ * (OCC chunks of vpo vectors, OH x OW pixels; described below where the
+ * schedule takes it): sets *tc (output channel chunks) and *cap (pixels
+ * per chunk the width and height are fitted to) and returns the
+ * accumulators of the block (chunks x row pixels x rows). */
+int64_t lc_conv_rows_block(const lc_isa *isa, int64_t OCC, int64_t OH,
+                           int64_t OW, int64_t vpo, int depthwise,
+                           int64_t *tc, int64_t *cap) {
+  int64_t budget = isa->vregs - 4 < 14 ? isa->vregs - 4 : 14;
+  budget = budget / vpo > 1 ? budget / vpo : 1;
+  int64_t best = 0;
+  *tc = 1, *cap = budget;
+  for (int64_t c = !depthwise && OCC % 2 == 0 ? 2 : 1; c >= 1; c--) {
+    int64_t per = budget / c;
+    int64_t fit = (isa->vregs - c - 1) / (c * vpo); /* the check below */
+    if (c > 1 && per > fit) per = fit;
+    if (per < 1) per = 1;
+    int64_t w = divisor_upto(OW, per);
+    if (2 * w < per) {
+      /* a prime width leaves no divisor near the budget (SqueezeNet's
+       * 13x13 maps: a block of 1 pixel, 14 GFLOP/s on Zen 3): the whole
+       * row, if the register check takes it (13 pixels: 69 GFLOP/s) */
+      int64_t hard = c > 1 ? fit : (isa->vregs - 2) / vpo;
+      if (divisor_upto(OW, hard) > w) w = divisor_upto(OW, hard), per = hard;
+    }
+    int64_t h = divisor_upto(OH, per / w > 1 ? per / w : 1);
+    if (c * w * h > best)
+      best = c * w * h, *tc = c, *cap = per;
+  }
+  return best;
+}
+
 /* Schedules outs[0] as described at the top of the file. */
 int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
                                        tvm_tensor **outs, uint32_t nouts,
@@ -281,6 +326,7 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
   if (st) goto out;
   if (!depthwise && conv->output->shape_c[3] != O->shape_c[3]) {
     st = schedule_flat(s, O, conv, &isa, cfg);
+    if (!st && pad) st = schedule_pad(s, pad);
     goto out;
   }
   int64_t OW = O->shape_c[3], OB = O->shape_c[4];
@@ -293,8 +339,6 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
    * layers' fastest configuration had tile_oc 2 or 4; the 15th (14x14,
    * 14 pixels of one chunk) was 4% ahead of 2 x 7. */
   int64_t OCC = O->shape_c[1], OH = O->shape_c[2];
-  int64_t budget = isa.vregs - 4 < 14 ? isa.vregs - 4 : 14;
-  budget = budget / vpo > 1 ? budget / vpo : 1;
   /* two chunks unless one chunk fills more of the budget (a prime width
    * such as 7 leaves AVX2's 6 pixels per chunk a block of 1).  Tuning on
    * AMD Zen 3 (AVX2) put four chunks of 2 pixels ahead of these defaults
@@ -305,24 +349,8 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
    * unrolls only the loops codegen marks, their 3-trip kernel-width loop
    * stayed a loop; unrolled, MobileNetV2 ran 0.94-0.97x (1 thread) and
    * 0.94-1.01x (2 threads) of the time, in-process A/B, Zen 3 */
-  int64_t tc_dflt = 1, cap = budget, best = 0;
-  for (int64_t c = !depthwise && OCC % 2 == 0 ? 2 : 1; c >= 1; c--) {
-    int64_t per = budget / c;
-    int64_t fit = (isa.vregs - c - 1) / (c * vpo); /* the check below */
-    if (c > 1 && per > fit) per = fit;
-    if (per < 1) per = 1;
-    int64_t w = divisor_upto(OW, per);
-    if (2 * w < per) {
-      /* a prime width leaves no divisor near the budget (SqueezeNet's
-       * 13x13 maps: a block of 1 pixel, 14 GFLOP/s on Zen 3): the whole
-       * row, if the register check takes it (13 pixels: 69 GFLOP/s) */
-      int64_t hard = c > 1 ? fit : (isa.vregs - 2) / vpo;
-      if (divisor_upto(OW, hard) > w) w = divisor_upto(OW, hard), per = hard;
-    }
-    int64_t h = divisor_upto(OH, per / w > 1 ? per / w : 1);
-    if (c * w * h > best)
-      best = c * w * h, tc_dflt = c, cap = per;
-  }
+  int64_t tc_dflt = 1, cap = 1;
+  lc_conv_rows_block(&isa, OCC, OH, OW, vpo, depthwise, &tc_dflt, &cap);
   int64_t choices[32];
   int nch = 0, dflt = 0;
   for (int64_t d = 1; d <= OW && d <= 32 && nch < 32; d++)
@@ -431,12 +459,7 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
      * than a padded copy (a copy per row, or one pass at the root) */
     st = tvm_compute_inline(tvm_stage_of(s, pad->output));
   } else if (pad) {
-    tvm_stage *sp = tvm_stage_of(s, pad->output);
-    tvm_iter_var *f1, *f2;
-    st = tvm_fuse(sp, tvm_stage_axis(sp, 0), tvm_stage_axis(sp, 1), &f1);
-    if (!st) st = tvm_fuse(sp, f1, tvm_stage_axis(sp, 2), &f2);
-    if (!st) st = tvm_parallel(sp, f2);
-    if (!st) st = tvm_vectorize(sp, tvm_stage_axis(sp, 4));
+    st = schedule_pad(s, pad);
   }
 out:
   tvm_ptrvec_free(&ops);

@@ -74,22 +74,44 @@ static int pads_to_lanes(int64_t c, int64_t lanes) {
   return c > lanes && c % lanes != 0 && up * 8 <= c * 9;
 }
 
-/* Whether flat pixels pay for a Conv they apply to: always with strides
- * 1; with larger strides (ResNet's 1x1 stride-2 projections) only where
- * no output width from 2 to 6 divides the map's, so that the rows give
- * one chunk of all its pixels (7: load-bound) or 1.  A strided block's
- * pixels read input at offsets no common stride relates: 1x1/2 256->512
- * to 7x7 ran 0.75x the time of the rows' block on Zen 3, 128->256 to
- * 14x14 1.07-1.10x and 64->128 to 28x28 1.15-1.19x (in-process A/B of
- * the conv step). */
-static int flat_pays(const tvm_gnode *n) {
-  int64_t os[TVM_MAX_DIMS];
+/* Whether flat pixels pay for a Conv they apply to, its output in
+ * blocks of ob channels.  A 1x1 window: always with strides 1; with
+ * larger strides (ResNet's 1x1 stride-2 projections) only where no
+ * output width from 2 to 6 divides the map's, so that the rows give one
+ * chunk of all its pixels (7: load-bound) or 1.  A strided block's pixels
+ * read input at offsets no common stride relates: 1x1/2 256->512 to 7x7
+ * ran 0.75x the time of the rows' block on Zen 3, 128->256 to 14x14
+ * 1.07-1.10x and 64->128 to 28x28 1.15-1.19x (in-process A/B of the conv
+ * step).  A larger window (the 3x3 and 7x7 convolutions Winograd leaves
+ * direct: strided ones, stems): where the reduction (channels x window)
+ * has at least 64 steps or the rows' default block has one output
+ * channel chunk (a weight load and a broadcast per FMA or nearly: bound
+ * by loads).  On Zen 3 (in-process A/B of each step, 1 and 2
+ * threads) flat blocks of up to 12 accumulators ran ResNet-18's 3x3/2
+ * layers in 0.61-0.69x (to 7x7, where the rows hold one chunk of 7
+ * pixels), 0.84-0.90x (14x14) and 0.94-0.96x (28x28) of the rows' time,
+ * its 7x7/2 stem 0.95-1.04x, SqueezeNet's 3x3/2 stem of 3 channels (27
+ * steps, rows of 1 chunk x 3 x 3 pixels) 0.92-0.93x; MobileNetV2's 3x3/2
+ * stem (27 steps, rows of 2 chunks x 4 pixels) 1.09-1.12x, where the
+ * block's start and stores weigh on so short a reduction. */
+static int flat_pays(tvm_plugin_target *t, const tvm_gnode *n, int64_t ob) {
+  int64_t os[TVM_MAX_DIMS], xs[TVM_MAX_DIMS], ws[TVM_MAX_DIMS];
   const int64_t *s;
+  if (tvm_gnode_output_shape(n, 0, os) != 4 ||
+      tvm_gnode_input_shape(n, 0, xs) != 4 ||
+      tvm_gnode_input_shape(n, 1, ws) != 4)
+    return 0;
+  if (ws[2] != 1 || ws[3] != 1) {
+    lc_isa isa;
+    lc_isa_of(t, &isa);
+    int64_t tc, cap, vpo = (ob + isa.lanes - 1) / isa.lanes;
+    lc_conv_rows_block(&isa, os[1] / ob, os[2], os[3], vpo, 0, &tc, &cap);
+    return tc == 1 || xs[1] * ws[2] * ws[3] >= 64;
+  }
   int k = tvm_gnode_ints(n, "strides", &s);
   int strided = 0;
   for (int i = 0; i < k; i++) strided |= s[i] != 1;
   if (!strided) return 1;
-  if (tvm_gnode_output_shape(n, 0, os) != 4) return 0;
   for (int64_t d = 2; d <= 6; d++)
     if (os[3] % d == 0) return 0;
   return 1;
@@ -245,12 +267,12 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
     snprintf(out->data, sizeof out->data, "NCHW%dc", (int)ib);
     snprintf(out->weight, sizeof out->weight, "OIHW%di%do", (int)ib,
              (int)ob);
-    /* a 1x1 window, no padding: computed over the pixels flattened
-     * (strategy_conv2d.c, schedule_flat), by default where flat_pays;
-     * the layout knob flat_pixels tries both */
+    /* computed over the pixels flattened (strategy_conv2d.c,
+     * schedule_flat), by default where flat_pays; the layout knob
+     * flat_pixels tries both */
     if (tvm_gnode_flat_pixels_applies(n)) {
       static const int64_t onoff[2] = {0, 1};
-      int dflt = flat_pays(n);
+      int dflt = flat_pays(t, n, ob);
       if (cfg ? tvm_cfg_choice(cfg, "flat_pixels", onoff, 2, dflt) : dflt)
         out->flags |= TVM_PLUGIN_LAYOUT_FLAT_PIXELS;
     }

@@ -13,13 +13,14 @@
  * the three layout strings.  Compute: a zero-padded intermediate
  * ("<name>.pad"), the sum over (ic_outer, ky, kx, ic_inner) tagged
  * "conv2d_NCHWc" (over (ky, kx) tagged "depthwise_conv2d_NCHWc"), then
- * "<name>.bias" adding B.  With attribute flat_pixels = 1 (a 1x1
- * window, any strides, no padding, group 1: alter_layout sets it where the
- * target asks, TVM_LAYOUT_FLAT_PIXELS) the sum is over [N, M/ob, 1,
- * OH*OW, ob] instead, read back through "<name>.view" (tagged injective)
- * as [N, M/ob, OH, OW, ob]: a schedule may tile pixels across rows.  The
- * reference sums in logical (NCHW) coordinates, independently of the
- * compute.
+ * "<name>.bias" adding B.  With attribute flat_pixels = 1 (group 1,
+ * any window, strides, dilations and padding: alter_layout sets it where
+ * the target asks, TVM_LAYOUT_FLAT_PIXELS) the sum is over [N, M/ob, 1,
+ * OH*OW, ob] instead, pixel p reading the padded input at ((p / OW) * sh
+ * + ky * dh, (p % OW) * sw + kx * dw), read back through "<name>.view"
+ * (tagged injective) as [N, M/ob, OH, OW, ob]: a schedule may tile
+ * pixels across rows.  The reference sums in logical (NCHW) coordinates,
+ * independently of the compute.
  */
 #include <string.h>
 
@@ -87,17 +88,12 @@ static tvm_status cc_check(const tvm_gnode *n, cc_info *ci, int64_t *oshape) {
     return st;
   int64_t flat;
   if ((st = op_attr_int(n, "flat_pixels", 0, &flat))) return st;
-  const op_window *wn = &ci->win;
-  if (flat && (ci->depthwise || wn->k[0] != 1 || wn->k[1] != 1 ||
-               wn->pads[0] || wn->pads[1] || wn->pads[2] || wn->pads[3]))
+  if (flat && (ci->depthwise || ci->group != 1))
     return op_fail(n, TVM_ERR_INVALID,
-                   "flat_pixels = 1 needs a 1x1 window, no padding and "
-                   "group 1; this one is %lldx%lld, pads %lld,%lld,%lld,"
-                   "%lld, group %lld (the target's alter_layout asked "
-                   "for flat pixels where they do not apply)",
-                   (long long)wn->k[0], (long long)wn->k[1],
-                   (long long)wn->pads[0], (long long)wn->pads[1],
-                   (long long)wn->pads[2], (long long)wn->pads[3],
+                   "flat_pixels = 1 needs group 1 (each output channel "
+                   "reading every input channel); this one has group "
+                   "%lld (the target's alter_layout asked for flat pixels "
+                   "where they do not apply)",
                    (long long)ci->group);
   ci->flat = flat != 0;
   oshape[0] = ci->N;
@@ -178,10 +174,11 @@ static tvm_expr *cc_conv_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_expr *a, *b;
   if (u->ci.flat) { /* i[2] is 0, i[3] the pixel oh * OW + ow */
     tvm_expr *ow = tvm_int(c, w->out[1]);
-    a = TVM_AT(c, u->xp, i[0], ax[0]->var,
-               tvm_mul(c, tvm_floordiv(c, i[3], ow), tvm_int(c, w->s[0])),
-               tvm_mul(c, tvm_floormod(c, i[3], ow), tvm_int(c, w->s[1])),
-               ax[3]->var);
+    h = tvm_add(c, tvm_mul(c, tvm_floordiv(c, i[3], ow), tvm_int(c, w->s[0])),
+                tvm_mul(c, ry->var, tvm_int(c, w->d[0])));
+    x = tvm_add(c, tvm_mul(c, tvm_floormod(c, i[3], ow), tvm_int(c, w->s[1])),
+                tvm_mul(c, rx->var, tvm_int(c, w->d[1])));
+    a = TVM_AT(c, u->xp, i[0], ax[0]->var, h, x, ax[3]->var);
     b = TVM_AT(c, u->w, i[1], ax[0]->var, ry->var, rx->var, ax[3]->var, i[4]);
     return tvm_sum(c, tvm_mul(c, a, b), ax, na);
   }

@@ -269,8 +269,8 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
   if (wino && (ch.flags & TVM_LAYOUT_FLAT_PIXELS))
     return tvm_diag_set(TVM_ERR_INVALID,
                         "alter_layout: the target asked for Winograd and flat "
-                        "pixels for Conv '%s'; flat pixels apply to 1x1 "
-                        "windows only",
+                        "pixels for Conv '%s'; flat pixels apply to "
+                        "direct convolutions only",
                         n->name);
   if (wino == 2 && !op_layout_nchwc_block(ch.data))
     return alter_winograd(s, n, &ch, done);

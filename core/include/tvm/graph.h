@@ -211,10 +211,10 @@ TVM_API struct tvm_config *tvm_gnode_layout_config(const tvm_gnode *n);
  * TVM_LAYOUT_WINOGRAD_* weight layout (when it pays is the target's
  * call). */
 TVM_API int tvm_gnode_winograd_applies(const tvm_gnode *n);
-/* 1 when node n is a Conv that flat pixels compute (a 4-D input, a 1x1
- * kernel of the input's channels, group 1, no padding, any strides): what
- * a target's alter_layout checks before setting
- * TVM_PLUGIN_LAYOUT_FLAT_PIXELS; 0 otherwise. */
+/* 1 when node n is a Conv that flat pixels compute (a 4-D input and
+ * output, a kernel of the input's channels, group 1; any window, strides,
+ * dilations and padding): what a target's alter_layout checks before
+ * setting TVM_PLUGIN_LAYOUT_FLAT_PIXELS; 0 otherwise. */
 TVM_API int tvm_gnode_flat_pixels_applies(const tvm_gnode *n);
 
 /* ---- graphs and the builder ---------------------------------------------- */

@@ -189,9 +189,10 @@ typedef struct tvm_layout_choice {
   /* the layout workload whose knobs made the choice ("" = none): stamped
    * on the new node (tvm_gnode.layout_workload) */
   char tuned[64];
-  /* TVM_LAYOUT_FLAT_PIXELS: a 1x1 stride-1 unpadded Conv becomes a
-   * Conv_NCHWc with attribute flat_pixels = 1 (its convolution computed
-   * over the pixels flattened, core/graph/ops/conv_nchwc.c) */
+  /* TVM_LAYOUT_FLAT_PIXELS: a Conv of group 1 (tvm_gnode_flat_pixels_
+   * applies) becomes a Conv_NCHWc with attribute flat_pixels = 1 (its
+   * convolution computed over the pixels flattened,
+   * core/graph/ops/conv_nchwc.c) */
   uint32_t flags;
 } tvm_layout_choice;
 #define TVM_LAYOUT_FLAT_PIXELS 1u

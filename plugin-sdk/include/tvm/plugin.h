@@ -86,9 +86,11 @@
  *      (plugin-sdk/docs/QUANTIZATION.md).  Plugins built for 1-5 still
  *      load; their graphs stay in floating point.
  *   7  tvm_plugin_layout's reserved word becomes flags: with
- *      TVM_PLUGIN_LAYOUT_FLAT_PIXELS a 1x1 unpadded convolution is
- *      computed over its pixels flattened (see tvm_plugin_layout;
- *      strides 1 at first, any strides since 2026-11-29).
+ *      TVM_PLUGIN_LAYOUT_FLAT_PIXELS a convolution of group 1 is
+ *      computed over its pixels flattened (see tvm_plugin_layout; 1x1
+ *      unpadded windows of strides 1 at first, any strides since
+ *      2026-11-29, any window, padding and dilation since 2026-11-29's
+ *      later change).
  *      The host reads the word of plugins built for 7 only.
  */
 #ifndef TVM_PLUGIN_H

@@ -148,39 +148,43 @@ static void test_layout_transform_errors(void **state) {
   assert_null(tvm_graph_apply(g, "LayoutTransform", NULL, &x, 1, b, 2, 1, NULL));
   assert_non_null(strstr(tvm_diag_message(), "malformed"));
   tvm_graph_free(g);
-  /* flat pixels where they do not apply: a 3x3 window */
+  /* flat pixels where they do not apply: a depthwise convolution */
   CHECK_OK(tvm_graph_create(&g));
   x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 2, 6, 6, 8}, 5);
-  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){2, 2, 3, 3, 8, 8}, 6, 1, 0.1);
-  tvm_gattr c[2] = {tvm_gattr_int("flat_pixels", 1),
+  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){2, 1, 3, 3, 1, 8}, 6, 1, 0.1);
+  tvm_gattr c[3] = {tvm_gattr_int("flat_pixels", 1), tvm_gattr_int("group", 16),
                     tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4)};
-  assert_null(tvm_graph_apply(g, "Conv_NCHWc", NULL, TVM_IN(x, w), c, 2, 1, NULL));
-  assert_non_null(strstr(tvm_diag_message(), "flat_pixels = 1 needs a 1x1 window"));
+  assert_null(tvm_graph_apply(g, "Conv_NCHWc", NULL, TVM_IN(x, w), c, 3, 1, NULL));
+  assert_non_null(strstr(tvm_diag_message(), "flat_pixels = 1 needs group 1"));
   tvm_graph_free(g);
 }
 
-/* Where flat pixels apply (tvm_gnode_flat_pixels_applies): an unpadded
- * 1x1 Conv of group 1, at any stride; not a padded one, whose padding
- * the flat conv stage does not read, nor a larger window. */
+/* Where flat pixels apply (tvm_gnode_flat_pixels_applies): a Conv of
+ * group 1, any window, stride and padding; not a grouped one (group 2
+ * below, each output channel reading half of the input's). */
 static void test_flat_pixels_applies(void **state) {
   (void)state;
-  static const struct { int k, s, pad, applies; } cases[] = {
-      {1, 1, 0, 1}, {1, 2, 0, 1}, {1, 3, 0, 1}, {1, 2, 1, 0}, {3, 1, 1, 0},
+  static const struct { int k, s, pad, group, applies; } cases[] = {
+      {1, 1, 0, 1, 1}, {1, 2, 0, 1, 1}, {1, 3, 0, 1, 1}, {1, 2, 1, 1, 1},
+      {3, 1, 1, 1, 1}, {3, 2, 1, 1, 1}, {7, 2, 3, 1, 1}, {3, 1, 1, 2, 0},
+      {1, 1, 0, 2, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));
     int64_t k = cases[i].k, p = cases[i].pad, s = cases[i].s;
     tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 8, 14, 14}, 4);
-    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){16, 8, k, k}, 4, 1, 0.1);
-    tvm_gattr at[2] = {tvm_gattr_ints("strides", (int64_t[]){s, s}, 2),
-                       tvm_gattr_ints("pads", (int64_t[]){p, p, p, p}, 4)};
-    tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w), at, 2, 1, NULL);
+    int64_t gr = cases[i].group;
+    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){16, 8 / gr, k, k}, 4, 1, 0.1);
+    tvm_gattr at[3] = {tvm_gattr_ints("strides", (int64_t[]){s, s}, 2),
+                       tvm_gattr_ints("pads", (int64_t[]){p, p, p, p}, 4),
+                       tvm_gattr_int("group", gr)};
+    tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w), at, 3, 1, NULL);
     assert_non_null(y);
     if (tvm_gnode_flat_pixels_applies(y->producer) != cases[i].applies)
-      fail_msg("case %zu: %dx%d, stride %d, pad %d: applies should be %d", i,
-               cases[i].k, cases[i].k, cases[i].s, cases[i].pad,
-               cases[i].applies);
+      fail_msg("case %zu: %dx%d, stride %d, pad %d, group %d: applies "
+               "should be %d", i, cases[i].k, cases[i].k, cases[i].s,
+               cases[i].pad, cases[i].group, cases[i].applies);
     tvm_graph_free(g);
   }
 }
@@ -417,11 +421,19 @@ static void test_option_off(void **state) {
   tvm_graph_free(g);
 }
 
+/* Layout hook: flat pixels off (the rows' schedule) for every node. */
+static tvm_status rows_layout(void *ud, const char *wl, const char *label,
+                              tvm_config *cfg, int after) {
+  (void)ud, (void)wl, (void)label;
+  return after ? TVM_OK : tvm_config_preset(cfg, "flat_pixels", 0);
+}
+
 /* The conv2d_NCHWc template's register block (tile_oc output channel
  * chunks x tile_oh rows x tile_ow pixels), each knob preset through the
- * tuner's compile hook: every block computes what the reference does, and
- * the block reaches the loop IR (the accumulator buffer holds
- * tile_oc x tile_oh x tile_ow x oc_block floats). */
+ * tuner's compile hook (flat pixels off through the layout hook): every
+ * block computes what the reference does, and the block reaches the loop
+ * IR (the accumulator buffer holds tile_oc x tile_oh x tile_ow x oc_block
+ * floats). */
 static void test_conv_register_blocks(void **state) {
   (void)state;
   int lanes = test_lanes();
@@ -446,7 +458,7 @@ static void test_conv_register_blocks(void **state) {
     tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), at, 2, 1, NULL);
     y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
     CHECK_OK(tvm_graph_mark_output(g, y));
-    tvm_tune_hooks hooks = {preset_knobs, &b, NULL};
+    tvm_tune_hooks hooks = {preset_knobs, &b, rows_layout};
     char *ir = NULL;
     tvm_plan *p = compile_check_hooked(g, 40 + i, &hooks, &ir);
     assert_int_equal(b.hits, 1);
@@ -458,11 +470,12 @@ static void test_conv_register_blocks(void **state) {
 }
 
 /* A 1x1 stride-1 convolution runs over its pixels flattened (the
- * layout slot's TVM_PLUGIN_LAYOUT_FLAT_PIXELS), and so does a strided
- * one whose output rows have no width from 2 to 6 to block: the conv
- * stage is [N, M/ob, 1, OH*OW, ob] and the register block tile_oc chunks
- * x tile_px pixels, across rows and ragged at the end (49 pixels of a
- * 7x7 map).
+ * layout slot's TVM_PLUGIN_LAYOUT_FLAT_PIXELS), and so do a strided one
+ * whose output rows have no width from 2 to 6 to block and larger
+ * windows of 32 channels (a reduction of at least 64 steps), padded,
+ * strided or dilated: the conv stage is [N, M/ob, 1, OH*OW, ob] and the
+ * register block tile_oc chunks x tile_px pixels, across rows and ragged
+ * at the end (49 pixels of a 7x7 map).
  * Every block (knobs preset through the tuner's hook) and a residual
  * epilogue compute what the reference does, and the block reaches the
  * loop IR (4 or 5 pixels of a 7-pixel row: only flat pixels give those),
@@ -472,27 +485,39 @@ static void test_conv_flat_pixels(void **state) {
   int lanes = test_lanes();
   /* 32 -> 32 channels: chunks 32 / lanes; tile_px choices 1..16 (index
    * = pixels - 1) */
-  static const struct { int n, h, w, sh, sw, oc, px, tc, tp, residual; } cases[] = {
-      {1, 7, 7, 1, 1, 1, 3, 2, 4, 0},     /* 49 = 12 x 4 + 1 */
-      {1, 7, 7, 1, 1, 0, 4, 1, 5, 1},     /* 49 = 9 x 5 + 4, residual add */
-      {2, 6, 6, 1, 1, 1, 2, 2, 3, 0},     /* batch 2, 36 = 12 x 3 */
-      {1, 5, 5, 1, 1, 0, 13, 1, 14, 0},   /* 25 = 14 + 11 */
-      {1, 14, 14, 2, 2, 1, 4, 2, 5, 0},   /* stride 2 to 7x7: 9 x 5 + 4 */
-      {2, 13, 13, 2, 2, 0, 2, 1, 3, 0},   /* stride 2 to 7x7, batch 2 */
-      {1, 9, 13, 2, 1, 1, 5, 2, 6, 0},    /* strides 2, 1 to 5x13 */
-      {1, 19, 21, 3, 3, 0, 3, 1, 4, 0},   /* stride 3 to 7x7 */
+  /* k: the window (k x k), pads top, left, bottom, right, dilation d */
+  static const struct {
+    int n, h, w, sh, sw, oc, px, tc, tp, residual, k, pt, pl, pb, pr, d;
+  } cases[] = {
+      {1, 7, 7, 1, 1, 1, 3, 2, 4, 0, 1, 0, 0, 0, 0, 1},   /* 49 = 12 x 4 + 1 */
+      {1, 7, 7, 1, 1, 0, 4, 1, 5, 1, 1, 0, 0, 0, 0, 1},   /* 49 = 9 x 5 + 4, residual add */
+      {2, 6, 6, 1, 1, 1, 2, 2, 3, 0, 1, 0, 0, 0, 0, 1},   /* batch 2, 36 = 12 x 3 */
+      {1, 5, 5, 1, 1, 0, 13, 1, 14, 0, 1, 0, 0, 0, 0, 1}, /* 25 = 14 + 11 */
+      {1, 14, 14, 2, 2, 1, 4, 2, 5, 0, 1, 0, 0, 0, 0, 1}, /* stride 2 to 7x7: 9 x 5 + 4 */
+      {2, 13, 13, 2, 2, 0, 2, 1, 3, 0, 1, 0, 0, 0, 0, 1}, /* stride 2 to 7x7, batch 2 */
+      {1, 9, 13, 2, 1, 1, 5, 2, 6, 0, 1, 0, 0, 0, 0, 1},  /* strides 2, 1 to 5x13 */
+      {1, 19, 21, 3, 3, 0, 3, 1, 4, 0, 1, 0, 0, 0, 0, 1}, /* stride 3 to 7x7 */
+      {1, 7, 7, 1, 1, 1, 5, 2, 6, 1, 3, 1, 1, 1, 1, 1},   /* 3x3 padded, 49 = 8 x 6 + 1, residual */
+      {1, 14, 14, 2, 2, 1, 3, 2, 4, 0, 3, 1, 1, 1, 1, 1}, /* 3x3/2 to 7x7 (ResNet's) */
+      {2, 16, 16, 2, 2, 0, 6, 1, 7, 0, 7, 3, 3, 3, 3, 1}, /* 7x7/2 stem-like to 8x8, batch 2 */
+      {1, 9, 11, 1, 2, 1, 2, 2, 3, 0, 3, 2, 1, 0, 2, 1},  /* uneven pads, strides 1, 2 */
+      {1, 9, 9, 1, 1, 0, 4, 1, 5, 0, 3, 2, 2, 2, 2, 2},   /* dilation 2 */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    int64_t n = cases[i].n;
+    int64_t n = cases[i].n, k = cases[i].k;
     knob_preset b = {"llvm-cpu.conv2d_NCHWc", {"tile_oc", "tile_px"},
                      {cases[i].oc, cases[i].px}, 0};
     tvm_graph *g = NULL;
     CHECK_OK(tvm_graph_create(&g));
     tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){n, 32, cases[i].h, cases[i].w}, 4);
-    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){32, 32, 1, 1}, 4, 7 + i, 0.2);
+    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){32, 32, k, k}, 4, 7 + i, 0.2);
     tvm_gvalue *bias = tvm_graph_random(g, "b", (int64_t[]){32}, 1, 8 + i, 0.2);
-    tvm_gattr st = tvm_gattr_ints("strides", (int64_t[]){cases[i].sh, cases[i].sw}, 2);
-    tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), &st, 1, 1, NULL);
+    tvm_gattr st[3] = {
+        tvm_gattr_ints("strides", (int64_t[]){cases[i].sh, cases[i].sw}, 2),
+        tvm_gattr_ints("pads", (int64_t[]){cases[i].pt, cases[i].pl,
+                                           cases[i].pb, cases[i].pr}, 4),
+        tvm_gattr_ints("dilations", (int64_t[]){cases[i].d, cases[i].d}, 2)};
+    tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), st, 3, 1, NULL);
     if (cases[i].residual) y = TVM_OP(g, "Add", TVM_IN(y, x), TVM_NOATTRS);
     y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
     CHECK_OK(tvm_graph_mark_output(g, y));
@@ -518,11 +543,12 @@ static void test_conv_flat_pixels(void **state) {
 }
 
 /* A prime output width (SqueezeNet's 13x13 maps) with an odd chunk
- * count: the default register block is the whole 13-pixel row, not the
- * 1-pixel block the budget's divisors alone give on AVX2 (it ran 5x
- * slower there); the accumulator block is 13 x oc_block floats.  A
- * strided 3x3 convolution (SqueezeNet's 1x1 ones now run on flat
- * pixels, test_conv_flat_pixels). */
+ * count: the rows' default register block is the whole 13-pixel row,
+ * not the 1-pixel block the budget's divisors alone give on AVX2 (it ran
+ * 5x slower there); the accumulator block is 13 x oc_block floats.  A
+ * strided 3x3 convolution with flat pixels turned off through the layout
+ * knob (by default such a convolution now runs on flat pixels,
+ * test_conv_flat_pixels). */
 static void test_conv_prime_width(void **state) {
   (void)state;
   tvm_graph *g = NULL;
@@ -536,7 +562,8 @@ static void test_conv_prime_width(void **state) {
   y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
   CHECK_OK(tvm_graph_mark_output(g, y));
   char *ir = NULL;
-  tvm_plan *p = compile_check_vectorized(g, 61, &ir);
+  tvm_tune_hooks hooks = {NULL, NULL, rows_layout};
+  tvm_plan *p = compile_check_hooked(g, 61, &hooks, &ir);
   if (!strstr(ir, "[float32 * 104]") && !strstr(ir, "[float32 * 208]"))
     fail_msg("no 13-pixel accumulator block (13 x 8 or 13 x 16) in:\n%s", ir);
   free(ir);
@@ -632,9 +659,10 @@ static void test_layout_knobs(void **state) {
   for (int i = 0; i < 3; i++)
     assert_true(strncmp(lp.wl[i], "layout_Conv-", 12) == 0);
   /* the space: oc_block and ic_block of 3 each (and the 3x3 stride-1
-   * convolution's winograd choice, test_winograd.c), depthwise oc_block
-   * only */
-  assert_int_equal(lp.nknobs[0], 3);
+   * convolution's winograd choice, test_winograd.c, then, with direct
+   * convolution its default on this 8x8 map, flat_pixels), depthwise
+   * oc_block only */
+  assert_int_equal(lp.nknobs[0], 4);
   assert_int_equal(lp.nent[0][0], 3);
   assert_int_equal(lp.nent[0][1], 3);
   assert_int_equal(lp.nknobs[2], 1);

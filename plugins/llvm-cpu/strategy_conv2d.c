@@ -63,8 +63,9 @@
  * A regular convolution whose layout asked for flat pixels (the conv
  * stage [N, M/ob, 1, OH*OW, ob]) is scheduled by schedule_flat
  * instead: its register block is tile_oc chunks x tile_px pixels of the
- * flattened map, across rows, the last block ragged.  Knobs tile_oc (as
- * above) and tile_px (1 to 16 pixels).
+ * flattened map, across rows, the last block ragged.  Knobs tile_oc (1
+ * to 8 chunks, a divisor of their count: an odd count such as
+ * SqueezeNet's 125 has 5) and tile_px (1 to 16 pixels).
  */
 #include <string.h>
 
@@ -88,16 +89,20 @@ static int64_t divisor_upto(int64_t n, int64_t cap) {
 /* Estimated cycles of one reduction step of a register block of cv
  * weight vectors by p pixels over P pixels (the last block ragged): each
  * block takes the most of its FMAs over the two FMA pipes, its loads
- * over the two load ports, its weight vectors at two cycles each from L2
- * when they stream from there (16 bytes a cycle with AVX2's vectors), and
- * the FMA latency of 4 cycles (fewer than 8 accumulators wait on it). */
+ * over the two load ports, its weight vectors at a cycle each from L2
+ * when they stream from there (Zen 3 moves 32 bytes a cycle from L2 to
+ * L1; at two cycles, as first fitted to 960->320, the model passed over
+ * SqueezeNet's 5 chunks x 2 pixels of 512->1000 on 13x13, an odd 125
+ * chunks, for 1 x 12, which ran 1.22-1.35x its time, in-process A/B of
+ * the step on 1 and 2 threads), and the FMA latency of 4 cycles (fewer
+ * than 8 accumulators wait on it). */
 static double flat_cycles(int64_t cv, int64_t p, int64_t P, int streamed) {
   double total = 0;
   for (int last = 0; last < 2; last++) {
     int64_t n = last ? (P % p ? 1 : 0) : P / p;
     int64_t q = last ? P % p : p;
     double f = (double)(cv * q) / 2, l = (double)(cv + q) / 2;
-    double w = streamed ? 2.0 * (double)cv : 0;
+    double w = streamed ? (double)cv : 0;
     double cy = f > l ? f : l;
     if (w > cy) cy = w;
     total += (double)n * (cy > 4 ? cy : 4);
@@ -156,10 +161,10 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
    * the model, more accumulators measured faster (Zen 3, in-process A/B
    * of the conv step: 16->96 at 112x112 3 x 4 0.86-0.87x the time of 2 x
    * 4, 2 x 6 0.91-0.94x; 144->24 at 56x56 3 x 4 0.95x of 3 x 3) */
-  int64_t cch[4], pch[16];
-  double cyc[4][16];
+  int64_t cch[8], pch[16];
+  double cyc[8][16];
   int nc = 0, np = 0, dc = -1, dp = -1;
-  for (int64_t d = 1; d <= OCC && d <= 4; d++)
+  for (int64_t d = 1; d <= OCC && d <= 8; d++)
     if (OCC % d == 0) cch[nc++] = d;
   for (int64_t d = 1; d <= P && d <= 16; d++) pch[np++] = d;
   double lo = 0;
@@ -170,7 +175,8 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
       if (c * p * vpo + c * vpo + 1 > isa->vregs) continue;
       /* an output channel block's weights past half of L1 stream from
        * L2 once per pixel block (960->320: 4 chunks x 2 pixels ran 0.80x
-       * oneDNN, 2 x 4 0.92-0.98x) */
+       * oneDNN, 2 x 4 0.92-0.98x; the model ties them now, and the most
+       * accumulators decide) */
       int streamed = (double)(c * red * O->shape_c[4]) * 4 > isa->l1_bytes / 2;
       double cy = (double)(OCC / c) * flat_cycles(c * vpo, p, P, streamed);
       if (c * p * vpo * ib > FLAT_UNROLL_STORES) cy *= 1.15;

@@ -421,6 +421,31 @@ static void test_option_off(void **state) {
   tvm_graph_free(g);
 }
 
+/* SqueezeNet's classifier shape: 1x1, C -> 1000 channels on a 13x13 map,
+ * 125 chunks of 8 (AVX2): the flat block's chunks may be any divisor up
+ * to 8, and the default (the cycle model, weights streamed from L2 at a
+ * vector a cycle) is 5 chunks x 2 pixels, 80 accumulator floats, where
+ * divisors up to 4 left 1 chunk of 12 pixels.  Other vector widths
+ * block 1000 channels otherwise (AVX-512: 63 padded chunks of 16); there
+ * the test checks the result only. */
+static void test_conv_flat_odd_chunks(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 128, 13, 13}, 4);
+  tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){1000, 128, 1, 1}, 4, 21, 0.1);
+  tvm_gvalue *bias = tvm_graph_random(g, "b", (int64_t[]){1000}, 1, 22, 0.1);
+  tvm_gvalue *y = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w, bias), NULL, 0, 1, NULL);
+  y = tvm_graph_apply(g, "Relu", "out", &y, 1, NULL, 0, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, y));
+  char *ir = NULL;
+  tvm_plan *p = compile_check_vectorized(g, 62, &ir);
+  if (test_lanes() == 8) expect_accumulators(ir, 0, 5 * 2 * 8);
+  free(ir);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
 /* Layout hook: flat pixels off (the rows' schedule) for every node. */
 static tvm_status rows_layout(void *ud, const char *wl, const char *label,
                               tvm_config *cfg, int after) {
@@ -884,6 +909,7 @@ int main(void) {
       cmocka_unit_test(test_conv_register_blocks),
       cmocka_unit_test(test_conv_prime_width),
       cmocka_unit_test(test_conv_flat_pixels),
+      cmocka_unit_test(test_conv_flat_odd_chunks),
       cmocka_unit_test(test_flat_pixels_applies),
       cmocka_unit_test(test_layout_knobs),
       cmocka_unit_test(test_features_only),

@@ -135,6 +135,15 @@ tests_plugins_llvm_cpu_test_nchwc_SOURCES = tests/plugins/llvm_cpu/test_nchwc.c 
 tests_plugins_llvm_cpu_test_nchwc_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_llvm_cpu_test_nchwc_LDADD = $(TVM_TEST_LIBS) -lm
 EXTRA_tests_plugins_llvm_cpu_test_nchwc_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
+# The conv2d_NCHWc template's register blocks, rows and flat pixels,
+# same helpers (layout_test.h).
+check_PROGRAMS += tests/plugins/llvm_cpu/test_conv_blocks
+TESTS += tests/plugins/llvm_cpu/test_conv_blocks
+tests_plugins_llvm_cpu_test_conv_blocks_SOURCES = \
+	tests/plugins/llvm_cpu/test_conv_blocks.c tests/plugins/llvm_cpu/layout_test.h
+tests_plugins_llvm_cpu_test_conv_blocks_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_llvm_cpu_test_conv_blocks_LDADD = $(TVM_TEST_LIBS) -lm
+EXTRA_tests_plugins_llvm_cpu_test_conv_blocks_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 # The matrix-product and rows templates (dense, MatMul_packed, batch
 # matmul, Softmax/LayerNormalization), same helpers (layout_test.h).
 check_PROGRAMS += tests/plugins/llvm_cpu/test_matmul_templates

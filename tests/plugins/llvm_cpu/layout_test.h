@@ -1,6 +1,7 @@
 /*
  * tests/plugins/llvm_cpu/layout_test.h - what the llvm-cpu layout and
- * template tests share (test_nchwc.c, test_matmul_templates.c): the
+ * template tests share (test_nchwc.c, test_conv_blocks.c,
+ * test_matmul_templates.c, test_winograd.c): the
  * target T (llvm-cpu, loaded by setup; setup_direct: with Winograd off
  * by default), and compile_check: the graph's
  * reference first, then compiled (alter_layout on by default), run and

@@ -60,7 +60,6 @@ static void test_flat_pixels_applies(void **state) {
   }
 }
 
-
 /* SqueezeNet's classifier shape: 1x1, C -> 1000 channels on a 13x13 map,
  * 125 chunks of 8 (AVX2): the flat block's chunks may be any divisor up
  * to 8, and the default (the cycle model, weights streamed from L2 at a

@@ -5,7 +5,8 @@
  *   bench/tune_model MODEL TARGET LOG [HOLDOUT_PERCENT [REMEASURE_ROUNDS]]
  *
  * Compiles MODEL for TARGET with a hook that, for every workload with
- * error-free records in LOG, lowers each logged configuration (timing the
+ * error-free search records in LOG (the re-measurement records of
+ * `--confirm` are left out), lowers each logged configuration (timing the
  * feature extraction) and keeps (features, GFLOP/s, task).  A config
  * measured several times (several tuners) keeps its mean.  With
  * REMEASURE_ROUNDS R > 0 every distinct config of a task is measured
@@ -142,7 +143,8 @@ static tvm_status hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   int task = -1, first = nrows;
   for (int i = 0; i < tvm_tune_log_count(lg); i++) {
     const tvm_tune_record *r = tvm_tune_log_get(lg, i);
-    if (r->error || strcmp(r->workload, wl) || strcmp(r->target, target_name))
+    if (r->error || r->confirmed || strcmp(r->workload, wl) ||
+        strcmp(r->target, target_name))
       continue;
     if (task < 0)
       task = ntasks++;

@@ -37,6 +37,24 @@ const char *tvm_tune_error_name(int err) {
   return err >= 0 && err <= 7 ? err_names[err] : "unknown";
 }
 
+static int cmp_cost(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+double tvm_tune_cost_median(const double *costs, int n) {
+  double v[16];
+  if (n < 1 || n > 16)
+    return 0;
+  for (int i = 0; i < n; i++) {
+    if (!(costs[i] > 0))
+      return 0;
+    v[i] = costs[i];
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_cost);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double tvm_tune_cost(const double *costs, int n) {
   double best = 0;
   for (int i = 0; i < n; i++) {
@@ -181,6 +199,7 @@ static int record_from_json(const tvm_json *o, tvm_tune_record *r,
   tmp.gflops = tvm_json_get_num(o, "gflops", 0);
   tmp.time = tvm_json_get_num(o, "time", 0);
   tmp.is_default = tvm_json_get_int(o, "default", 0) != 0;
+  tmp.confirmed = tvm_json_get_int(o, "confirmed", 0) != 0;
   for (size_t i = 0; i < costs->n && i < 16; i++) {
     if (costs->items[i]->type != TVM_JSON_NUMBER) {
       snprintf(why, nwhy, "costs[%zu] is not a number", i);
@@ -188,7 +207,8 @@ static int record_from_json(const tvm_json *o, tvm_tune_record *r,
     }
     tmp.costs[tmp.ncosts++] = costs->items[i]->num;
   }
-  tmp.cost_s = tvm_tune_cost(tmp.costs, tmp.ncosts);
+  tmp.cost_s = tmp.confirmed ? tvm_tune_cost_median(tmp.costs, tmp.ncosts)
+                             : tvm_tune_cost(tmp.costs, tmp.ncosts);
   if (tmp.error == TVM_TUNE_OK && (tmp.ncosts == 0 || !(tmp.cost_s > 0))) {
     snprintf(why, nwhy, "an ok record needs positive costs");
     return 0;
@@ -284,11 +304,29 @@ tvm_status tvm_tune_log_read(const char *path, tvm_tune_log **out) {
 const tvm_tune_record *tvm_tune_log_best(const tvm_tune_log *l,
                                          const char *workload,
                                          const char *target) {
-  const tvm_tune_record *best = NULL;
+  /* the fastest re-measurement record and the latest one's time */
+  const tvm_tune_record *conf = NULL, *best = NULL;
+  double tc = 0;
   for (int i = 0; l && i < l->n; i++) {
     const tvm_tune_record *r = &l->recs[i];
-    if (r->error != TVM_TUNE_OK || strcmp(r->workload, workload) != 0 ||
-        strcmp(r->target, target) != 0)
+    if (r->error != TVM_TUNE_OK || !r->confirmed ||
+        strcmp(r->workload, workload) != 0 || strcmp(r->target, target) != 0)
+      continue;
+    if (!conf || r->cost_s < conf->cost_s)
+      conf = r;
+    if (r->time > tc)
+      tc = r->time;
+  }
+  /* search records: all of them where nothing was re-measured, else only
+   * those written after the last re-measurement (a later run that did not
+   * re-measure), which must beat the re-measured cost */
+  best = conf;
+  for (int i = 0; l && i < l->n; i++) {
+    const tvm_tune_record *r = &l->recs[i];
+    if (r->error != TVM_TUNE_OK || r->confirmed ||
+        strcmp(r->workload, workload) != 0 || strcmp(r->target, target) != 0)
+      continue;
+    if (conf && !(r->time > tc))
       continue;
     if (!best || r->cost_s < best->cost_s)
       best = r;
@@ -352,6 +390,10 @@ tvm_status tvm_tune_record_write(FILE *f, const tvm_tune_record *r) {
   tvm_strbuf_printf(&b, "%.3f", r->time);
   if (r->is_default) {
     tvm_json_w_key(&b, "default", 0);
+    tvm_strbuf_append(&b, "1");
+  }
+  if (r->confirmed) {
+    tvm_json_w_key(&b, "confirmed", 0);
     tvm_strbuf_append(&b, "1");
   }
   tvm_strbuf_append(&b, "}\n");

@@ -421,6 +421,32 @@ static tvm_status pick_xgb(search *s, uint64_t *picks, int want, int *n_out) {
 
 /* ---- the loop ------------------------------------------------------------- */
 
+/* Appends the record of config idx to the log: error, costs (seconds),
+ * throughput; confirmed marks a re-measurement record. */
+static tvm_status log_write(search *s, uint64_t idx, int error,
+                            const double *costs, int ncosts, double gf,
+                            int confirmed) {
+  tvm_tune_record rec;
+  memset(&rec, 0, sizeof rec);
+  tvm_status st = tvm_config_set_index(s->cfg, idx);
+  if (!st)
+    st = tvm_tune_record_set_config(&rec, s->cfg);
+  rec.workload = (char *)tvm_tune_kernel_workload(s->k);
+  rec.target = (char *)s->o->target_name;
+  rec.tmpl = (char *)tvm_tune_kernel_template(s->k);
+  rec.error = error;
+  rec.ncosts = ncosts < 16 ? ncosts : 16;
+  memcpy(rec.costs, costs, sizeof(double) * (size_t)rec.ncosts);
+  rec.gflops = gf;
+  rec.time = (double)time(NULL);
+  rec.confirmed = confirmed;
+  if (!st)
+    st = tvm_tune_record_write(s->o->log, &rec);
+  rec.workload = rec.target = rec.tmpl = NULL;
+  tvm_tune_record_clear(&rec);
+  return st;
+}
+
 /* Records one measured (or failed) candidate: table, curve, data, log. */
 static tvm_status record(search *s, uint64_t idx, const tvm_tune_result *r,
                          int from_prior) {
@@ -467,23 +493,7 @@ static tvm_status record(search *s, uint64_t idx, const tvm_tune_result *r,
     }
   }
   if (o->log && !from_prior) {
-    tvm_tune_record rec;
-    memset(&rec, 0, sizeof rec);
-    tvm_status st = tvm_config_set_index(s->cfg, idx);
-    if (!st)
-      st = tvm_tune_record_set_config(&rec, s->cfg);
-    rec.workload = (char *)tvm_tune_kernel_workload(s->k);
-    rec.target = (char *)o->target_name;
-    rec.tmpl = (char *)tvm_tune_kernel_template(s->k);
-    rec.error = r->error;
-    rec.ncosts = r->ncosts;
-    memcpy(rec.costs, r->costs, sizeof rec.costs);
-    rec.gflops = gf;
-    rec.time = (double)time(NULL);
-    if (!st)
-      st = tvm_tune_record_write(o->log, &rec);
-    rec.workload = rec.target = rec.tmpl = NULL;
-    tvm_tune_record_clear(&rec);
+    tvm_status st = log_write(s, idx, r->error, r->costs, r->ncosts, gf, 0);
     if (st)
       return st;
   }
@@ -546,18 +556,19 @@ static tvm_status run_batch(search *s, tvm_tune_measurer *m,
   return st;
 }
 
-static int cmp_dbl(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* Measures default and best n times each, alternately (default, best,
- * default, ...), one candidate per batch; medians into s->res. */
+ * default, ...), one candidate per batch; medians into s->res, and each
+ * config's measurements logged as one re-measurement record (its cost the
+ * median: what the compile's choice between them goes by).  *keep: the
+ * faster of the two by the medians (the default on a tie).  A best that
+ * is the default is measured 2n times all the same, as one pool and one
+ * record (two medians of one config differ by the machine's noise only). */
 static tvm_status confirm(search *s, tvm_tune_measurer *m, uint64_t dflt,
-                          uint64_t best, int n) {
-  double gd[8], gb[8];
+                          uint64_t best, int n, uint64_t *keep) {
+  double cd[16], cb[8];
   int nd = 0, nb = 0;
   double flops = tvm_tune_kernel_flops(s->k);
+  int same = best == dflt; /* the best is the default: one pool */
   for (int i = 0; i < 2 * n; i++) {
     uint64_t idx = i % 2 ? best : dflt;
     tvm_tune_lowered l, *lp = &l;
@@ -575,16 +586,29 @@ static tvm_status confirm(search *s, tvm_tune_measurer *m, uint64_t dflt,
       return st;
     if (r.error || !(r.cost_s > 0))
       continue;
-    if (i % 2)
-      gb[nb++] = flops / r.cost_s * 1e-9;
+    if (i % 2 && !same)
+      cb[nb++] = r.cost_s;
     else
-      gd[nd++] = flops / r.cost_s * 1e-9;
+      cd[nd++] = r.cost_s;
   }
-  qsort(gd, (size_t)nd, sizeof *gd, cmp_dbl);
-  qsort(gb, (size_t)nb, sizeof *gb, cmp_dbl);
-  s->res->confirm_default_gflops = nd ? gd[nd / 2] : 0;
-  s->res->confirm_best_gflops = nb ? gb[nb / 2] : 0;
-  return TVM_OK;
+  double md = tvm_tune_cost_median(cd, nd), mb = tvm_tune_cost_median(cb, nb);
+  s->res->confirm_default_gflops = md > 0 ? flops / md * 1e-9 : 0;
+  s->res->confirm_best_gflops = same     ? s->res->confirm_default_gflops
+                                : mb > 0 ? flops / mb * 1e-9
+                                         : 0;
+  *keep = nb && (!nd || s->res->confirm_best_gflops >
+                            s->res->confirm_default_gflops)
+              ? best
+              : nd ? dflt : best;
+  s->res->confirm_kept_default = *keep == dflt && !same;
+  tvm_status st = TVM_OK;
+  if (s->o->log && nd)
+    st = log_write(s, dflt, TVM_TUNE_OK, cd, nd,
+                   s->res->confirm_default_gflops, 1);
+  if (!st && s->o->log && nb)
+    st = log_write(s, best, TVM_TUNE_OK, cb, nb,
+                   s->res->confirm_best_gflops, 1);
+  return st;
 }
 
 tvm_status tvm_tune_task(tvm_tune_kernel *k, tvm_config *cfg,
@@ -683,15 +707,17 @@ tvm_status tvm_tune_task(tvm_tune_kernel *k, tvm_config *cfg,
   out->best_gflops = s.best;
   /* confirmation: the best of many noisy measurements is biased upward,
    * so default and best are measured again, alternately */
+  uint64_t keep = s.best_idx;
+  out->best_is_default = s.have_best && s.best_idx == dflt;
   if (o->confirm > 0 && s.have_best) {
     int n = o->confirm < 8 ? o->confirm : 8;
-    if ((st = confirm(&s, m, dflt, s.best_idx, n)))
+    if ((st = confirm(&s, m, dflt, s.best_idx, n, &keep)))
       goto out;
   }
-  /* the best configuration goes to the compile */
+  /* the best configuration (the re-measured winner) goes to the compile */
   if (s.have_best && cfg) {
     int d[64];
-    digits(&s, s.best_idx, d);
+    digits(&s, keep, d);
     for (int i = 0; i < s.nknobs && !st; i++)
       st = tvm_config_preset(cfg, tvm_config_knob(s.cfg, i)->name, d[i]);
   }

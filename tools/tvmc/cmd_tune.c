@@ -23,7 +23,9 @@
  *    After each task, its default and its best are measured again R times
  *    each, alternately (--confirm, default 3; 0 = off): the best of many
  *    noisy measurements is biased upward, so the table's speedup column
- *    comes from these re-measurements.
+ *    comes from these re-measurements, which are logged ("confirmed"
+ *    records) and decide what the compile takes: a best that loses to
+ *    the default there leaves the default in place.
  * 4. A per-task table, and tuning curves (best GFLOP/s against
  *    measurements, every tuner on each task's chart) as SVG.
  * Between 1 and 2, the layouts of nodes with layout knobs are measured
@@ -196,9 +198,13 @@ static tvm_status tune_hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
          "GFLOP/s", tvm_tuner_name(o.tuner), r->task_pos, r->nselected,
          tk->label, tk->shape, res->trials, res->resumed,
          res->default_gflops, res->best_gflops);
-  if (res->confirm_best_gflops > 0)
-    printf(" (re-measured: %.1f -> %.1f)", res->confirm_default_gflops,
-           res->confirm_best_gflops);
+  if (res->confirm_best_gflops > 0 && res->best_is_default)
+    printf(" (re-measured: %.1f, the best is the default)",
+           res->confirm_default_gflops);
+  else if (res->confirm_best_gflops > 0)
+    printf(" (re-measured: %.1f -> %.1f%s)", res->confirm_default_gflops,
+           res->confirm_best_gflops,
+           res->confirm_kept_default ? ", default kept" : "");
   printf(", %.1f s (model %.1f s)\n", res->seconds, res->model_seconds);
   fflush(stdout);
   return TVM_OK;
@@ -337,6 +343,7 @@ static void print_table(tune_run *r) {
     if (!tk->selected)
       continue;
     double best = 0, dflt = 0, cbest = 0, cdflt = 0;
+    int kept_default = 0, is_default = 0;
     printf("%-4d %-28.28s %-18.18s %4d %6llu", ++n, tk->label, tk->shape,
            tk->uses, (unsigned long long)tk->res[0].space_size);
     for (int u = 0; u < r->ntuners; u++) {
@@ -349,6 +356,8 @@ static void print_table(tune_run *r) {
       if (res->confirm_best_gflops > cbest) {
         cbest = res->confirm_best_gflops;
         cdflt = res->confirm_default_gflops;
+        kept_default = res->confirm_kept_default;
+        is_default = res->best_is_default;
       }
     }
     if (cbest > 0) { /* the re-measured pair, when there is one */
@@ -356,7 +365,12 @@ static void print_table(tune_run *r) {
       dflt = cdflt;
     }
     printf(" %8.1f %8.1f %6.2fx%s\n", dflt, best, dflt > 0 ? best / dflt : 0,
-           cbest > 0 ? "" : " (search)");
+           cbest <= 0     ? " (search)"
+           : is_default   ? " (the default)"
+           : kept_default ? " (default kept)"
+                          : "");
+    if (kept_default) /* the log's re-measurement records keep the default */
+      best = dflt;
     if (dflt > 0 && best > 0) {
       tw_def += tk->uses * tk->flops / (dflt * 1e9);
       tw_best += tk->uses * tk->flops / (best * 1e9);
@@ -364,8 +378,8 @@ static void print_table(tune_run *r) {
   }
   if (tw_best > 0)
     printf("tuned kernels: %.3f ms -> %.3f ms (sum of uses x time at the "
-           "default and the best config, re-measured where --confirm; "
-           "%.2fx)\n",
+           "default and the config the log gives the compile, re-measured "
+           "where --confirm; %.2fx)\n",
            tw_def * 1e3, tw_best * 1e3, tw_def / tw_best);
   int errs[8] = {0};
   for (int i = 0; i < r->ntasks; i++)

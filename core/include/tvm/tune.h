@@ -130,6 +130,10 @@ TVM_API const char *tvm_tune_error_name(int err);
  * conv measurements on 2 vCPUs).  0 when n is 0 or a cost is not
  * positive. */
 TVM_API double tvm_tune_cost(const double *costs, int n);
+/* The median of costs (n up to 16): a re-measurement record's cost, its
+ * measurements taken alternately with a rival's.  0 when n is 0 or past
+ * 16, or a cost is not positive. */
+TVM_API double tvm_tune_cost_median(const double *costs, int n);
 
 typedef struct tvm_tune_result {
   int error;          /* TVM_TUNE_* */
@@ -164,7 +168,10 @@ TVM_API tvm_status tvm_tune_measure(tvm_tune_measurer *m,
  *   {"workload":..., "target":..., "template":..., "config":{"knob":idx,...},
  *    "config_str":..., "costs":[s,...], "error":"ok"|kind, "gflops":...,
  *    "time":unix_s, "version":1}
- * and, in layout records only, "default":1 for the target's default layout.
+ * and, in layout records only, "default":1 for the target's default layout;
+ * "confirmed":1 in the records of a task's re-measurement (--confirm: the
+ * default and the search's best measured again, alternately; costs are
+ * those measurements and the record's cost is their median).
  */
 typedef struct tvm_tune_record {
   char *workload, *target, *tmpl, *config_str;
@@ -179,6 +186,8 @@ typedef struct tvm_tune_record {
   double time;
   int is_default; /* layout records: the target's default layout
                      ("default":1 in the line) */
+  int confirmed;  /* a re-measurement record ("confirmed":1): cost_s is the
+                     median of costs, not the fastest */
 } tvm_tune_record;
 
 typedef struct tvm_tune_log tvm_tune_log;
@@ -191,7 +200,13 @@ TVM_API int tvm_tune_log_count(const tvm_tune_log *l);
 TVM_API const tvm_tune_record *tvm_tune_log_get(const tvm_tune_log *l, int i);
 /* Lines skipped as malformed by tvm_tune_log_read. */
 TVM_API int tvm_tune_log_skipped(const tvm_tune_log *l);
-/* The fastest error-free record of workload on target, or NULL. */
+/* The fastest error-free record of workload on target, or NULL.  Where
+ * the workload has re-measurement records (confirmed), the fastest of
+ * those by their median: the search's best single measurement is biased
+ * upward on a noisy machine, and a best that lost to the default when
+ * both were measured again alternately must not reach the compile.  A
+ * search record written after the last re-measurement (a later run with
+ * --confirm 0) still wins if it is faster than that. */
 TVM_API const tvm_tune_record *tvm_tune_log_best(const tvm_tune_log *l,
                                                  const char *workload,
                                                  const char *target);
@@ -277,7 +292,9 @@ typedef struct tvm_tune_task_opts {
   uint64_t seed;
   int patience;   /* stop after this many trials without a 1% gain; 0 = no */
   int confirm;    /* > 0: re-measure default and best this many times each,
-                     interleaved, after the search (not logged) */
+                     interleaved, after the search; logged as two
+                     "confirmed" records, and the faster by the medians
+                     is the one the compile takes */
   int group;      /* the task's group id in data */
   tvm_tune_measure_opts measure;
   tvm_tune_model *model; /* xgb only */
@@ -294,8 +311,12 @@ typedef struct tvm_tune_task_result {
   int resumed;          /* taken from prior records */
   uint64_t space_size;
   double default_gflops, best_gflops, best_cost_s;
-  /* with confirm: medians of the interleaved re-measurements (0 = none) */
+  /* with confirm: medians of the interleaved re-measurements (0 = none;
+   * one median of all of them where the best is the default);
+   * kept_default: the search's best lost to the default there */
   double confirm_default_gflops, confirm_best_gflops;
+  int confirm_kept_default;
+  int best_is_default; /* the search found nothing faster than the default */
   double *curve;        /* best-so-far GFLOP/s after each measurement */
   int ncurve;
   int errors[8];        /* count per TVM_TUNE_* kind */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/e2e/tune/test_tvmc_tune.sh - `tvmc tune` end to end on a small
 # model (zoo:mlp, a fast measuring target): the table, the JSON-lines log,
-# --resume (prior records count, nothing re-measured), --tasks by output
+# --resume (prior records count, nothing re-measured), the re-measurement
+# of each task's default and best logged, --tasks by output
 # shape (and the layouts of its nodes only), a malformed log line
 # reported with its line number and skipped,
 # tvmc compile --tuning-log (tuned workloads applied, a missing one
@@ -45,6 +46,14 @@ n=$(wc -l < a.jsonl)
 [ "$n" -ge 4 ] || die "log has $n lines"
 grep -q '"version":1,"workload":"llvm-cpu.dense-' a.jsonl || die "log lines: $(head -1 a.jsonl)"
 grep -q '"error":"ok"' a.jsonl || die "no ok record"
+# each task's re-measurement of its default and best is logged (two
+# "confirmed" records; one where the best is the default), and the
+# compile goes by those
+nre=$(printf '%s\n' "$out" | grep -c '(re-measured: [0-9.]* -> ')
+nsame=$(printf '%s\n' "$out" | grep -c 'the best is the default)')
+[ $((nre + nsame)) -eq 3 ] || die "re-measured $nre + $nsame of 3 tasks: $out"
+[ "$(grep -c '"confirmed":1' a.jsonl)" -eq $((2 * nre + nsame)) ] ||
+  die "re-measurement records: $(grep -c '"confirmed":1' a.jsonl) for $nre + $nsame tasks"
 # --tasks matches a kernel's output shape as the table prints it too
 out2=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 1 --log s.jsonl \
        --tuner random --tasks 1x128 2>&1) || die "tune --tasks: $out2"

@@ -1,9 +1,9 @@
 /*
  * tests/unit/tune/test_log.c - the tuning log: records written and read
  * back (round trip), malformed lines reported with their line number and
- * skipped, the best record per workload and target, presets from a
- * record, and the cost model's ranking on a toy problem (when XGBoost is
- * built in) with a save/load round trip.
+ * skipped, the best record per workload and target (re-measurement
+ * records first), presets from a record, and the cost model's ranking on
+ * a toy problem (when XGBoost is built in) with a save/load round trip.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -151,6 +151,83 @@ static void test_cost_of_repeats(void **state) {
   assert_true(tvm_tune_cost((double[]){4e-3}, 1) == 4e-3);
   assert_true(tvm_tune_cost((double[]){2e-3, 0, 3e-3}, 3) == 0);
   assert_true(tvm_tune_cost(NULL, 0) == 0);
+  /* a re-measurement record's cost: the median */
+  assert_true(tvm_tune_cost_median((double[]){3e-3, 1e-3, 2e-3}, 3) == 2e-3);
+  assert_true(tvm_tune_cost_median((double[]){4e-3, 1e-3, 2e-3, 3e-3}, 4) ==
+              2.5e-3);
+  assert_true(tvm_tune_cost_median((double[]){2e-3, 0, 3e-3}, 3) == 0);
+  assert_true(tvm_tune_cost_median(NULL, 0) == 0);
+}
+
+/* Re-measurement records ("confirmed"): the flag round-trips, their cost
+ * is the median of their costs, and a workload that has them takes the
+ * faster of those, not the search's fastest single measurement (which
+ * on a noisy machine is biased upward), unless a search record written
+ * after them is faster still. */
+static void test_confirmed_choice(void **state) {
+  (void)state;
+  char path[] = "/tmp/tvm_test_confirm_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  tvm_tune_record r;
+  make(&r, "wl-a", 0, 1.20e-3, TVM_TUNE_OK); /* the default, searched */
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-a", 1, 1.00e-3, TVM_TUNE_OK); /* the search's best, lucky */
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-a", 2, 1.10e-3, TVM_TUNE_OK);
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-a", 0, 0, TVM_TUNE_OK); /* default re-measured: 1.1 ms */
+  r.confirmed = 1;
+  r.costs[0] = 1.15e-3, r.costs[1] = 1.05e-3, r.costs[2] = 1.10e-3;
+  r.ncosts = 3;
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-a", 1, 0, TVM_TUNE_OK); /* best re-measured: 1.2 ms */
+  r.confirmed = 1;
+  r.costs[0] = 1.00e-3, r.costs[1] = 1.25e-3, r.costs[2] = 1.20e-3;
+  r.ncosts = 3;
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-b", 3, 2.0e-3, TVM_TUNE_OK); /* no re-measurement */
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-b", 2, 1.5e-3, TVM_TUNE_OK);
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  /* wl-c: a later run without re-measurement finds a faster config (it
+   * wins), and one that is slower than the re-measured best (it does not) */
+  make(&r, "wl-c", 0, 0, TVM_TUNE_OK);
+  r.confirmed = 1;
+  r.costs[0] = 2.0e-3, r.ncosts = 1;
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-c", 1, 1.9e-3, TVM_TUNE_OK); /* same run: not newer */
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-c", 2, 2.1e-3, TVM_TUNE_OK);
+  r.time = 2e9;
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-d", 0, 0, TVM_TUNE_OK);
+  r.confirmed = 1;
+  r.costs[0] = 2.0e-3, r.ncosts = 1;
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  make(&r, "wl-d", 3, 1.8e-3, TVM_TUNE_OK);
+  r.time = 2e9;
+  assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
+  fclose(f);
+  tvm_tune_log *l = NULL;
+  assert_int_equal(tvm_tune_log_read(path, &l), TVM_OK);
+  unlink(path);
+  assert_int_equal(tvm_tune_log_count(l), 12);
+  assert_int_equal(tvm_tune_log_best(l, "wl-c", "llvm-cpu")->idx[0], 0);
+  assert_int_equal(tvm_tune_log_best(l, "wl-d", "llvm-cpu")->idx[0], 3);
+  assert_int_equal(tvm_tune_log_get(l, 1)->confirmed, 0);
+  const tvm_tune_record *c = tvm_tune_log_get(l, 4);
+  assert_int_equal(c->confirmed, 1);
+  assert_true(c->cost_s == 1.20e-3); /* the median, not the fastest */
+  const tvm_tune_record *b = tvm_tune_log_best(l, "wl-a", "llvm-cpu");
+  assert_non_null(b);
+  assert_int_equal(b->confirmed, 1);
+  assert_int_equal(b->idx[0], 0); /* the default won the re-measurement */
+  assert_true(b->cost_s == 1.10e-3);
+  b = tvm_tune_log_best(l, "wl-b", "llvm-cpu"); /* the plain rule */
+  assert_int_equal(b->idx[0], 2);
+  tvm_tune_log_free(l);
 }
 
 static void test_model_ranks(void **state) {
@@ -208,6 +285,7 @@ int main(void) {
       cmocka_unit_test(test_round_trip_and_malformed),
       cmocka_unit_test(test_layout_choice),
       cmocka_unit_test(test_cost_of_repeats),
+      cmocka_unit_test(test_confirmed_choice),
       cmocka_unit_test(test_model_ranks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,11 @@
  * request larger than a quarter of the chunk size gets a chunk of its own
  * (placed behind the current one so the current chunk keeps serving small
  * requests).  Everything is freed at once by tvm_arena_destroy.
+ *
+ * A big block may be shared with another arena (tvm_arena_share): the
+ * block's chunk counts the arenas that hold it, the sharing arena holds a
+ * small node that refers to it, and the chunk is freed with the last of
+ * them (a compiled plan keeps a graph's weights without copying them).
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +27,9 @@ typedef struct chunk {
   struct chunk *next;
   char *base; /* 16-byte aligned start of usable memory */
   size_t size, used;
+  int big;               /* a big block's own chunk (shareable) */
+  int refs;              /* big: arenas holding it, less one (atomic) */
+  struct chunk *foreign; /* a node of a shared chunk: that chunk */
 } chunk;
 
 struct tvm_arena {
@@ -40,7 +48,13 @@ void tvm_arena_destroy(tvm_arena *a) {
   chunk *c = a->head;
   while (c) {
     chunk *n = c->next;
-    tvm_free(c);
+    chunk *own = c->foreign ? c->foreign : c;
+    if (own->big && __atomic_fetch_sub(&own->refs, 1, __ATOMIC_ACQ_REL) > 0)
+      own = NULL; /* another arena still holds it */
+    if (c->foreign)
+      tvm_free(c);
+    if (own)
+      tvm_free(own);
     c = n;
   }
   tvm_free(a);
@@ -79,6 +93,7 @@ void *tvm_arena_alloc(tvm_arena *a, size_t n) {
     chunk *big = chunk_new(r);
     if (!big) return NULL;
     big->used = r;
+    big->big = 1;
     big->next = c->next;
     c->next = big;
     a->bytes += r;
@@ -91,6 +106,33 @@ void *tvm_arena_alloc(tvm_arena *a, size_t n) {
   a->bytes += nc->size;
   nc->used = r;
   return nc->base;
+}
+
+/* p when it is a block of src that has a chunk of its own (a big
+ * allocation) holding at least n bytes: dst then holds that chunk too,
+ * and it lives until both arenas are destroyed.  NULL otherwise (a small
+ * block, not src's, or out of memory): copy it instead.  The block is
+ * then the same memory in both: neither may write to it. */
+const void *tvm_arena_share(tvm_arena *dst, tvm_arena *src, const void *p,
+                            size_t n) {
+  if (!dst || !src || !p || dst == src) return NULL;
+  chunk *c = src->head;
+  while (c && !((c->foreign ? c->foreign->base : c->base) == p))
+    c = c->next;
+  if (!c) return NULL;
+  chunk *own = c->foreign ? c->foreign : c;
+  if (!own->big || own->used < n) return NULL;
+  chunk *node = tvm_calloc(1, sizeof(chunk));
+  if (!node) return NULL;
+  node->foreign = own;
+  __atomic_fetch_add(&own->refs, 1, __ATOMIC_RELAXED);
+  if (dst->head) { /* behind the current chunk, like a big block */
+    node->next = dst->head->next;
+    dst->head->next = node;
+  } else {
+    dst->head = node; /* size 0: the next allocation makes a new head */
+  }
+  return p;
 }
 
 /* A copy of s in the arena, or NULL (also for s == NULL). */

@@ -417,11 +417,19 @@ static tvm_status plan_value(plan_builder *pb, const tvm_gvalue *v,
   if (v->kind == TVM_GV_INPUT) {
     pv->kind = TVM_PV_INPUT;
   } else if (v->kind == TVM_GV_CONST) {
-    void *d = tvm_arena_alloc(pb->a, pv->nbytes + 1);
-    if (!d)
-      return tvm_diag_set(TVM_ERR_NOMEM, "plan: out of memory");
-    if (v->data && pv->nbytes)
-      memcpy(d, v->data, pv->nbytes);
+    /* a big constant's memory is shared with the graph's arena (the
+     * weights: tens of megabytes not copied and not held twice), a small
+     * one copied */
+    void *d = v->data && pv->nbytes
+                  ? (void *)tvm_arena_share(pb->a, pb->g->arena, v->data,
+                                            pv->nbytes)
+                  : NULL;
+    if (!d) {
+      if (!(d = tvm_arena_alloc(pb->a, pv->nbytes + 1)))
+        return tvm_diag_set(TVM_ERR_NOMEM, "plan: out of memory");
+      if (v->data && pv->nbytes)
+        memcpy(d, v->data, pv->nbytes);
+    }
     pv->kind = TVM_PV_PARAM;
     pv->data = d;
   } else if (pb->is_out[v->id]) {

@@ -121,6 +121,12 @@ TVM_API char *tvm_arena_strdup(tvm_arena *a, const char *s);
 TVM_API char *tvm_arena_printf(tvm_arena *a, const char *fmt, ...)
     TVM_PRINTF(2, 3);
 TVM_API size_t tvm_arena_bytes(const tvm_arena *a);
+/* p (a block of src) when src gave it a chunk of its own (a big
+ * allocation, at least n bytes): dst then holds it too, and it is freed
+ * with the last of the two arenas; NULL otherwise (copy it instead).
+ * Shared memory is read-only to both. */
+TVM_API const void *tvm_arena_share(tvm_arena *dst, tvm_arena *src,
+                                    const void *p, size_t n);
 
 /* ---- growable vectors (heap, not arena) ------------------------------ */
 /* A type-generic vector of pointers, the workhorse container. */

@@ -87,7 +87,9 @@ TVM_API const char *const *tvm_compile_pass_names(void);
 /* The plan types (tvm_plan and its values and steps), packages and the
  * graph executor are the runtime's: tvm/runtime.h. */
 
-/* Compiles g (rewritten in place by the graph passes) for t. */
+/* Compiles g (rewritten in place by the graph passes) for t.  The plan
+ * shares the memory of g's big constants (the weights) instead of copying
+ * them: it stays valid after g is freed, and neither may write to them. */
 TVM_API tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
                                const tvm_compile_options *o, tvm_plan **out);
 

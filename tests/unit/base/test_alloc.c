@@ -1,5 +1,6 @@
 /*
- * tests/unit/base/test_alloc.c - the replaceable allocator and arenas.
+ * tests/unit/base/test_alloc.c - the replaceable allocator and arenas (and
+ * a big block shared between two arenas).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,6 +138,43 @@ static void test_arena_frees_all(void **state) {
   assert_int_equal(c.bad_osize, 0);
 }
 
+/* A big block shared with a second arena outlives the arena that made
+ * it, is freed with the last of the two (either order), and nothing else
+ * is shared: small blocks, pointers inside a block, sizes past it. */
+static void test_arena_share(void **state) {
+  (void)state;
+  counter c = {0, 0, 0, 0, 0, -1};
+  tvm_set_allocator(count_alloc, &c);
+  for (int order = 0; order < 2; order++) {
+    tvm_arena *src = tvm_arena_create(), *dst = tvm_arena_create();
+    assert_non_null(tvm_arena_alloc(src, 100));
+    unsigned char *big = tvm_arena_alloc(src, 1 << 20);
+    unsigned char *small = tvm_arena_alloc(src, 64);
+    assert_non_null(big);
+    for (int i = 0; i < 1 << 20; i++) big[i] = (unsigned char)(i * 7);
+    assert_null(tvm_arena_share(dst, src, small, 64));
+    assert_null(tvm_arena_share(dst, src, big + 16, 64));
+    assert_null(tvm_arena_share(dst, src, big, (1 << 20) + 1));
+    assert_null(tvm_arena_share(dst, dst, big, 64));
+    /* into an empty arena, which then allocates as before */
+    assert_ptr_equal(tvm_arena_share(dst, src, big, 1 << 20), big);
+    unsigned char *d2 = tvm_arena_alloc(dst, 1000);
+    assert_non_null(d2);
+    assert_true(d2 < big || d2 >= big + (1 << 20));
+    tvm_arena *first = order ? dst : src, *last = order ? src : dst;
+    tvm_arena_destroy(first);
+    assert_true(c.live > (size_t)1 << 20); /* held by the other */
+    int bad = 0;
+    for (int i = 0; i < 1 << 20; i++) bad += big[i] != (unsigned char)(i * 7);
+    assert_int_equal(bad, 0);
+    tvm_arena_destroy(last);
+    assert_int_equal(c.live, 0);
+  }
+  tvm_set_allocator(NULL, NULL);
+  assert_int_equal(c.allocs, c.frees);
+  assert_int_equal(c.bad_osize, 0);
+}
+
 static void test_arena_oom(void **state) {
   counter c = {0, 0, 0, 0, 0, -1};
   tvm_set_allocator(count_alloc, &c);
@@ -156,6 +194,7 @@ int main(void) {
       cmocka_unit_test(test_failures_are_null),
       cmocka_unit_test(test_arena_align_zero),
       cmocka_unit_test(test_arena_frees_all),
+      cmocka_unit_test(test_arena_share),
       cmocka_unit_test(test_arena_oom),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,12 +42,29 @@ static void make(tvm_tune_record *r, const char *wl, int idx, double cost,
   r->time = 1e9;
 }
 
-static void test_round_trip_and_malformed(void **state) {
-  (void)state;
-  char path[] = "/tmp/tvm_test_log_XXXXXX";
+/* A new temporary file for writing; its name in path (a mkstemp
+ * template). */
+static FILE *temp_log(char *path) {
   int fd = mkstemp(path);
   assert_true(fd >= 0);
   FILE *f = fdopen(fd, "w");
+  assert_non_null(f);
+  return f;
+}
+
+/* Closes f, reads its log back and removes the file. */
+static tvm_tune_log *read_back(FILE *f, const char *path) {
+  tvm_tune_log *l = NULL;
+  fclose(f);
+  assert_int_equal(tvm_tune_log_read(path, &l), TVM_OK);
+  unlink(path);
+  return l;
+}
+
+static void test_round_trip_and_malformed(void **state) {
+  (void)state;
+  char path[] = "/tmp/tvm_test_log_XXXXXX";
+  FILE *f = temp_log(path);
   tvm_tune_record r;
   make(&r, "wl-a", 1, 2e-3, TVM_TUNE_OK);
   assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
@@ -108,9 +125,7 @@ static void test_round_trip_and_malformed(void **state) {
 static void test_layout_choice(void **state) {
   (void)state;
   char path[] = "/tmp/tvm_test_layout_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  FILE *f = fdopen(fd, "w");
+  FILE *f = temp_log(path);
   tvm_tune_record r;
   make(&r, "layout_Conv-a", 0, 2.00e-3, TVM_TUNE_OK);
   r.is_default = 1;
@@ -124,10 +139,7 @@ static void test_layout_choice(void **state) {
   assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
   make(&r, "layout_Conv-c", 3, 1.0e-3, TVM_TUNE_OK); /* no default record */
   assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
-  fclose(f);
-  tvm_tune_log *l = NULL;
-  assert_int_equal(tvm_tune_log_read(path, &l), TVM_OK);
-  unlink(path);
+  tvm_tune_log *l = read_back(f, path);
   assert_int_equal(tvm_tune_log_count(l), 5);
   assert_int_equal(tvm_tune_log_get(l, 0)->is_default, 1);
   assert_int_equal(tvm_tune_log_get(l, 1)->is_default, 0);
@@ -167,9 +179,7 @@ static void test_cost_of_repeats(void **state) {
 static void test_confirmed_choice(void **state) {
   (void)state;
   char path[] = "/tmp/tvm_test_confirm_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  FILE *f = fdopen(fd, "w");
+  FILE *f = temp_log(path);
   tvm_tune_record r;
   make(&r, "wl-a", 0, 1.20e-3, TVM_TUNE_OK); /* the default, searched */
   assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
@@ -209,10 +219,7 @@ static void test_confirmed_choice(void **state) {
   make(&r, "wl-d", 3, 1.8e-3, TVM_TUNE_OK);
   r.time = 2e9;
   assert_int_equal(tvm_tune_record_write(f, &r), TVM_OK);
-  fclose(f);
-  tvm_tune_log *l = NULL;
-  assert_int_equal(tvm_tune_log_read(path, &l), TVM_OK);
-  unlink(path);
+  tvm_tune_log *l = read_back(f, path);
   assert_int_equal(tvm_tune_log_count(l), 12);
   assert_int_equal(tvm_tune_log_best(l, "wl-c", "llvm-cpu")->idx[0], 0);
   assert_int_equal(tvm_tune_log_best(l, "wl-d", "llvm-cpu")->idx[0], 3);

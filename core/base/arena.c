@@ -21,11 +21,12 @@
 #include "tvm/base.h"
 
 #define ALIGN 16
+#define CHUNK_ALIGN 64 /* a chunk (so each big block) starts on a cache line */
 #define CHUNK_SIZE (64 * 1024)
 
 typedef struct chunk {
   struct chunk *next;
-  char *base; /* 16-byte aligned start of usable memory */
+  char *base; /* 64-byte aligned start of usable memory */
   size_t size, used;
   int big;               /* a big block's own chunk (shareable) */
   int refs;              /* big: arenas holding it, less one (atomic) */
@@ -60,14 +61,14 @@ void tvm_arena_destroy(tvm_arena *a) {
   tvm_free(a);
 }
 
-/* A new chunk of at least size usable bytes, aligned manually so that any
- * allocator alignment works. */
+/* A new chunk of at least size usable bytes, aligned manually to
+ * CHUNK_ALIGN so that any allocator alignment works. */
 static chunk *chunk_new(size_t size) {
-  if (size > SIZE_MAX - sizeof(chunk) - ALIGN) return NULL;
-  chunk *c = tvm_calloc(1, sizeof(chunk) + ALIGN + size);
+  if (size > SIZE_MAX - sizeof(chunk) - CHUNK_ALIGN) return NULL;
+  chunk *c = tvm_calloc(1, sizeof(chunk) + CHUNK_ALIGN + size);
   if (!c) return NULL;
   uintptr_t p = (uintptr_t)(c + 1);
-  p = (p + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1);
+  p = (p + CHUNK_ALIGN - 1) & ~(uintptr_t)(CHUNK_ALIGN - 1);
   c->base = (char *)p;
   c->size = size;
   c->used = 0;

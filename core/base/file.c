@@ -102,6 +102,19 @@ tvm_status tvm_map_file(const char *path, const char *what,
 }
 
 /* See tvm/base.h. */
+void tvm_file_view_done(const tvm_file_view *f, size_t off, size_t len) {
+  if (!f || !f->mapped || off > f->size || len > f->size - off) return;
+  long pg = sysconf(_SC_PAGESIZE);
+  if (pg <= 0) return;
+  uintptr_t a = (uintptr_t)f->data + off, b = a + len;
+  a = (a + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+  b &= ~((uintptr_t)pg - 1);
+  /* a private read-only mapping: the pages return from the file when
+   * read again, so this only drops them from the process */
+  if (b > a) (void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/* See tvm/base.h. */
 void tvm_unmap_file(tvm_file_view *f) {
   if (!f || !f->data) return;
   if (f->mapped)

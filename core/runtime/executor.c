@@ -6,7 +6,9 @@
  * the device, loads the plan's device module, allocates one buffer per
  * storage slot (activations sharing a slot share its base address, which
  * the memory plan allows because their lifetimes do not overlap), one per
- * input, output and parameter, uploads the parameters, resolves every
+ * input, output and parameter, uploads the parameters (on a device whose
+ * memory is the host's, ABI 8, the kernels read them where the plan
+ * holds them instead), resolves every
  * step's kernel and builds its argument array.  run() is then a loop of
  * launches and one sync.
  *
@@ -87,7 +89,21 @@ static tvm_status dalloc(tvm_device *d, uint64_t nbytes, void **out) {
   return tvm_device_alloc(d, 0, nbytes ? nbytes : 1, BUF_ALIGN, out);
 }
 
-/* Allocates the buffers and uploads the parameters. */
+/* Can value i's kernels take the plan's copy of it?  Where the device's
+ * memory is the host's (ABI 8 host_memory) and the copy sits on a cache
+ * line as a buffer of the device would: the parameters of a loaded
+ * package are not copied a second time. */
+static int in_place(const tvm_executor *e, uint32_t i) {
+  const tvm_target *t = e->p->values[i].device == 1 ? e->t->fallback : e->t;
+  if (t == NULL || t->plugin == NULL || t->plugin->abi_version < 8) return 0;
+  const tvm_plugin_target_info *in = tvm_target_info(t);
+  return TVM_PLUGIN_HAS_FIELD(tvm_plugin_target_info, in, host_memory) &&
+         in->host_memory &&
+         (uintptr_t)e->p->values[i].data % BUF_ALIGN == 0;
+}
+
+/* Allocates the buffers and uploads the parameters (or points at them,
+ * in_place). */
 static tvm_status alloc_buffers(tvm_executor *e) {
   const tvm_plan *p = e->p;
   tvm_status st;
@@ -104,6 +120,10 @@ static tvm_status alloc_buffers(tvm_executor *e) {
                             "value '%s' uses storage slot %d of %u",
                             v->name ? v->name : "?", v->storage, p->nstorage);
       e->buf[i] = e->slots[v->storage];
+      continue;
+    }
+    if (v->kind == TVM_PV_PARAM && v->data && in_place(e, i)) {
+      e->buf[i] = (void *)v->data; /* read-only to kernels; p outlives e */
       continue;
     }
     if ((st = dalloc(value_dev(e, i), v->nbytes, &e->own[i])) != TVM_OK)

@@ -658,9 +658,10 @@ static tvm_status decode_host(const char *what, section *sec, tvm_plan *p) {
   return TVM_OK;
 }
 
-/* Decodes META (with PARAMS for the parameters' data) into p. */
+/* Decodes META (with PARAMS for the parameters' data, in view) into p. */
 static tvm_status decode_meta(const char *what, section *meta,
-                              section *params, tvm_plan *p) {
+                              section *params, const tvm_file_view *view,
+                              tvm_plan *p) {
   tvm_arena *a = tvm_plan_arena(p);
   rbuf r = {meta->p, meta->p + meta->len, 0};
   p->target_name = get_str(&r, a);
@@ -699,12 +700,19 @@ static tvm_status decode_meta(const char *what, section *meta,
                             "the parameter section",
                             what, i, v->name ? v->name : "?");
       }
-      void *data = tvm_arena_alloc(a, v->nbytes ? (size_t)v->nbytes : 1);
-      if (data == NULL) {
+      /* on a cache line, so an executor on host memory can pass the
+       * parameter in place (tvm_plugin_target_info.host_memory) */
+      char *raw = tvm_arena_alloc(a, (size_t)v->nbytes + PARAM_ALIGN - 16);
+      if (raw == NULL) {
         r.bad = 2;
         break;
       }
+      char *data = raw + (-(uintptr_t)raw & (PARAM_ALIGN - 1));
       memcpy(data, params->p + off, (size_t)v->nbytes);
+      tvm_file_view_done(view,
+                         (size_t)(params->p + off -
+                                  (const unsigned char *)view->data),
+                         (size_t)v->nbytes);
       v->data = data;
     } else if (off != 0) {
       r.bad = 1;
@@ -919,7 +927,7 @@ tvm_status tvm_package_load(const char *path, const tvm_target *expect,
       (st = runtime_pkg_check_trust(what, buf, size, secs)) != TVM_OK)
     goto fail;
   if ((st = tvm_plan_new(&p)) != TVM_OK) goto fail;
-  if ((st = decode_meta(what, &secs[SEC_META], &secs[SEC_PARAMS], p)) !=
+  if ((st = decode_meta(what, &secs[SEC_META], &secs[SEC_PARAMS], &view, p)) !=
           TVM_OK ||
       (st = decode_module(what, &secs[SEC_MODULE], p)) != TVM_OK ||
       (secs[SEC_TARGET].seen &&

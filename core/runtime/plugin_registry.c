@@ -47,7 +47,7 @@ size_t runtime_vtable_size_for_abi(uint32_t v) {
   if (v == 3) return TVM_PLUGIN_VTABLE_SIZE_V3;
   if (v == 4) return TVM_PLUGIN_VTABLE_SIZE_V4;
   if (v == 5) return TVM_PLUGIN_VTABLE_SIZE_V5;
-  if (v == 6 || v == 7) return sizeof(tvm_plugin_vtable); /* 7: flags */
+  if (v >= 6 && v <= 8) return sizeof(tvm_plugin_vtable); /* 7, 8: no slots */
   return 0;
 }
 

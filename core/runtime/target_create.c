@@ -16,7 +16,7 @@
 
 static const tvm_plugin_target_info empty_info = {
     sizeof(tvm_plugin_target_info), 0, 0, 0, NULL, NULL, 0, 0, NULL, NULL,
-    0, 0, "", 0, 0};
+    0, 0, "", 0, 0, 0};
 
 /* ---- checking values against the schema ---------------------------------- */
 /* Is s one of the '|'-separated choices? */

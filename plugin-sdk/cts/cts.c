@@ -240,9 +240,10 @@ static int same(const cts_buf *b, const void *got, const void *want,
 
 /* Builds, runs and compares program p on device d; times it if asked. */
 static void check_run(const tvm_target *t, tvm_device *d,
-                      const cts_program *p, int time_it) {
+                      const cts_program *p, int time_it, int host_in) {
   char what[256], why[1024] = "";
-  snprintf(what, sizeof what, "run: %s matches the C reference", p->name);
+  snprintf(what, sizeof what, "run: %s matches the C reference%s", p->name,
+           host_in ? " (inputs passed as host memory: host_memory)" : "");
   void *host[4] = {0}, *ref[4] = {0}, *dev[4] = {0};
   tvm_runtime_module *rm = NULL;
   tvm_runtime_func *f = NULL;
@@ -269,12 +270,14 @@ static void check_run(const tvm_target *t, tvm_device *d,
   if (ok && tvm_runtime_get_func(rm, p->name, &f) != TVM_OK) ok = 0;
   for (int i = 0; ok && i < p->nbufs; i++) {
     size_t bytes = (size_t)p->bufs[i].n * 4;
+    args[i].type = TVM_ARG_PTR;
+    args[i].reserved = 0;
+    args[i].v.ptr = host[i];
+    if (host_in && !p->bufs[i].is_output) continue; /* ABI 8 host_memory */
     if (tvm_device_alloc(d, 0, bytes, 64, &dev[i]) != TVM_OK ||
         tvm_device_copy(d, dev[i], 0, host[i], 0, bytes,
                         TVM_COPY_HOST_TO_DEVICE) != TVM_OK)
       ok = 0;
-    args[i].type = TVM_ARG_PTR;
-    args[i].reserved = 0;
     args[i].v.ptr = dev[i];
   }
   if (p->has_n) {
@@ -346,7 +349,14 @@ int main(int argc, char **argv) {
   } else if (cts_check(tvm_device_open(t, &d) == TVM_OK, "a device opens",
                    tvm_diag_message())) {
     for (int i = 0; i < cts_nprograms; i++)
-      check_run(t, d, &cts_programs[i], i == 0);
+      check_run(t, d, &cts_programs[i], i == 0, 0);
+    /* ABI 8: a target whose memory is the host's takes host pointers */
+    const tvm_plugin_target_info *in = tvm_target_info(t);
+    if (t->plugin->abi_version >= 8 &&
+        TVM_PLUGIN_HAS_FIELD(tvm_plugin_target_info, in, host_memory) &&
+        in->host_memory)
+      for (int i = 0; i < cts_nprograms; i++)
+        check_run(t, d, &cts_programs[i], 0, 1);
   }
   /* what the plugin adds to scheduling and memory (run on d when open) */
   cts_check_strategies(t, d);

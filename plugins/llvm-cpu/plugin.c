@@ -185,6 +185,7 @@ static int32_t target_create(const tvm_plugin_attr_value *values,
   t->info.scopes = t->scopes;
   t->info.nscopes = 2;
   t->info.description = t->description;
+  t->info.host_memory = 1; /* ABI 8: kernels run on the host's memory */
   t->info.strategies = strategies;
   t->info.nstrategies = sizeof strategies / sizeof strategies[0];
   *out = t;
@@ -237,8 +238,12 @@ static const tvm_plugin_vtable vtable = {
     .device_open_pool = lc_device_open_pool,
 };
 
-/* 7: alter_layout's flags (flat pixels for convolutions) are read;
+/* 8: host_memory is read (the executor passes parameters in place);
+ * 7: alter_layout's flags (flat pixels for convolutions) are read;
  * 5 and 6 add slots this plugin leaves NULL */
+static const tvm_plugin_desc desc_v8 = {
+    sizeof(tvm_plugin_desc), 8, "llvm-cpu", "0.1.0",
+    "CPU code generation through the LLVM-C API (x86-64, AArch64)", &vtable};
 static const tvm_plugin_desc desc_v7 = {
     sizeof(tvm_plugin_desc), 7, "llvm-cpu", "0.1.0",
     "CPU code generation through the LLVM-C API (x86-64, AArch64)", &vtable};
@@ -255,12 +260,13 @@ static const tvm_plugin_desc desc_v1 = {
     sizeof(tvm_plugin_desc), 1, "llvm-cpu", "0.1.0",
     "CPU code generation through the LLVM-C API (x86-64, AArch64)", &vtable};
 
-/* The one exported entry: negotiates the ABI (7, 4 or host_abi_max) and
+/* The one exported entry: negotiates the ABI (8, 7, 4 or host_abi_max) and
  * keeps the host API.  Pure: no LLVM initialization happens here. */
 TVM_PLUGIN_EXPORT const tvm_plugin_desc *tvm_plugin_query(
     uint32_t host_abi_max, const tvm_host_api *host) {
   if (host_abi_max < 1) return NULL;
   if (host) g_host = host;
+  if (host_abi_max >= 8) return &desc_v8;
   if (host_abi_max >= 7) return &desc_v7;
   if (host_abi_max >= 4) return &desc_v4;
   return host_abi_max >= 3 ? &desc_v3 : host_abi_max >= 2 ? &desc_v2 : &desc_v1;

@@ -48,7 +48,7 @@ tests_abi_plugins_negotiate_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"negotiate
 tests_abi_plugins_negotiate_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_abi4_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)
-tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=8
+tests_abi_bad_abi4_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_NAME=\"abi4\" -DFAKE_ABI=9
 tests_abi_bad_abi4_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 
 tests_abi_bad_nullquery_la_SOURCES = $(TVM_ABI_PLUGIN_SRC)

@@ -85,7 +85,8 @@ static void test_target_info(void **state) {
   OFF(tvm_plugin_target_info, description, 64);
   OFF(tvm_plugin_target_info, max_threads_per_block, 72); /* ABI 4 */
   OFF(tvm_plugin_target_info, thread_warp_size, 76);
-  assert_int_equal(sizeof(tvm_plugin_target_info), 80);
+  OFF(tvm_plugin_target_info, host_memory, 80); /* ABI 8 */
+  assert_int_equal(sizeof(tvm_plugin_target_info), 88);
 }
 
 static void test_blob_and_args(void **state) {
@@ -168,7 +169,7 @@ static void test_descriptor_and_constants(void **state) {
   OFF(tvm_plugin_desc, description, 24);
   OFF(tvm_plugin_desc, vtable, 32);
   assert_int_equal(sizeof(tvm_plugin_desc), 40);
-  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 7);
+  assert_int_equal(TVM_PLUGIN_ABI_VERSION, 8);
   assert_int_equal(TVM_PLUGIN_ABI_MIN, 1);
   assert_string_equal(TVM_PLUGIN_ENTRY, "tvm_plugin_query");
   assert_int_equal(TVM_PLUGIN_ATTR_INT, 1);

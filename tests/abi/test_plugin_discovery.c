@@ -77,8 +77,8 @@ static void test_abi4_refused(void **state) {
   tvm_plugin_registry *r = one_plugin("bad", "abi4", dir, sizeof dir, path);
   const tvm_plugin_entry *e = only_entry(r);
   assert_int_equal(e->state, TVM_PLUGIN_SKIPPED);
-  assert_non_null(strstr(e->reason, "answered ABI 8"));
-  assert_non_null(strstr(e->reason, "1 to 7"));
+  assert_non_null(strstr(e->reason, "answered ABI 9"));
+  assert_non_null(strstr(e->reason, "1 to 8"));
   assert_null(tvm_plugin_registry_find(r, "abi4"));
   tvm_plugin_registry_free(r);
   util_rmdir(dir);
@@ -98,15 +98,15 @@ static void test_abi5_loads_with_v5_vtable(void **state) {
   util_rmdir(dir);
 }
 
-/* A plugin speaking up to 8 settles on the host's newest, 7. */
-static void test_negotiates_down_to_7(void **state) {
+/* A plugin speaking up to 9 settles on the host's newest, 8. */
+static void test_negotiates_down_to_8(void **state) {
   char dir[256], path[4096];
   tvm_plugin_registry *r =
       one_plugin("plugins", "negotiate", dir, sizeof dir, path);
   const tvm_plugin_entry *e = only_entry(r);
   assert_int_equal(e->state, TVM_PLUGIN_LOADED);
   assert_string_equal(e->name, "negotiate");
-  assert_int_equal(e->abi_version, 7);
+  assert_int_equal(e->abi_version, 8);
   tvm_plugin_registry_free(r);
   util_rmdir(dir);
 }
@@ -336,7 +336,7 @@ int main(void) {
       cmocka_unit_test(test_abi3_loads_with_v3_vtable),
       cmocka_unit_test(test_abi4_refused),
       cmocka_unit_test(test_abi5_loads_with_v5_vtable),
-      cmocka_unit_test(test_negotiates_down_to_7),
+      cmocka_unit_test(test_negotiates_down_to_8),
       cmocka_unit_test(test_query_null_refused),
       cmocka_unit_test(test_small_vtable_refused),
       cmocka_unit_test(test_no_entry_symbol),

@@ -32,8 +32,8 @@ expect() {
   fi
 }
 expect "abi1         0.1      ABI 1  $b/tests/abi/plugins/.libs/abi1.so"
-expect "negotiate    0.1      ABI 7"
-expect "skipped: ABI negotiation failed: the plugin answered ABI 8, this host speaks 1 to 7"
+expect "negotiate    0.1      ABI 8"
+expect "skipped: ABI negotiation failed: the plugin answered ABI 9, this host speaks 1 to 8"
 expect "skipped: dlopen failed: libtvmabigone.so"
 expect "skipped: no entry symbol tvm_plugin_query"
 expect "skipped: refusing plugin $tmp/plugins/gw.so: file is group-writable; fix with chmod go-w $tmp/plugins/gw.so"
@@ -52,7 +52,7 @@ case $state in
 esac
 ver=$("$b/tvmc" --version)
 case $ver in
-  *"plugin ABI 7 (accepts 1 to 7)"*) ;;
+  *"plugin ABI 8 (accepts 1 to 8)"*) ;;
   *) echo "bad --version: $ver"; fail=1 ;;
 esac
 "$b/tvmc" no-such-command 2>/dev/null && { echo "unknown command accepted"; fail=1; }

@@ -115,7 +115,9 @@ TVM_API tvm_status tvm_shape_bytes(const char *what, const int64_t *shape,
 typedef struct tvm_arena tvm_arena;
 TVM_API tvm_arena *tvm_arena_create(void);
 TVM_API void tvm_arena_destroy(tvm_arena *a);
-/* Zeroed, 16-byte aligned memory, or NULL when out of memory. */
+/* Zeroed, 16-byte aligned memory, or NULL when out of memory.  A block
+ * that does not fit in the rest of the current chunk starts a chunk (of
+ * its own when over 16 KiB), so on a 64-byte boundary. */
 TVM_API void *tvm_arena_alloc(tvm_arena *a, size_t n);
 TVM_API char *tvm_arena_strdup(tvm_arena *a, const char *s);
 TVM_API char *tvm_arena_printf(tvm_arena *a, const char *fmt, ...)
@@ -219,6 +221,12 @@ typedef struct tvm_file_view {
 TVM_API tvm_status tvm_map_file(const char *path, const char *what,
                                 tvm_file_view *out);
 TVM_API void tvm_unmap_file(tvm_file_view *f);
+/* The caller is done with bytes [off, off + len) of f: where f is mapped,
+ * the whole pages among them leave the process's resident memory (they
+ * are read from the file again if touched).  A package's parameters,
+ * copied out one by one, then never sit in memory twice. */
+TVM_API void tvm_file_view_done(const tvm_file_view *f, size_t off,
+                                size_t len);
 
 /* Writes the nparts buffers, one after the other, as the file path (mode:
  * permission bits of a new file, e.g. 0644).  A regular file (or a new

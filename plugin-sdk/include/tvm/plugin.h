@@ -91,7 +91,15 @@
  *      unpadded windows of strides 1 at first, any strides since
  *      2026-11-29, any window, padding and dilation since 2026-11-29's
  *      later change).
- *      The host reads the word of plugins built for 7 only.
+ *      The host reads the word of plugins built for 7 or later.
+ *   8  tvm_plugin_target_info gains host_memory: nonzero when the
+ *      target's device memory is the process's own memory (mem_alloc
+ *      returns host pointers, copy is memcpy, and a kernel accepts any
+ *      host pointer as a TVM_ARG_PTR argument).  The executor then hands
+ *      the kernels the loaded plan's parameters in place instead of
+ *      copying each into a buffer of the device (the parameters are
+ *      read-only to kernels on every target).  The host reads it from
+ *      plugins built for 8 only; older ones get their copies as before.
  */
 #ifndef TVM_PLUGIN_H
 #define TVM_PLUGIN_H
@@ -105,7 +113,7 @@
 extern "C" {
 #endif
 
-#define TVM_PLUGIN_ABI_VERSION 7u /* newest version of this header */
+#define TVM_PLUGIN_ABI_VERSION 8u /* newest version of this header */
 #define TVM_PLUGIN_ABI_MIN 1u     /* oldest version the host accepts */
 #define TVM_PLUGIN_ENTRY "tvm_plugin_query"
 
@@ -273,6 +281,8 @@ typedef struct tvm_plugin_target_info {
   /* ABI 4 */
   uint32_t max_threads_per_block; /* has_threads: 0 = 1024 */
   uint32_t thread_warp_size;      /* threads that run in lockstep; 0 = 32 */
+  /* ABI 8 */
+  uint32_t host_memory; /* device memory is host memory (see ABI 8) */
 } tvm_plugin_target_info;
 
 enum { /* tvm_plugin_blob.format */
@@ -527,7 +537,9 @@ _Static_assert(sizeof(tvm_plugin_strategy) == 48, "ABI 4 frozen");
 _Static_assert(sizeof(tvm_plugin_strategy_call) == 40, "ABI 4 frozen");
 _Static_assert(offsetof(tvm_plugin_target_info, max_threads_per_block) == 72,
                "ABI 1 frozen");
-_Static_assert(sizeof(tvm_plugin_target_info) == 80, "ABI 4 frozen");
+_Static_assert(offsetof(tvm_plugin_target_info, thread_warp_size) == 76,
+               "ABI 4 frozen");
+_Static_assert(sizeof(tvm_plugin_target_info) == 88, "ABI 8 frozen");
 _Static_assert(sizeof(tvm_plugin_kernel) == 48, "ABI 1 frozen");
 _Static_assert(sizeof(tvm_plugin_blob) == 40, "ABI 1 frozen");
 _Static_assert(sizeof(tvm_plugin_arg) == 16, "ABI 1 frozen");

@@ -4,7 +4,7 @@
  * Built several times with different -D flags into the test plugins of
  * tests/abi (see tests/abi/local.mk):
  *   FAKE_NAME     descriptor name                       (default "fake")
- *   FAKE_ABI      version answered; 0 = min(host, 8)    (default 2)
+ *   FAKE_ABI      version answered; 0 = min(host, 9)    (default 2)
  *   FAKE_VT_SIZE  vtable struct_size                    (default: by ABI)
  *   FAKE_NULL     tvm_plugin_query returns NULL
  *   FAKE_GONE     calls a function of a library that is absent at run time
@@ -261,7 +261,7 @@ TVM_PLUGIN_EXPORT const tvm_plugin_desc *tvm_plugin_query(
 #ifdef FAKE_NULL
   return NULL;
 #endif
-  if (FAKE_ABI == 0) desc.abi_version = host_abi_max < 8 ? host_abi_max : 8;
+  if (FAKE_ABI == 0) desc.abi_version = host_abi_max < 9 ? host_abi_max : 9;
   else desc.abi_version = FAKE_ABI;
   return &desc;
 }

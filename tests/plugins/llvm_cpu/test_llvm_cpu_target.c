@@ -29,8 +29,9 @@ static void test_query(void **state) {
   assert_int_equal(q(2, h_host())->abi_version, 2);
   assert_int_equal(q(3, h_host())->abi_version, 3);
   assert_int_equal(q(6, h_host())->abi_version, 4);
-  const tvm_plugin_desc *d2 = q(8, h_host());
-  assert_int_equal(d2->abi_version, 7);
+  assert_int_equal(q(7, h_host())->abi_version, 7);
+  const tvm_plugin_desc *d2 = q(9, h_host());
+  assert_int_equal(d2->abi_version, 8);
   assert_non_null(d2->vtable->alter_layout);
   assert_non_null(d2->vtable->device_open_pool);
   assert_string_equal(d2->name, "llvm-cpu");
@@ -56,6 +57,7 @@ static void test_target_info(void **state) {
 #endif
   assert_int_equal(ti->has_threads, 0);
   assert_int_equal(ti->num_queues, 0);
+  assert_int_equal(ti->host_memory, 1); /* ABI 8 */
   assert_int_equal(ti->nscopes, 2);
   assert_string_equal(ti->scopes[0].name, "global");
   assert_string_equal(ti->scopes[1].name, "local");

@@ -58,7 +58,7 @@ export TVM_NO_INSTALLED=1
 echo "== $tvmc targets"
 list=$(LD_LIBRARY_PATH="$libdir" "$tvmc" targets) || { echo "tvmc targets failed"; exit 1; }
 printf '%s\n' "$list"
-printf '%s\n' "$list" | grep -q "mock_accel .*ABI 7  $tmp/plugins/mock_accel.so" ||
+printf '%s\n' "$list" | grep -q "mock_accel .*ABI 8  $tmp/plugins/mock_accel.so" ||
   { echo "tvmc does not list the plugin"; exit 1; }
 printf '%s\n' "$list" | grep -A1 "$tmp/plugins/mock_accel.yaml" | grep -q "ok" ||
   { echo "the target file does not load"; exit 1; }

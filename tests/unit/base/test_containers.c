@@ -225,6 +225,57 @@ static void test_map_file(void **state) {
   assert_non_null(strstr(tvm_diag_message(), path));
 }
 
+/* Resident kB of the mapping that starts at addr (/proc/self/smaps), or
+ * -1 when it is not found. */
+static long mapping_rss_kb(const void *addr) {
+  FILE *fp = fopen("/proc/self/smaps", "r");
+  char line[512];
+  int in = 0;
+  long kb = -1;
+  while (fp && fgets(line, sizeof line, fp)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') &&
+        line[0] != ' ') {
+      in = lo == (unsigned long)(uintptr_t)addr;
+      continue;
+    }
+    if (in && sscanf(line, "Rss: %ld kB", &kb) == 1) break;
+  }
+  if (fp) fclose(fp);
+  return kb;
+}
+
+/* tvm_file_view_done: the whole pages of the range leave the process's
+ * resident memory, the bytes read the same afterwards, a range outside
+ * the file and a view that was read rather than mapped are ignored. */
+static void test_file_view_done(void **state) {
+  (void)state;
+  char path[] = "/tmp/tvm-test-done-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  enum { N = 64 * 4096 };
+  unsigned char *want = malloc(N);
+  for (int i = 0; i < N; i++) want[i] = (unsigned char)(i * 7 + i / 4096);
+  assert_int_equal(write(fd, want, N), N);
+  close(fd);
+  tvm_file_view f;
+  assert_int_equal(tvm_map_file(path, "test file", &f), TVM_OK);
+  assert_int_equal(f.mapped, 1);
+  assert_memory_equal(f.data, want, N); /* every page touched */
+  long before = mapping_rss_kb(f.data);
+  assert_true(before >= N / 1024 / 2);
+  tvm_file_view_done(&f, 100, N - 200); /* all pages but the two ends */
+  long after = mapping_rss_kb(f.data);
+  assert_true(after >= 0 && after <= before - (N / 1024 - 8));
+  tvm_file_view_done(&f, N, 1);     /* outside: ignored */
+  tvm_file_view_done(&f, 1, N);     /* runs past the end: ignored */
+  assert_memory_equal(f.data, want, N); /* read back from the file */
+  tvm_unmap_file(&f);
+  tvm_file_view_done(&f, 0, 1); /* an unmapped view: ignored */
+  unlink(path);
+  free(want);
+}
+
 /* tvm_write_file_head_last: the header part is filled by the callback
  * after the rest was written and lands first; a failing callback leaves
  * the old file; a file written in place (/dev/null) gets the callback
@@ -292,6 +343,7 @@ int main(void) {
       cmocka_unit_test(test_read_file),
       cmocka_unit_test(test_write_file_head_last),
       cmocka_unit_test(test_map_file),
+      cmocka_unit_test(test_file_view_done),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

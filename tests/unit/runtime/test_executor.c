@@ -82,18 +82,25 @@ static void test_fixture(void **state) {
   tvm_plan_free(p);
 }
 
-static void test_fixture_from_package(void **state) {
-  (void)state;
-  tvm_plan *p = NULL, *q = NULL;
+/* p saved as a package in $TMPDIR and loaded back (p stays p's). */
+static tvm_plan *through_package(const tvm_plan *p) {
+  tvm_plan *q = NULL;
   char path[256];
   const char *base = getenv("TMPDIR");
   snprintf(path, sizeof path, "%s/tvm-exec-%ld.tvmpkg",
            base && *base ? base : "/tmp", (long)getpid());
-  assert_int_equal(fx_plan(target, &p), TVM_OK);
   assert_int_equal(tvm_package_save(p, path), TVM_OK);
-  tvm_plan_free(p);
   assert_int_equal(tvm_package_load(path, target, &q), TVM_OK);
   remove(path);
+  return q;
+}
+
+static void test_fixture_from_package(void **state) {
+  (void)state;
+  tvm_plan *p = NULL;
+  assert_int_equal(fx_plan(target, &p), TVM_OK);
+  tvm_plan *q = through_package(p);
+  tvm_plan_free(p);
   run_fixture(q);
   tvm_plan_free(q);
 }
@@ -129,16 +136,10 @@ static void check_param_binding(tvm_plan *p, int in_place) {
 
 static void test_params_in_place(void **state) {
   (void)state;
-  tvm_plan *p = NULL, *q = NULL;
-  char path[256];
-  const char *base = getenv("TMPDIR");
-  snprintf(path, sizeof path, "%s/tvm-exec-inplace-%ld.tvmpkg",
-           base && *base ? base : "/tmp", (long)getpid());
+  tvm_plan *p = NULL;
   assert_int_equal(fx_plan(target, &p), TVM_OK);
   /* a loaded package's parameters sit on cache lines: read in place */
-  assert_int_equal(tvm_package_save(p, path), TVM_OK);
-  assert_int_equal(tvm_package_load(path, target, &q), TVM_OK);
-  remove(path);
+  tvm_plan *q = through_package(p);
   assert_int_equal((uintptr_t)q->values[1].data % 64, 0);
   check_param_binding(q, 1);
   tvm_plan_free(q);

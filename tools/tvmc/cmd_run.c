@@ -6,7 +6,10 @@
  *            [--input-shape NAME=DIMS ...] [--output-dir DIR] [--repeat N]
  *            [--profile] [--json] [--calibrate NAME=FILE.npy ...]
  *
- * Inputs not given get deterministic pseudo-random data.  When MODEL is
+ * Without --target a package runs on its own target: the YAML file of
+ * that name when one is found, else the attributes the package records
+ * (tvm_plan_target).  Inputs not given get deterministic pseudo-random
+ * data.  When MODEL is
  * compiled, an input given as a file fixes that input's shape (symbolic
  * dimensions) unless --input-shape states it.  One untimed run,
  * then N timed runs (median, min, max).  --profile adds per-kernel times,
@@ -54,7 +57,8 @@ static void usage(FILE *f) {
           "                [--calibrate NAME=FILE.npy]...\n"
           "  Runs a package from tvmc compile (or compiles MODEL: an ONNX\n"
           "  file or zoo:NAME) and prints latency and an output summary.\n"
-          "  Defaults: the package's own target (llvm-cpu for a model),\n"
+          "  Defaults: the package's own target (its YAML file here, else\n"
+          "  the attributes the package records; llvm-cpu for a model),\n"
           "  --repeat 10, random inputs.  A model input with symbolic\n"
           "  dimensions takes its shape from --input-shape, else from its\n"
           "  --input file.  --tuning-log (a log of tvmc tune) applies to\n"
@@ -339,10 +343,19 @@ static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
         goto fail;
       return 0;
     }
-    /* no --target: the package's own */
-    if (tvm_package_load(o->model, NULL, p) != TVM_OK ||
-        tvm_target_load((*p)->target_name, t) != TVM_OK)
-      goto fail;
+    /* no --target: the package's own, from its YAML file here, else from
+     * the attributes the package records (a target file of another
+     * machine or a temporary one need not travel with the package) */
+    if (tvm_package_load(o->model, NULL, p) != TVM_OK) goto fail;
+    if (tvm_target_load((*p)->target_name, t) != TVM_OK) {
+      if (tvm_diag_status() != TVM_ERR_NOT_FOUND ||
+          tvm_plan_target(*p, NULL, t) != TVM_OK)
+        goto fail;
+      fprintf(stderr,
+              "tvmc run: no target file '%s' here; running on the "
+              "attributes package %s records\n",
+              (*p)->target_name, o->model);
+    }
     if (strcmp((*t)->plugin_name, (*p)->plugin_name) != 0) {
       fprintf(stderr,
               "tvmc run: package %s was built for plugin %s, but target "

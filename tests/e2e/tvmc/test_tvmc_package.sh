@@ -79,6 +79,19 @@ has "$out" "not a tvmc package"
 # built for another target
 out=$("$tvmc" run x.tvmpkg --target llvm-cpu-1thread 2>&1) && die "foreign target accepted"
 has "$out" "recompile with tvmc compile --target llvm-cpu-1thread"
+# a package of a target whose YAML file is not here runs on the
+# attributes it records, and says so
+mkdir mine
+printf 'name: mine-2t\nplugin: llvm-cpu\nattrs: {num_threads: 2}\n' > mine/mine-2t.yaml
+out=$(TVM_TARGET_PATH="$tmp/mine:${TVM_TARGET_PATH:-}" "$tvmc" compile zoo:mlp \
+      --target mine-2t -o mine.tvmpkg 2>&1) || die "compile for mine-2t: $out"
+out=$("$tvmc" run mine.tvmpkg --json --repeat 1 2>err.txt) || die "run mine.tvmpkg: $out $(cat err.txt)"
+has "$(cat err.txt)" "no target file 'mine-2t' here; running on the attributes package mine.tvmpkg records"
+has "$out" '"target": "mine-2t"'
+m=$(printf '%s\n' "$out" | sed 's/.*"first": \(\[[^]]*\]\).*/\1/')
+[ "$a" = "$m" ] || die "mine-2t's outputs differ from llvm-cpu's: $m vs $a"
+out=$("$tvmc" run mine.tvmpkg --target mine-2t 2>&1) && die "--target mine-2t found"
+has "$out" "target 'mine-2t' not found"
 # an output that is not a regular file (here a FIFO; /dev/null alike) is
 # written in place, never replaced by a renamed temporary file
 mkfifo pipe.tvmpkg || die "mkfifo"

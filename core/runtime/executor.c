@@ -95,10 +95,7 @@ static tvm_status dalloc(tvm_device *d, uint64_t nbytes, void **out) {
  * package are not copied a second time. */
 static int in_place(const tvm_executor *e, uint32_t i) {
   const tvm_target *t = e->p->values[i].device == 1 ? e->t->fallback : e->t;
-  if (t == NULL || t->plugin == NULL || t->plugin->abi_version < 8) return 0;
-  const tvm_plugin_target_info *in = tvm_target_info(t);
-  return TVM_PLUGIN_HAS_FIELD(tvm_plugin_target_info, in, host_memory) &&
-         in->host_memory &&
+  return tvm_target_host_memory(t) &&
          (uintptr_t)e->p->values[i].data % BUF_ALIGN == 0;
 }
 

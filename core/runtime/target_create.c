@@ -252,6 +252,14 @@ const tvm_plugin_target_info *tvm_target_info(const tvm_target *t) {
   return pv ? pv->info : &empty_info;
 }
 
+/* See tvm/runtime.h. */
+int tvm_target_host_memory(const tvm_target *t) {
+  if (t == NULL || t->plugin == NULL || t->plugin->abi_version < 8) return 0;
+  const tvm_plugin_target_info *in = tvm_target_info(t);
+  return RT_HAS_FIELD(tvm_plugin_target_info, in, host_memory) &&
+         in->host_memory != 0;
+}
+
 /* The scopes converted at creation. */
 const tvm_scope_info *tvm_target_scopes(const tvm_target *t, int *n) {
   const runtime_target_priv *pv = t ? t->priv : NULL;

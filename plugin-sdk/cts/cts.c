@@ -351,10 +351,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < cts_nprograms; i++)
       check_run(t, d, &cts_programs[i], i == 0, 0);
     /* ABI 8: a target whose memory is the host's takes host pointers */
-    const tvm_plugin_target_info *in = tvm_target_info(t);
-    if (t->plugin->abi_version >= 8 &&
-        TVM_PLUGIN_HAS_FIELD(tvm_plugin_target_info, in, host_memory) &&
-        in->host_memory)
+    if (tvm_target_host_memory(t))
       for (int i = 0; i < cts_nprograms; i++)
         check_run(t, d, &cts_programs[i], 0, 1);
   }

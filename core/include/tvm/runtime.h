@@ -205,6 +205,9 @@ TVM_API int tvm_target_has_key(const tvm_target *t, const char *key);
 /* The plugin's description of this target instance (never NULL for a
  * loaded target: a zeroed info when the plugin has no target_info). */
 TVM_API const tvm_plugin_target_info *tvm_target_info(const tvm_target *t);
+/* Is t's device memory the host's (target_info.host_memory of a plugin
+ * built for ABI 8 or later)?  0 for NULL and older plugins. */
+TVM_API int tvm_target_host_memory(const tvm_target *t);
 /* The target's memory scopes as lowering reads them (tvm_scope_info),
  * made at creation from the plugin's target_info and owned by t; NULL
  * and *n = 0 when the plugin declares none. */

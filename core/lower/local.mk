@@ -39,7 +39,9 @@ libtvm_la_SOURCES += \
 	core/lower/unroll.c \
 	core/lower/hoist_guards.c \
 	core/lower/binds.c \
+	core/lower/buffer_offset.c \
 	core/lower/inject_virtual_thread.c \
+	core/lower/inject_double_buffer.c \
 	core/lower/inject_dep_tokens.c \
 	core/lower/storage_rewrite.c \
 	core/lower/thread_sync.c \
@@ -79,6 +81,13 @@ tests_unit_lower_test_inject_virtual_thread_SOURCES = \
 	tests/unit/lower/pass_check.c tests/unit/lower/pass_check.h
 tests_unit_lower_test_inject_virtual_thread_CFLAGS = $(TVM_TEST_CF)
 tests_unit_lower_test_inject_virtual_thread_LDADD = $(TVM_TEST_LIBS) -lm
+check_PROGRAMS += tests/unit/lower/test_inject_double_buffer
+TESTS += tests/unit/lower/test_inject_double_buffer
+tests_unit_lower_test_inject_double_buffer_SOURCES = \
+	tests/unit/lower/test_inject_double_buffer.c \
+	tests/unit/lower/pass_check.c tests/unit/lower/pass_check.h
+tests_unit_lower_test_inject_double_buffer_CFLAGS = $(TVM_TEST_CF)
+tests_unit_lower_test_inject_double_buffer_LDADD = $(TVM_TEST_LIBS) -lm
 check_PROGRAMS += tests/unit/lower/test_inject_dep_tokens
 TESTS += tests/unit/lower/test_inject_dep_tokens
 tests_unit_lower_test_inject_dep_tokens_SOURCES = \

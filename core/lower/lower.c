@@ -4,8 +4,9 @@
  *
  *   infer_bound -> schedule_ops -> (wrap in a function), then the passes
  *   of the pipeline table below: storage_flatten -> vectorize -> unroll
- *   -> inject_virtual_thread -> inject_dep_tokens (targets with hardware
- *   queues) -> storage_rewrite -> check_scope_capacity -> thread_sync
+ *   -> inject_virtual_thread -> inject_double_buffer -> inject_dep_tokens
+ *   (targets with hardware queues) -> storage_rewrite ->
+ *   check_scope_capacity -> thread_sync
  *   (targets with thread axes) -> split_host_device (device targets) ->
  *   simplify (host function and kernels).  After each pass the target's
  *   own passes inserted there run (tvm_lower_options.extra_passes).
@@ -120,6 +121,7 @@ typedef struct lower_step {
   X("unroll", tvm_pass_unroll, RUN_ALWAYS)                               \
   X("hoist_guards", tvm_pass_hoist_guards, RUN_ALWAYS)                   \
   X("inject_virtual_thread", tvm_pass_inject_virtual_thread, RUN_ALWAYS) \
+  X("inject_double_buffer", tvm_pass_inject_double_buffer, RUN_ALWAYS)   \
   X("inject_dep_tokens", tvm_pass_inject_dep_tokens, RUN_QUEUES)         \
   X("storage_rewrite", tvm_pass_storage_rewrite, RUN_ALWAYS)             \
   X("check_scope_capacity", tvm_pass_check_scope_capacity, RUN_ALWAYS)   \

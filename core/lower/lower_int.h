@@ -28,6 +28,10 @@
 #define LOWER_ATTR_ALIGN "realize_storage_align"
 /* value: 1; becomes `attr [buffer var] double_buffer_scope = 1`. */
 #define LOWER_ATTR_DOUBLE_BUFFER "realize_double_buffer"
+/* node: buffer var, value: 1.  Set by inject_double_buffer around the
+ * fetch of the next iteration's copy of a double-buffered buffer; read by
+ * thread_sync (those writes conflict with nothing in this iteration). */
+#define LOWER_ATTR_DB_WRITE "double_buffer_write"
 /* node: tvm_tensor*, value: the handle variable of a parameter buffer. */
 #define LOWER_ATTR_BUFFER_BIND "buffer_bind"
 /* node: lower_bind*, value: tvm_tuple(view data var, region start...).
@@ -142,5 +146,13 @@ typedef struct lower_binds {
   int fixed;
 } lower_binds;
 void lower_binds_scan(lower_binds *b, const tvm_stmt *s);
+
+/* s with every access of buffer (loads, stores, the offsets of
+ * access_ptr calls) moved by offset elements (core/lower/buffer_offset.c);
+ * *raw_use (may be NULL) is set when the buffer variable is used other
+ * than by those, where the rewrite cannot follow it.  NULL when out of
+ * memory (sticky in c). */
+tvm_stmt *lower_offset_accesses(tvm_ctx *c, tvm_stmt *s, tvm_expr *buffer,
+                                tvm_expr *offset, int *raw_use);
 
 #endif /* TVM_LOWER_INT_H */

@@ -12,6 +12,9 @@
  *  - at the end of a loop body that both reads and writes a shared buffer
  *    (the back edge: the next iteration's writes must not overtake this
  *    iteration's reads), unless the body already ends with a barrier.
+ *  Writes under `attr [B] double_buffer_write` (inject_double_buffer) fill
+ *  the copy of B that the next iteration reads: within the sequence they
+ *  conflict with nothing, on the back edge they count.
  * The analysis is conservative: compound elements count with all the
  * accesses inside them.  Two barriers are never placed next to each
  * other.
@@ -61,11 +64,16 @@ static int is_shared(const sync *y, const tvm_expr *b) {
   return 0;
 }
 
-/* Shared buffers read and written by a statement (small sets). */
+/* Shared buffers read and written by a statement (small sets).  With
+ * iter set, the writes of a buffer B under `attr [B] double_buffer_write`
+ * (inject_double_buffer: they fill the copy of B the next iteration of
+ * the enclosing loop reads) are left out: they conflict with nothing in
+ * this iteration.  Without it (a loop's back edge) they count. */
 typedef struct rw {
   const sync *y;
   tvm_ptrvec rd, wr;
   int oom;
+  int iter;
 } rw;
 
 /* Adds b to set when it is shared and not there yet. */
@@ -97,10 +105,24 @@ static int rw_expr(tvm_visitor *v, const tvm_expr *e) {
   return 0;
 }
 
-/* Visitor hook: stores. */
+static void rw_free(rw *a);
+
+/* Visitor hook: stores; double_buffer_write attributes (see rw). */
 static int rw_stmt(tvm_visitor *v, const tvm_stmt *s) {
   rw *a = v->data;
   if (s->kind == TVM_STORE) add(a, &a->wr, s->u.store.buffer);
+  if (a->iter && s->kind == TVM_ATTR &&
+      !strcmp(s->u.attr.key, LOWER_ATTR_DB_WRITE)) {
+    rw in = {a->y, {0}, {0}, 0, a->iter};
+    tvm_visitor w = {v->expr, v->stmt, &in};
+    tvm_visit_stmt(&w, s->u.attr.body);
+    for (size_t j = 0; j < in.rd.len; j++) add(a, &a->rd, in.rd.data[j]);
+    for (size_t j = 0; j < in.wr.len; j++)
+      if (in.wr.data[j] != s->u.attr.node) add(a, &a->wr, in.wr.data[j]);
+    if (in.oom) a->oom = 1;
+    rw_free(&in);
+    return 1;
+  }
   return 0;
 }
 
@@ -143,12 +165,12 @@ static tvm_stmt *sync_seq(sync *y, tvm_stmt *s) {
   tvm_ctx *c = y->c;
   int n = s->u.seq.n;
   tvm_stmt **v = tvm_ctx_alloc(c, sizeof(tvm_stmt *) * (size_t)(2 * n + 1));
-  rw pending = {y, {0}, {0}, 0};
+  rw pending = {y, {0}, {0}, 0, 1};
   int k = 0;
   if (!v) return NULL;
   for (int i = 0; i < n; i++) {
     tvm_stmt *e = s->u.seq.stmts[i];
-    rw a = {y, {0}, {0}, 0};
+    rw a = {y, {0}, {0}, 0, 1};
     rw_of(&a, e);
     if (is_barrier(e)) {
       rw_free(&pending);
@@ -178,7 +200,7 @@ static tvm_stmt *sync_stmt(sync *y, tvm_stmt *s) {
     return sync_seq(y, s);
   case TVM_FOR: {
     tvm_stmt *b = sync_stmt(y, s->u.for_.body);
-    rw a = {y, {0}, {0}, 0};
+    rw a = {y, {0}, {0}, 0, 0};
     if (!b) return NULL;
     rw_of(&a, s->u.for_.body);
     /* thread loops are not sequential: no back edge there */

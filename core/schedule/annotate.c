@@ -121,7 +121,7 @@ tvm_status tvm_storage_align(tvm_stage *st, tvm_iter_var *iv, int factor,
 }
 
 /* Asks for two copies of st's buffer so loads of the next iteration
- * overlap compute of this one (only meaningful with compute_at). */
+ * overlap compute of this one (core/lower/inject_double_buffer.c). */
 tvm_status tvm_double_buffer(tvm_stage *st) {
   if (!st)
     return tvm_diag_set(TVM_ERR_INVALID, "double_buffer: the stage is NULL");

@@ -137,6 +137,11 @@ TVM_API tvm_status tvm_pass_hoist_guards(tvm_ctx *c, tvm_func *f,
 TVM_API tvm_status tvm_pass_inject_virtual_thread(tvm_ctx *c, tvm_func *f,
                                                   const tvm_lower_options *o,
                                                   tvm_func **out);
+/* Two alternating copies of each buffer a schedule double-buffered
+ * (tvm_double_buffer); see core/lower/inject_double_buffer.c. */
+TVM_API tvm_status tvm_pass_inject_double_buffer(tvm_ctx *c, tvm_func *f,
+                                                 const tvm_lower_options *o,
+                                                 tvm_func **out);
 TVM_API tvm_status tvm_pass_inject_dep_tokens(tvm_ctx *c, tvm_func *f,
                                               const tvm_lower_options *o,
                                               tvm_func **out);

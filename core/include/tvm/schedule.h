@@ -127,6 +127,11 @@ TVM_API tvm_status tvm_pragma(tvm_stage *st, tvm_iter_var *iv,
                               const char *key, tvm_expr *value);
 TVM_API tvm_status tvm_storage_align(tvm_stage *st, tvm_iter_var *iv,
                                      int factor, int offset);
+/* Two copies of st's buffer, alternating between the iterations of the
+ * loop st is attached in (compute_at inside a sequential loop, e.g. the
+ * consumer's reduction loop): iteration v fills the copy v + 1 reads, so
+ * the fetch needs no barrier against this iteration's reads.  Lowering
+ * (inject_double_buffer) refuses a stage it cannot pipeline, saying why. */
 TVM_API tvm_status tvm_double_buffer(tvm_stage *st);
 TVM_API tvm_status tvm_tensorize(tvm_stage *st, tvm_iter_var *iv,
                                  tvm_tensor_intrin *intrin);

@@ -394,7 +394,7 @@ static void test_target_passes(void **state) {
   assert_int_equal(ran_after_mark, 1);
   expect_text(order.data,
               "schedule_ops storage_flatten vectorize unroll mark check_mark "
-              "hoist_guards inject_virtual_thread storage_rewrite check_scope_capacity simplify ");
+              "hoist_guards inject_virtual_thread inject_double_buffer storage_rewrite check_scope_capacity simplify ");
   tvm_strbuf_free(&order);
   /* a point that is no pass: refused, naming the valid ones */
   static const tvm_lower_pass bad[] = {

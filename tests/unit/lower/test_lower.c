@@ -270,10 +270,11 @@ static void test_options(void **state) {
   int n = 0;
   while (names[n])
     n++;
-  assert_int_equal(n, 12);
+  assert_int_equal(n, 13);
   assert_string_equal(names[4], "hoist_guards");
-  assert_string_equal(names[8], "check_scope_capacity");
-  assert_string_equal(names[11], "simplify");
+  assert_string_equal(names[6], "inject_double_buffer");
+  assert_string_equal(names[9], "check_scope_capacity");
+  assert_string_equal(names[12], "simplify");
 }
 
 /* A staged into a scope filled by hardware queue 1: its producing nest
@@ -371,7 +372,7 @@ static void test_lower_pipeline(void **state) {
   assert_int_equal(rc, TVM_OK);
   assert_int_equal(m.nfuncs, 1);
   expect_text(d.names.data, "schedule_ops storage_flatten vectorize unroll "
-                            "hoist_guards inject_virtual_thread storage_rewrite check_scope_capacity simplify ");
+                            "hoist_guards inject_virtual_thread inject_double_buffer storage_rewrite check_scope_capacity simplify ");
   expect_text(d.after_flatten,
             "func mm(A: float32[8, 8], B: float32[8, 8], C: float32[8, 8]) {\n"
             "  for (i, 0, 8) {\n"

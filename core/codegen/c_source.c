@@ -293,6 +293,9 @@ static void emit_store(codegen_c *e, const tvm_stmt *s) {
   tvm_strbuf_append(e->out, "}\n");
 }
 
+/* The dynamic block-shared array's name (tvm_c_dialect.dyn_shared_fmt). */
+#define DYN_SHARED "tvm_dyn_shared"
+
 /* An allocation inside the kernel: block-shared or thread-local array. */
 static void emit_allocate(codegen_c *e, const tvm_stmt *s) {
   const tvm_c_scope *sc = find_scope(e->d, s->u.alloc.scope);
@@ -352,8 +355,16 @@ static void emit_allocate(codegen_c *e, const tvm_stmt *s) {
   /* a thread-local array gets its own block: unrolling may repeat an
    * allocation in one sequence */
   tvm_strbuf *to = sc->block_shared ? &e->decls : e->out;
-  if (sc->block_shared) e->shared_bytes += (bytes + 15) & ~(uint64_t)15;
   if (sc->block_shared) {
+    /* both forms; emit_kernel keeps one when it knows the total */
+    uint64_t al = sc->align > 16 ? (uint64_t)sc->align : 16;
+    uint64_t off = (e->dyn_bytes + al - 1) & ~(al - 1);
+    const char *ty = storage_type(e, s->u.alloc.dtype);
+    tvm_strbuf_printf(&e->dyn_decls,
+                      "  %s* %s = (%s*)(" DYN_SHARED " + %llu);\n", ty, name,
+                      ty, (unsigned long long)off);
+    e->dyn_bytes = off + bytes;
+    e->shared_bytes += (bytes + 15) & ~(uint64_t)15;
     tvm_strbuf_append(to, "  ");
   } else {
     pad(e);
@@ -489,6 +500,7 @@ static void emit_kernel(codegen_c *e, const tvm_func *f, tvm_c_kernel *k) {
   tvm_strbuf body, *save = e->out;
   e->f = f;
   e->shared_bytes = 0;
+  e->dyn_bytes = 0;
   e->indent = 1;
   e->ntmp = 0;
   launch_extents(e, f);
@@ -554,13 +566,25 @@ static void emit_kernel(codegen_c *e, const tvm_func *f, tvm_c_kernel *k) {
   e->out = &body;
   emit_stmt(e, f->body);
   e->out = save;
-  tvm_strbuf_append(e->out, e->decls.data ? e->decls.data : "");
+  int dyn = d->dyn_shared_fmt && d->static_shared_max &&
+            e->shared_bytes > d->static_shared_max;
+  if (dyn) {
+    tvm_strbuf_append(e->out, "  ");
+    tvm_strbuf_printf(e->out, d->dyn_shared_fmt, DYN_SHARED);
+    tvm_strbuf_append(e->out, "\n");
+    tvm_strbuf_append(e->out, e->dyn_decls.data ? e->dyn_decls.data : "");
+  } else {
+    tvm_strbuf_append(e->out, e->decls.data ? e->decls.data : "");
+  }
   tvm_strbuf_append(e->out, body.data ? body.data : "");
-  if (body.oom || e->decls.oom) codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
+  if (body.oom || e->decls.oom || e->dyn_decls.oom)
+    codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
   tvm_strbuf_free(&body);
   tvm_strbuf_free(&e->decls);
+  tvm_strbuf_free(&e->dyn_decls);
   tvm_strbuf_append(e->out, "}\n\n");
-  k->shared_bytes = e->shared_bytes;
+  k->shared_bytes = dyn ? e->dyn_bytes : e->shared_bytes;
+  k->dynamic_shared = dyn;
 }
 
 /* Frees what tvm_c_emit_module allocated. */

@@ -14,6 +14,7 @@ typedef struct codegen_c {
   tvm_ctx *c;          /* scratch ctx: proofs, names */
   tvm_strbuf *out;     /* where the current kernel's body goes */
   tvm_strbuf decls;    /* block-shared arrays, declared at kernel scope */
+  tvm_strbuf dyn_decls; /* the same as pointers into one dynamic array */
   const tvm_func *f;
   tvm_ptrmap names;    /* var -> char* (in c's arena) */
   tvm_strmap used;     /* C names taken in this kernel */
@@ -24,7 +25,8 @@ typedef struct codegen_c {
   tvm_ptrvec thread_vars; /* variables of enclosing thread loops */
   int divergent;          /* depth of thread-dependent conditions */
   uint32_t launch[6];  /* blockIdx.xyz, threadIdx.xyz extents */
-  uint64_t shared_bytes;
+  uint64_t shared_bytes; /* static arrays, 16-byte rounded */
+  uint64_t dyn_bytes;    /* the dynamic array's layout, aligned */
   int uses_half, uses_bf16, uses_f64, uses_extern;
   tvm_ptrmap frag;     /* buffer var -> const tvm_c_scope* (fragment) */
   tvm_status st;       /* first error */

@@ -36,8 +36,10 @@ static const tvm_plugin_attr schema[] = {
          "compute capability x 10 the cubin is built for (80 = sm_80)"),
     ATTR(TVM_PLUGIN_ATTR_INT, "max_threads_per_block", "1024", 1, 1024, NULL,
          "kernels with more threads per block are rejected"),
-    ATTR(TVM_PLUGIN_ATTR_INT, "max_shared_bytes", "49152", 0, 49152, NULL,
-         "static shared memory per block (48 KiB at most)"),
+    ATTR(TVM_PLUGIN_ATTR_INT, "max_shared_bytes", "49152", 0, 232448, NULL,
+         "shared memory per block; past 48 KiB a kernel declares it "
+         "dynamic and opts in at launch (sm_80: 166912 at most, sm_86/89: "
+         "101376, sm_90: 232448)"),
     ATTR(TVM_PLUGIN_ATTR_INT, "max_registers_per_block", "65536", 1, 65536,
          NULL, "registers x threads per block must fit"),
     ATTR(TVM_PLUGIN_ATTR_INT, "device", "0", 0, 63, NULL,
@@ -80,6 +82,8 @@ static const tvm_c_dialect cuda_dialect = {
     .restrict_kw = "__restrict__",
     .thread_index = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x",
                      "threadIdx.y", "threadIdx.z"},
+    .dyn_shared_fmt = "extern __shared__ __align__(128) unsigned char %s[];",
+    .static_shared_max = 49152,
     .barrier_shared = "__syncthreads();",
     .barrier_global = "__syncthreads();",
     .scopes = cuda_scopes,
@@ -268,6 +272,20 @@ static long spilled(const tvm_c_source *s, const char *log) {
   return total;
 }
 
+/* Section "dyn_shared": "name bytes" per kernel whose shared memory is
+ * dynamic (over 48 KiB; the launch passes the bytes, runtime.c). */
+static void add_dyn_shared(tvm_kpack *p, const tvm_c_source *s) {
+  tvm_strbuf b;
+  tvm_strbuf_init(&b);
+  for (int i = 0; i < s->nkernels; i++)
+    if (s->kernels[i].dynamic_shared)
+      tvm_strbuf_printf(&b, "%s %llu\n", s->kernels[i].name,
+                        (unsigned long long)s->kernels[i].shared_bytes);
+  if (b.oom) p->buf.oom = 1;
+  if (b.len) tvm_kpack_add(p, "dyn_shared", b.data, b.len);
+  tvm_strbuf_free(&b);
+}
+
 /* Device functions of m -> CUDA C -> cubin + PTX, in a kpack.
  *
  * __launch_bounds__(threads) alone lets ptxas assume several blocks per
@@ -314,6 +332,7 @@ static int32_t codegen(tvm_plugin_target *t, const tvm_module *m,
     tvm_kpack_add(&p, "source", src.text, strlen(src.text));
     tvm_kpack_add(&p, "ptxas_log", cc.log, strlen(cc.log));
     tvm_kpack_add_signatures(&p, &src);
+    add_dyn_shared(&p, &src);
     st = tvm_kpack_finish(&p, cuda_host_alloc, &out->data, &out->size);
     if (st == TVM_OK)
       st = tvm_c_kernels_to_blob(&src, cuda_host_alloc, &out->kernels);

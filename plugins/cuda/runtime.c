@@ -35,6 +35,8 @@
   X(cuModuleUnload, "cuModuleUnload", (CUmodule))                           \
   X(cuModuleGetFunction, "cuModuleGetFunction",                             \
     (CUfunction *, CUmodule, const char *))                                 \
+  X(cuFuncSetAttribute, "cuFuncSetAttribute",                               \
+    (CUfunction, CUfunction_attribute, int))                                \
   X(cuLaunchKernel, "cuLaunchKernel",                                       \
     (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,          \
      unsigned, unsigned, CUstream, void **, void **))                       \
@@ -61,6 +63,7 @@ struct tvm_plugin_device {
 struct tvm_plugin_func {
   CUfunction fn;
   char kinds[256];
+  unsigned dyn_shared; /* bytes of dynamic shared memory per launch */
   struct tvm_plugin_func *next;
 };
 
@@ -268,6 +271,30 @@ void cuda_module_unload(tvm_plugin_module *m) {
   free(m);
 }
 
+/* The dynamic shared memory of kernel name (section "dyn_shared" of the
+ * blob, plugin.c: "name bytes" lines), 0 when it has none. */
+static unsigned dyn_shared_of(const tvm_plugin_module *m, const char *name) {
+  const uint8_t *t;
+  uint64_t n;
+  size_t want = strlen(name);
+  if (tvm_kpack_find(m->blob, m->size, "dyn_shared", &t, &n) != TVM_OK)
+    return 0;
+  for (uint64_t at = 0; at < n;) {
+    uint64_t end = at;
+    while (end < n && t[end] != '\n') end++;
+    if (end - at > want && t[at + want] == ' ' &&
+        !memcmp(t + at, name, want)) {
+      unsigned long v = 0;
+      for (uint64_t i = at + want + 1; i < end && t[i] >= '0' && t[i] <= '9';
+           i++)
+        v = v * 10 + (unsigned long)(t[i] - '0');
+      return v > 0x7fffffff ? 0x7fffffff : (unsigned)v;
+    }
+    at = end + 1;
+  }
+  return 0;
+}
+
 int32_t cuda_func_get(tvm_plugin_module *m, const char *name,
                       tvm_plugin_func **out) {
   tvm_plugin_func *f = calloc(1, sizeof *f);
@@ -281,6 +308,22 @@ int32_t cuda_func_get(tvm_plugin_module *m, const char *name,
   if (m->d->cu.cuModuleGetFunction(&f->fn, m->mod, name) != CUDA_SUCCESS) {
     free(f);
     return REPORT(TVM_ERR_NOT_FOUND, "cuda: kernel %s not in the module", name);
+  }
+  f->dyn_shared = dyn_shared_of(m, name);
+  if (f->dyn_shared) {
+    /* past 48 KiB a kernel must opt in to its dynamic shared memory */
+    CUresult r = m->d->cu.cuFuncSetAttribute(
+        f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        (int)f->dyn_shared);
+    if (r != CUDA_SUCCESS) {
+      unsigned bytes = f->dyn_shared;
+      free(f);
+      return REPORT(TVM_ERR_UNSUPPORTED,
+                    "cuda: kernel %s needs %u B of shared memory, more than "
+                    "this device grants a block (CUresult %d): compile for "
+                    "a target with a smaller max_shared_bytes",
+                    name, bytes, (int)r);
+    }
   }
   f->next = m->funcs;
   m->funcs = f;
@@ -318,7 +361,8 @@ int32_t cuda_launch(tvm_plugin_device *d, tvm_plugin_func *f,
   }
   d->cu.cuCtxSetCurrent(d->ctx);
   CUresult r = d->cu.cuLaunchKernel(f->fn, grid[0], grid[1], grid[2], block[0],
-                                    block[1], block[2], 0, NULL, ptrs, NULL);
+                                    block[1], block[2], f->dyn_shared, NULL,
+                                    ptrs, NULL);
   return r == CUDA_SUCCESS ? TVM_OK
                            : REPORT(TVM_ERR_IO, "cuda: cuLaunchKernel failed "
                                     "(CUresult %d)", (int)r);

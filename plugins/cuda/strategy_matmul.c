@@ -15,8 +15,12 @@
  * 4) of the B tile instead of elements tm apart, without bank conflicts,
  * and write C as float4s (the shared tiles stay one copy: the
  * inject_virtual_thread pass shares what every virtual thread fetches
- * alike).  Knobs (tvm/config.h): tile_block (bm), tile_thread (tm),
- * tile_k (bk), vthreads (vt: 1, 2), fetch_vec (1, 4).  Ragged shapes are fine (lowering guards the partial
+ * alike).  With double_buffer the tiles get two copies
+ * (core/lower/inject_double_buffer.c): the block fetches step k + 1's
+ * tiles while it multiplies step k's, one barrier per step instead of
+ * two, twice the shared memory.  Knobs (tvm/config.h): tile_block (bm),
+ * tile_thread (tm), tile_k (bk), vthreads (vt: 1, 2), fetch_vec (1, 4),
+ * double_buffer (0, 1).  Ragged shapes are fine (lowering guards the partial
  * tiles; the barriers stay outside the guards, which codegen checks).  A
  * candidate that exceeds the target's threads per block or shared memory,
  * or whose threads cannot fetch a tile evenly, is rejected here, before
@@ -68,6 +72,7 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   static const int64_t k_choices[] = {4, 8, 16, 32};
   static const int64_t vt_choices[] = {1, 2};
   static const int64_t vec_choices[] = {1, 4};
+  static const int64_t db_choices[] = {0, 1};
   tvm_status st;
   tvm_tensor *C, *A = NULL, *B = NULL;
   OK(tvm_op_match_matmul(outs, nouts, "cuda matmul template", &A, &B));
@@ -92,6 +97,8 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   int64_t vec = tvm_cfg_choice(
       cfg, "fetch_vec", vec_choices, 2,
       can_vec && bk % 4 == 0 && (bm * bk / 4) % (nt * nt) == 0 ? 1 : 0);
+  int64_t db = tvm_cfg_choice(cfg, "double_buffer", db_choices, 2, 0);
+  int64_t copies = db ? 2 : 1;
   if (tm % vt)
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
                         "cuda matmul template: a thread tile of %lld cannot "
@@ -110,10 +117,12 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                         "%lld) cannot fetch a %lldx%lld tile evenly",
                         (long long)(nt * nt), (long long)t->max_threads,
                         (long long)bm, (long long)bk);
-  if (2 * bm * bk * 4 > t->max_shared)
+  if (copies * 2 * bm * bk * 4 > t->max_shared)
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
-                        "cuda matmul template: %lld B of shared memory, above "
-                        "the target's %lld", (long long)(2 * bm * bk * 4),
+                        "cuda matmul template: %lld B of shared memory%s, "
+                        "above the target's %lld",
+                        (long long)(copies * 2 * bm * bk * 4),
+                        db ? " (tiles double-buffered)" : "",
                         (long long)t->max_shared);
 
   tvm_tensor *CL, *AS, *BS;
@@ -168,5 +177,9 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   OK(tvm_compute_at(sb, scl, ko));
   OK(coop_fetch(sa, nt, nt, ty, tx, vec));
   OK(coop_fetch(sb, nt, nt, ty, tx, vec));
+  if (db) {
+    OK(tvm_double_buffer(sa));
+    OK(tvm_double_buffer(sb));
+  }
   return TVM_OK;
 }

@@ -118,6 +118,14 @@ typedef struct tvm_c_dialect {
    * extern call or a fragment scope. */
   const char *const *extern_names;
   const char *extern_prelude;
+  /* A kernel whose block-shared arrays need more than static_shared_max
+   * bytes (0: no such limit) declares one dynamic array instead:
+   * dyn_shared_fmt takes its name (one %s), e.g. "extern __shared__
+   * __align__(128) unsigned char %s[];", the arrays become pointers into
+   * it, and the kernel says dynamic_shared (the launch passes the bytes).
+   * NULL: static arrays, whatever their size. */
+  const char *dyn_shared_fmt;
+  uint64_t static_shared_max;
   /* Bit cast of a 16-bit integer to bfloat16 (one %s; NULL = none): Cast
    * to bfloat16 before ONNX opset 19 truncates float32 bits with it. */
   const char *as_bf16_fmt;
@@ -136,7 +144,8 @@ enum {
 typedef struct tvm_c_kernel {
   char *name;
   uint32_t grid[3], block[3];
-  uint64_t shared_bytes; /* static block-shared memory */
+  uint64_t shared_bytes; /* block-shared memory */
+  int dynamic_shared;    /* ... declared dynamic: the launch passes it */
   int nargs;
   char *arg_kinds;       /* nargs characters TVM_C_ARG_*, NUL-terminated */
 } tvm_c_kernel;

@@ -296,6 +296,17 @@ static void matmul_template(const char *const *names, const int *idx,
   tvm_config *cfg = template_build(t, strat, c, in, C, names, idx, "mm", &s,
                                    &m, &blob);
   char *ptx = section(&blob, "ptx"), *cfgs = tvm_config_str(cfg);
+  /* past 48 KiB the tiles are one dynamic array the launch sizes */
+  if (blob.kernels[0].shared_bytes > 49152) {
+    char *src = section(&blob, "source"), *dyn = section(&blob, "dyn_shared");
+    char want[64];
+    snprintf(want, sizeof want, "mm_kernel0 %llu\n",
+             (unsigned long long)blob.kernels[0].shared_bytes);
+    assert_non_null(strstr(src, "extern __shared__ __align__(128) unsigned char tvm_dyn_shared[];"));
+    assert_string_equal(dyn, want);
+    free(src);
+    free(dyn);
+  }
   char *rep = ptxas(ptx, 90);
   if (rep) {
     check_ptxas(rep, cfgs);
@@ -308,36 +319,49 @@ static void matmul_template(const char *const *names, const int *idx,
   }
   tvm_free(cfgs);
   free(ptx);
+  uint64_t shared = blob.kernels[0].shared_bytes;
   tvm_plugin_blob_free(&blob);
-  /* the same device function on the opencl target's device */
-  tvm_target *ocl;
+  /* the same device function against a naive matmul: on the opencl
+   * target's device (PoCL in CI; its 32 KiB of local memory hold the
+   * tiles up to that), and on the GPU where there is one */
+  gpu_case k = {0};
+  k.name = "mm";
+  k.m = m;
+  k.ntensors = 3;
+  k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";
+  k.tsize[0] = M * K, k.tsize[1] = K * N, k.tsize[2] = M * N;
+  k.out = 2;
+  for (int i = 0; i < 2; i++) {
+    k.data[i] = malloc(sizeof(float) * (size_t)k.tsize[i]);
+    for (int64_t e = 0; e < k.tsize[i]; e++)
+      k.data[i][e] = (float)((e * 37 + i * 11) % 17) / 8.0f - 1.0f;
+  }
+  k.data[2] = calloc((size_t)(M * N), sizeof(float));
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t kk = 0; kk < K; kk++)
+      for (int64_t j = 0; j < N; j++)
+        k.data[2][i * N + j] += k.data[0][i * K + kk] * k.data[1][kk * N + j];
+  tvm_target *ocl = NULL;
   tvm_device *d;
-  if (tvm_target_load("opencl", &ocl) != TVM_OK || tvm_target_probe(ocl) != TVM_OK) {
+  if (shared > 32768) {
+    printf("note: %llu B of shared memory: not run on the opencl device\n",
+           (unsigned long long)shared);
+  } else if (tvm_target_load("opencl", &ocl) != TVM_OK ||
+             tvm_target_probe(ocl) != TVM_OK) {
     printf("note: no opencl device to run the template's loop IR: %s\n",
            tvm_diag_message());
   } else {
     assert_int_equal(tvm_device_open(ocl, &d), TVM_OK);
-    gpu_case k = {0};
-    k.name = "mm";
-    k.m = m;
-    k.ntensors = 3;
-    k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";
-    k.tsize[0] = M * K, k.tsize[1] = K * N, k.tsize[2] = M * N;
-    k.out = 2;
-    for (int i = 0; i < 2; i++) {
-      k.data[i] = malloc(sizeof(float) * (size_t)k.tsize[i]);
-      for (int64_t e = 0; e < k.tsize[i]; e++)
-        k.data[i][e] = (float)((e * 37 + i * 11) % 17) / 8.0f - 1.0f;
-    }
-    k.data[2] = calloc((size_t)(M * N), sizeof(float));
-    for (int64_t i = 0; i < M; i++)
-      for (int64_t kk = 0; kk < K; kk++)
-        for (int64_t j = 0; j < N; j++)
-          k.data[2][i * N + j] += k.data[0][i * K + kk] * k.data[1][kk * N + j];
     gpu_case_run(ocl, d, &k);
-    for (int i = 0; i < 3; i++) free(k.data[i]);
     tvm_device_close(d);
   }
+  if (tvm_target_probe(t) == TVM_OK) {
+    assert_int_equal(tvm_device_open(t, &d), TVM_OK);
+    gpu_case_run(t, d, &k);
+    tvm_device_close(d);
+    printf("ran on the cuda device too\n");
+  }
+  for (int i = 0; i < 3; i++) free(k.data[i]);
   if (ocl) tvm_target_free(ocl);
   tvm_config_free(cfg);
   tvm_schedule_free(s);
@@ -361,6 +385,17 @@ static void test_matmul_template(void **state) {
   static const char *const big[] = {"tile_block", "tile_thread", "tile_k", NULL};
   matmul_template(big, (const int[]){1, 1, 2}, 64, 96, 32);   /* 32, 2, 16 */
   matmul_template(none, NULL, 33, 40, 17); /* ragged edges everywhere */
+  /* double-buffered tiles (inject_double_buffer): a 128 x 128 block with
+   * k by 16, a small one, and ragged edges (the guard of the last step's
+   * fetch and the partial tiles together) */
+  static const char *const db[] = {"tile_block", "tile_thread", "tile_k",
+                                   "vthreads", "fetch_vec", "double_buffer",
+                                   NULL};
+  matmul_template(db, (const int[]){3, 3, 2, 1, 1, 1}, 256, 256, 64);
+  /* 2 x 2 x 128 x 32 floats: 64 KiB, dynamic shared memory */
+  matmul_template(db, (const int[]){3, 3, 3, 1, 1, 1}, 256, 256, 128);
+  matmul_template(db, (const int[]){2, 2, 1, 0, 0, 1}, 128, 64, 48);
+  matmul_template(db, (const int[]){1, 1, 1, 0, 0, 1}, 33, 40, 17);
 }
 
 /* A candidate that does not fit is rejected before anything is built. */
@@ -393,6 +428,30 @@ static void test_matmul_template_rejects(void **state) {
   assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
   assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg), TVM_ERR_UNSUPPORTED);
   assert_non_null(strstr(tvm_diag_message(), "threads per block"));
+  tvm_schedule_free(s);
+  /* 128 x 32 tiles of A and B fit 48 KiB once (32 KiB), not twice (a
+   * target of 48 KiB: cuda-sm90 grants 227) */
+  tvm_target_free(t);
+  const char *yaml = "/tmp/tvm_test_cuda_48k.yaml";
+  FILE *y = fopen(yaml, "w");
+  assert_non_null(y);
+  fputs("name: cuda-48k\nplugin: cuda\nkeys: [gpu, cuda]\n"
+        "attrs: {arch: 90, max_shared_bytes: 49152}\n", y);
+  fclose(y);
+  t = load(yaml);
+  unlink(yaml);
+  strat = strategy(t, "cuda.matmul_shared_tiled");
+  assert_int_equal(tvm_config_set(cfg, "tile_block", 3), TVM_OK);
+  assert_int_equal(tvm_config_set(cfg, "tile_thread", 3), TVM_OK);
+  assert_int_equal(tvm_config_set(cfg, "tile_k", 3), TVM_OK);
+  assert_int_equal(tvm_config_set(cfg, "vthreads", 1), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg), TVM_OK);
+  tvm_schedule_free(s);
+  assert_int_equal(tvm_config_set(cfg, "double_buffer", 1), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  assert_int_equal(strat->schedule(t->instance, s, &C, 1, cfg), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "double-buffered"));
   tvm_schedule_free(s);
   tvm_config_free(cfg);
   tvm_ctx_destroy(c);

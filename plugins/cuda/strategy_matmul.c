@@ -162,11 +162,21 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   if (vec > 1 && tm / vt == 4) OK(tvm_vectorize(sc, xr));
   else OK(tvm_unroll(sc, xr));
 
-  /* the register block: k by bk, inner k and the block unrolled */
-  tvm_iter_var *ko, *ki;
+  /* the register block: k by bk, inner k and the block unrolled.  A k
+   * step of 32 is unrolled as 2 x 16 (lowering unrolls loops of at most
+   * 16 and leaves longer ones rolled): unrolled, consecutive k of one row
+   * of the A tile become one 128-bit shared load (measured in the PTX: 8
+   * scalar loads per k rolled, 2 vector loads unrolled) */
+  tvm_iter_var *ko, *ki, *kio = NULL;
   tvm_iter_var *ci = tvm_stage_axis(scl, 0), *cj = tvm_stage_axis(scl, 1);
   OK(tvm_split(scl, tvm_stage_reduce_axis(scl, 0), bk, &ko, &ki));
-  OK(tvm_reorder(scl, (tvm_iter_var *[]){ko, ki, ci, cj}, 4));
+  if (bk > 16) {
+    OK(tvm_split(scl, ki, 16, &kio, &ki));
+    OK(tvm_reorder(scl, (tvm_iter_var *[]){ko, kio, ki, ci, cj}, 5));
+    OK(tvm_unroll(scl, kio));
+  } else {
+    OK(tvm_reorder(scl, (tvm_iter_var *[]){ko, ki, ci, cj}, 4));
+  }
   OK(tvm_unroll(scl, ki));
   OK(tvm_unroll(scl, ci));
   OK(tvm_unroll(scl, cj));

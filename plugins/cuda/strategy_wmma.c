@@ -15,8 +15,8 @@
  * (threadIdx.z x threadIdx.y, 32 lanes each on threadIdx.x).  Per k step
  * of bk all threads fetch the bm x bk tile of A and the bk x bn tile of B
  * into shared memory (fused, split over the threads, 8 consecutive
- * elements per thread and step where the tile allows, unrolled: CUDA C has
- * no 8-lane half vector the emitter could use).  Each warp keeps its
+ * elements per thread and step where the tile allows, vectorized: the
+ * emitter copies them as one 16-byte access).  Each warp keeps its
  * wm x wn tile of C in (wm/16) x (wn/16) float accumulator fragments
  * across the whole K loop; per 16-deep slice it loads wm/16 fragments of
  * A and wn/16 of B from shared memory and issues one mma_sync per
@@ -51,10 +51,13 @@ static int64_t knob(tvm_config *cfg, const char *name, const int64_t *ch,
 }
 
 /* Fetches the 2-d tile of cache stage ss with all wz x wy x 32 threads,
- * vec consecutive elements per thread and step. */
-static tvm_status coop_fetch(tvm_stage *ss, int64_t vec, int64_t wy,
-                             int64_t wz, tvm_iter_var *tz, tvm_iter_var *ty,
-                             tvm_iter_var *tx) {
+ * vec consecutive elements per thread and step: one vector copy when
+ * vectorize is set (the CUDA C emitter spells 8 16-bit lanes as one
+ * 16-byte uint4 access where both addresses are provably aligned, lane
+ * by lane otherwise), unrolled scalar copies when not. */
+static tvm_status coop_fetch(tvm_stage *ss, int64_t vec, int vectorize,
+                             int64_t wy, int64_t wz, tvm_iter_var *tz,
+                             tvm_iter_var *ty, tvm_iter_var *tx) {
   tvm_iter_var *f, *fo, *v, *o2, *lx, *o3, *ly, *o4, *lz;
   tvm_status st;
   OK(tvm_fuse(ss, tvm_stage_axis(ss, 0), tvm_stage_axis(ss, 1), &f));
@@ -65,7 +68,7 @@ static tvm_status coop_fetch(tvm_stage *ss, int64_t vec, int64_t wy,
   OK(tvm_bind(ss, lz, tz));
   OK(tvm_bind(ss, ly, ty));
   OK(tvm_bind(ss, lx, tx));
-  if (vec > 1) OK(tvm_unroll(ss, v));
+  if (vec > 1) OK(vectorize ? tvm_vectorize(ss, v) : tvm_unroll(ss, v));
   return TVM_OK;
 }
 
@@ -266,8 +269,12 @@ static int32_t schedule(tvm_plugin_target *t,
   tvm_stage *sa = tvm_stage_of(s, AS), *sb = tvm_stage_of(s, BS);
   OK(tvm_compute_at(sa, scf, ko));
   OK(tvm_compute_at(sb, scf, ko));
-  OK(coop_fetch(sa, vec, bn / wn, bm / wm, tz, ty, tx));
-  OK(coop_fetch(sb, vec, bn / wn, bm / wm, tz, ty, tx));
+  /* vector copies: each thread's vec elements start at a multiple of vec
+   * in both the global rows (K, N elements long) and the tiles (bk, bn
+   * and the padded rows), so both addresses are vec-aligned */
+  int vectorize = K % vec == 0 && N % vec == 0;
+  OK(coop_fetch(sa, vec, vectorize, bn / wn, bm / wm, tz, ty, tx));
+  OK(coop_fetch(sb, vec, vectorize, bn / wn, bm / wm, tz, ty, tx));
   return TVM_OK;
 }
 

@@ -216,6 +216,99 @@ static int hoist_hook(tvm_visitor *v, const tvm_expr *x) {
   return 1;
 }
 
+/* Is index a stride-1 ramp whose base is provably a multiple of its lane
+ * count (the access aligned to the vector's size)? */
+static int ramp_aligned(codegen_c *e, const tvm_expr *index) {
+  int64_t stride;
+  if (index->kind != TVM_RAMP ||
+      !tvm_is_const_int(index->u.ramp.stride, &stride) || stride != 1)
+    return 0;
+  tvm_expr *m = tvm_simplify(e->c, tvm_floormod(e->c, index->u.ramp.base,
+                                                tvm_int(e->c, index->dtype.lanes)),
+                             &e->bounds);
+  return m && tvm_is_zero(m);
+}
+
+/* Is s a store of a vector of an element type the dialect has no vector
+ * spelling for (bool aside)?  Such vectors may only be copied. */
+static int copy_only_vector(codegen_c *e, const tvm_stmt *s) {
+  tvm_dtype t = s->u.store.value->dtype;
+  return t.lanes > 1 && !tvm_dtype_is_bool(t) && t.bits % 8 == 0 &&
+         !codegen_has_vector(e->d, t);
+}
+
+/* Is s a plain copy `dst[ramp] = src[ramp]` of one vector type (no
+ * predicates)? */
+static int plain_copy(const tvm_stmt *s) {
+  const tvm_expr *val = s->u.store.value;
+  return !s->u.store.pred && val->kind == TVM_LOAD && !val->u.load.pred &&
+         s->u.store.index->kind == TVM_RAMP &&
+         val->u.load.index->kind == TVM_RAMP;
+}
+
+/* The dialect's bit-copy type for plain copy s when both of its accesses
+ * are aligned (tvm_c_dialect.copy_types), or NULL.  A load the lane by
+ * lane path refuses (a fragment, a buffer of another element type) gets
+ * NULL too, so that it is refused with its own reason. */
+static const char *copy_type(codegen_c *e, const tvm_stmt *s) {
+  const tvm_expr *val = s->u.store.value;
+  tvm_dtype t = val->dtype;
+  int bytes = t.lanes * t.bits / 8;
+  int i = bytes == 4 ? 0 : bytes == 8 ? 1 : bytes == 16 ? 2 : -1;
+  void *bt = NULL;
+  if (tvm_ptrmap_get(&e->buf_type, val->u.load.buffer, &bt) &&
+      !tvm_dtype_eq(*(tvm_dtype *)bt, tvm_dtype_element(t)))
+    return NULL;
+  if (i < 0 || !e->d->copy_types[i] || e->d->vload_uses_lanes ||
+      codegen_fragment_scope(e, val->u.load.buffer) ||
+      !ramp_aligned(e, s->u.store.index) ||
+      !ramp_aligned(e, s->u.store.value->u.load.index))
+    return NULL;
+  return e->d->copy_types[i];
+}
+
+/* A plain copy of a vector with no vector spelling: one access of the
+ * dialect's bit-copy type when aligned, else the lanes one by one. */
+static void emit_copy(codegen_c *e, const tvm_stmt *s) {
+  const tvm_expr *val = s->u.store.value;
+  const char *ty = copy_type(e, s);
+  if (!ty) {
+    /* every lane read before any is written: src may be dst */
+    const char *bn = codegen_name(e, s->u.store.buffer);
+    const char *ety = codegen_type(e, tvm_dtype_element(val->dtype));
+    int r = e->ntmp++;
+    pad(e);
+    tvm_strbuf_append(e->out, "{\n");
+    e->indent++;
+    for (int l = 0; l < val->dtype.lanes; l++) {
+      pad(e);
+      tvm_strbuf_printf(e->out, "%s _r%d_%d = ", ety, r, l);
+      codegen_expr(e, val, l);
+      tvm_strbuf_append(e->out, ";\n");
+    }
+    for (int l = 0; l < val->dtype.lanes; l++) {
+      pad(e);
+      tvm_strbuf_printf(e->out, "%s[", bn);
+      codegen_expr(e, s->u.store.index, l);
+      tvm_strbuf_printf(e->out, "] = _r%d_%d;\n", r, l);
+    }
+    e->indent--;
+    pad(e);
+    tvm_strbuf_append(e->out, "}\n");
+    return;
+  }
+  char *src = address_of(e, val->u.load.buffer, val->u.load.index->u.ramp.base);
+  char *dst = address_of(e, s->u.store.buffer, s->u.store.index->u.ramp.base);
+  char *ld = src ? tvm_arena_printf(e->c->arena, e->d->vload_fmt, ty, src) : NULL;
+  if (!ld || !dst) {
+    codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
+    return;
+  }
+  pad(e);
+  tvm_strbuf_printf(e->out, e->d->vstore_fmt, ty, dst, ld);
+  tvm_strbuf_append(e->out, "\n");
+}
+
 /* A store: scalar, one vector store, or lane by lane (every lane computed
  * before any is stored, as the vector semantics require). */
 static void emit_store(codegen_c *e, const tvm_stmt *s) {
@@ -228,6 +321,22 @@ static void emit_store(codegen_c *e, const tvm_stmt *s) {
                  "store into %s of fragment scope '%s': fragments are "
                  "written only by the target's intrinsics (tensorize the "
                  "stage)", buf->u.var.name, codegen_fragment_scope(e, buf)->name);
+    return;
+  }
+  if (copy_only_vector(e, s)) {
+    char b1[32], b2[32];
+    if (plain_copy(s)) {
+      emit_copy(e, s);
+      return;
+    }
+    codegen_fail(e, TVM_ERR_UNSUPPORTED,
+                 "store into %s of a %s vector computed by %s: %s has no "
+                 "vector type of %s, so such vectors may only be copied "
+                 "(a store of a load of the same type); unroll the axis "
+                 "instead of vectorizing it",
+                 buf->u.var.name, tvm_dtype_str(val->dtype, b1),
+                 tvm_expr_kind_name(val->kind), e->d->name,
+                 tvm_dtype_str(tvm_dtype_element(val->dtype), b2));
     return;
   }
   if (lanes == 1) {

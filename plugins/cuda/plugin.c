@@ -111,6 +111,9 @@ static const tvm_c_dialect cuda_dialect = {
     .extern_names = cuda_extern_names,
     .extern_prelude = cuda_wmma_prelude,
     .as_bf16_fmt = "__ushort_as_bfloat16(%s)",
+    /* copies of float16/bfloat16 vectors (no such vector types here):
+     * 8 lanes are one 16-byte access */
+    .copy_types = {"unsigned int", "uint2", "uint4"},
 };
 
 /* The target's limits for the core's GPU templates: float4 vectors. */

@@ -14,17 +14,21 @@
  * Each block computes a bm x bn tile of C with (bm/wm) x (bn/wn) warps
  * (threadIdx.z x threadIdx.y, 32 lanes each on threadIdx.x).  Per k step
  * of bk all threads fetch the bm x bk tile of A and the bk x bn tile of B
- * into shared memory (fused, split over the threads, 8 consecutive
- * elements per thread and step where the tile allows, unrolled: CUDA C has
- * no 8-lane half vector the emitter could use).  Each warp keeps its
+ * into shared memory (rows cut into vectors of 8 consecutive elements
+ * where the tile allows, the vectors split over the threads; each vector
+ * one 16-byte copy).  Each warp keeps its
  * wm x wn tile of C in (wm/16) x (wn/16) float accumulator fragments
  * across the whole K loop; per 16-deep slice it loads wm/16 fragments of
  * A and wn/16 of B from shared memory and issues one mma_sync per
  * accumulator (intrinsics of wmma_intrin.c, by tensorize).  The
  * accumulators are stored to C with store_matrix_sync at the end.
+ * The rows of both shared tiles are padded by pad_shared elements (8:
+ * 16 bytes) against bank conflicts of the fragment loads, which then take
+ * the padded row as their ldm.
  * Knobs (tvm/config.h): tile_bm, tile_bn (block tile), warp_m, warp_n
- * (warp tile), tile_k (bk).  Limits checked before building: threads per
- * block, shared memory, 128 accumulator registers per thread.
+ * (warp tile), tile_k (bk), pad_shared (0, 8; default 8).  Limits checked
+ * before building: threads per block, shared memory (padding included),
+ * 128 accumulator registers per thread.
  */
 #include <stdio.h>
 #include <string.h>
@@ -51,21 +55,27 @@ static int64_t knob(tvm_config *cfg, const char *name, const int64_t *ch,
 }
 
 /* Fetches the 2-d tile of cache stage ss with all wz x wy x 32 threads,
- * vec consecutive elements per thread and step. */
-static tvm_status coop_fetch(tvm_stage *ss, int64_t vec, int64_t wy,
-                             int64_t wz, tvm_iter_var *tz, tvm_iter_var *ty,
-                             tvm_iter_var *tx) {
-  tvm_iter_var *f, *fo, *v, *o2, *lx, *o3, *ly, *o4, *lz;
+ * vec consecutive elements per thread and step: one vector copy when
+ * vectorize is set (the CUDA C emitter spells 8 16-bit lanes as one
+ * 16-byte uint4 access where both addresses are provably aligned, lane
+ * by lane otherwise), unrolled scalar copies when not. */
+static tvm_status coop_fetch(tvm_stage *ss, int64_t vec, int vectorize,
+                             int64_t wy, int64_t wz, tvm_iter_var *tz,
+                             tvm_iter_var *ty, tvm_iter_var *tx) {
+  tvm_iter_var *jo, *v, *fo, *o2, *lx, *o3, *ly, *o4, *lz;
   tvm_status st;
-  OK(tvm_fuse(ss, tvm_stage_axis(ss, 0), tvm_stage_axis(ss, 1), &f));
-  OK(tvm_split(ss, f, vec, &fo, &v));
+  /* the vector splits the row, not the fused index: its lanes stay
+   * consecutive elements of one row whatever the row's stride (padded
+   * shared rows), with no floordiv of the lane for vectorize to see */
+  OK(tvm_split(ss, tvm_stage_axis(ss, 1), vec, &jo, &v));
+  OK(tvm_fuse(ss, tvm_stage_axis(ss, 0), jo, &fo));
   OK(tvm_split(ss, fo, 32, &o2, &lx));
   OK(tvm_split(ss, o2, wy, &o3, &ly));
   OK(tvm_split(ss, o3, wz, &o4, &lz));
   OK(tvm_bind(ss, lz, tz));
   OK(tvm_bind(ss, ly, ty));
   OK(tvm_bind(ss, lx, tx));
-  if (vec > 1) OK(tvm_unroll(ss, v));
+  if (vec > 1) OK(vectorize ? tvm_vectorize(ss, v) : tvm_unroll(ss, v));
   return TVM_OK;
 }
 
@@ -160,8 +170,16 @@ static int32_t schedule(tvm_plugin_target *t,
   int64_t wm = knob(cfg, "warp_m", warp_ch, 3, bm, bm > 16 ? bm / 2 : 16);
   int64_t wn = knob(cfg, "warp_n", warp_ch, 3, bn, bn > 32 ? bn / 4 : 16);
   int64_t bk = knob(cfg, "tile_k", k_ch, 3, K, 32);
+  /* each row of the shared tiles padded by pad elements (16 bytes of
+   * 16-bit ones): rows of bk + 8 and bn + 8 elements spread the rows a
+   * fragment load reads over the banks.  Rows stay multiples of 8
+   * elements: 16-byte copies stay aligned, wmma's ldm (the padded row)
+   * stays a multiple of 8 and every fragment's first element, 16 whole
+   * rows and a multiple of 16 columns in, 32-byte aligned. */
+  static const int64_t pad_ch[] = {0, 8};
+  int64_t pad = tvm_cfg_choice(cfg, "pad_shared", pad_ch, 2, 1);
   int64_t warps = (bm / wm) * (bn / wn), threads = 32 * warps;
-  int64_t shared = (bm * bk + bk * bn) * 2;
+  int64_t shared = (bm * (bk + pad) + bk * (bn + pad)) * (ta.bits / 8);
   int64_t acc_regs = (wm / 16) * (wn / 16) * 8;
   const char *why = NULL;
   char msg[200];
@@ -174,10 +192,10 @@ static int32_t schedule(tvm_plugin_target *t,
   else if (acc_regs > 128)
     why = "more than 128 accumulator registers per thread (spills)";
   if (why) {
-    snprintf(msg, sizeof msg, "%s (bm %lld bn %lld wm %lld wn %lld bk %lld: "
-             "%lld threads, %lld B shared)", why, (long long)bm, (long long)bn,
-             (long long)wm, (long long)wn, (long long)bk, (long long)threads,
-             (long long)shared);
+    snprintf(msg, sizeof msg, "%s (bm %lld bn %lld wm %lld wn %lld bk %lld "
+             "pad %lld: %lld threads, %lld B shared)", why, (long long)bm,
+             (long long)bn, (long long)wm, (long long)wn, (long long)bk,
+             (long long)pad, (long long)threads, (long long)shared);
     tvm_cfg_reject(cfg, "%s", msg);
     return NO("%s", msg);
   }
@@ -266,8 +284,17 @@ static int32_t schedule(tvm_plugin_target *t,
   tvm_stage *sa = tvm_stage_of(s, AS), *sb = tvm_stage_of(s, BS);
   OK(tvm_compute_at(sa, scf, ko));
   OK(tvm_compute_at(sb, scf, ko));
-  OK(coop_fetch(sa, vec, bn / wn, bm / wm, tz, ty, tx));
-  OK(coop_fetch(sb, vec, bn / wn, bm / wm, tz, ty, tx));
+  /* rows of bk + pad and bn + pad elements (row stride % row == pad) */
+  if (pad) {
+    OK(tvm_storage_align(sa, sa->op->axis[0], (int)bk, (int)pad));
+    OK(tvm_storage_align(sb, sb->op->axis[0], (int)bn, (int)pad));
+  }
+  /* vector copies: each thread's vec elements start at a multiple of vec
+   * in both the global rows (K, N elements long) and the tiles (bk, bn
+   * and the padded rows), so both addresses are vec-aligned */
+  int vectorize = K % vec == 0 && N % vec == 0;
+  OK(coop_fetch(sa, vec, vectorize, bn / wn, bm / wm, tz, ty, tx));
+  OK(coop_fetch(sb, vec, vectorize, bn / wn, bm / wm, tz, ty, tx));
   return TVM_OK;
 }
 

@@ -17,6 +17,9 @@
  *    temporaries; lanes are computed one by one from those temporaries
  *    (where the dialect needs it, the base must be provably a multiple of
  *    the lane count; otherwise loads and stores go lane by lane);
+ *  - a plain copy of a vector of an element type with no vector spelling
+ *    (float16 in CUDA C) becomes one access of a bit-copy type of its size
+ *    (uint4) where aligned, lane by lane otherwise (copy_types below);
  *  - integer floordiv/floormod become C division when both sides are
  *    provably non-negative, else calls of helpers in the prelude.
  *
@@ -129,6 +132,19 @@ typedef struct tvm_c_dialect {
   /* Bit cast of a 16-bit integer to bfloat16 (one %s; NULL = none): Cast
    * to bfloat16 before ONNX opset 19 truncates float32 bits with it. */
   const char *as_bf16_fmt;
+  /* Bit-copy types, by size: an unsigned type of 4, 8 and 16 bytes
+   * ("unsigned int", "uint2", "uint4"; NULL = none).  A vector whose
+   * element type has no vector spelling here (float16 and bfloat16 in
+   * CUDA C) may still be copied: a vector store whose value is a vector
+   * load of the same type, both at stride-1 ramps whose bases are provably
+   * multiples of the lane count (so, the buffers being aligned, both
+   * addresses are aligned to the vector's size), becomes one access of
+   * the type of its size through vload_fmt/vstore_fmt (which must then
+   * take type names, vload_uses_lanes 0):
+   *   *(uint4*)(&S[b]) = *(const uint4*)(&A[a]);
+   * Other copies of such vectors go lane by lane; such vectors in
+   * arithmetic are refused. */
+  const char *copy_types[3];
 } tvm_c_dialect;
 
 /* Kinds of kernel parameters (tvm_c_kernel.arg_kinds). */

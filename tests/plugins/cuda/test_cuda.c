@@ -547,6 +547,25 @@ static void wmma_compile(const char *target, int arch, tvm_dtype dt,
   assert_non_null(strstr(src, "tvm_wmma_mma((&"));
   assert_non_null(strstr(src, "__syncthreads();"));
   assert_non_null(strstr(ptx, "wmma.mma.sync"));
+  /* the tiles are fetched by vector copies: 8 elements as one 16-byte
+   * access in the default tiling (uint4), fewer in small ones */
+  assert_non_null(strstr(src, "*(uint"));
+  assert_non_null(strstr(src, "*(const uint"));
+  int pad = !cfgs || !strstr(cfgs, "pad_shared=0");
+  if (!names) {
+    assert_non_null(strstr(src, "*(uint4*)(&A_shared["));
+    assert_non_null(strstr(src, "*(uint4*)(&B_shared["));
+    assert_non_null(strstr(ptx, "ld.global.nc.v4.u32"));
+    assert_non_null(strstr(ptx, "st.shared.v4.u32"));
+  }
+  /* padded rows: the fragment loads take them as ldm (A: bk + 8, B: bn
+   * + 8 for the default 128x128 blocks, k by 32) */
+  if (!names || !pad) {
+    assert_non_null(strstr(src, pad ? "]), 40);" : "]), 32);"));
+    assert_non_null(strstr(src, pad ? "]), 136);" : "]), 128);"));
+    assert_int_equal(blob.kernels[0].shared_bytes,
+                     pad ? (128 * 40 + 32 * 136) * 2 : (128 * 32 + 32 * 128) * 2);
+  }
   /* the rounding (and the cast after it) is a second kernel */
   assert_int_equal(blob.nkernels, rounded ? 2 : 1);
   if (rounded)
@@ -584,6 +603,7 @@ static void test_wmma_compile(void **state) {
   static const tvm_dtype f16 = {kDLFloat, 16, 1}, bf16 = {kDLBfloat, 16, 1};
   static const char *const small[] = {"tile_bm", "tile_bn", "warp_m",
                                       "warp_n", "tile_k", NULL};
+  static const char *const nopad[] = {"pad_shared", NULL};
   for (int arch = 80; arch <= 90; arch += 10) {
     const char *target = arch == 80 ? "cuda-sm80" : "cuda-sm90";
     for (int b = 0; b < 2; b++) {
@@ -597,6 +617,9 @@ static void test_wmma_compile(void **state) {
                    (const int[]){1, 1, 0, 0, 0}, c, NULL, 0);
       /* the graph's form: rounded to 16 bits, then cast to float32 */
       wmma_compile(target, arch, dt, 256, 256, 256, NULL, NULL, c, NULL, 1);
+      /* the shared tiles unpadded */
+      wmma_compile(target, arch, dt, 256, 256, 256, nopad, (const int[]){0},
+                   c, NULL, 0);
       tvm_ctx_destroy(c);
     }
   }
@@ -632,14 +655,28 @@ static void test_wmma_declines(void **state) {
     tvm_schedule_free(s);
   }
   /* a candidate over the shared memory limit is rejected before lowering:
-   * the default 128x128 blocks, k by 32, need 16 KiB; allow 8 KiB */
+   * the default 128x128 blocks, k by 32, need 16 KiB, 18.5 KiB with the
+   * rows padded by 8 elements; allow 18000 B: padded, rejected (the limit
+   * counts the padding); unpadded, accepted */
   C = wmma_te(c, f16, 128, 128, 128, in);
   struct tvm_plugin_target small = *t->instance;
-  small.max_shared = 8192;
+  small.max_shared = 18000;
   assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
   assert_int_equal(strat->schedule(&small, s, &C, 1, cfg), TVM_ERR_UNSUPPORTED);
   assert_non_null(strstr(tvm_diag_message(), "shared memory"));
+  assert_non_null(strstr(tvm_diag_message(), "pad 8"));
+  assert_non_null(strstr(tvm_diag_message(), "18944 B shared"));
   assert_non_null(tvm_config_rejected(cfg));
+  tvm_schedule_free(s);
+  tvm_config_free(cfg);
+  cfg = tvm_config_create();
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  (void)strat->schedule(&small, s, &C, 1, cfg);
+  tvm_schedule_free(s);
+  assert_int_equal(tvm_config_set(cfg, "pad_shared", 0), TVM_OK);
+  assert_int_equal(tvm_schedule_create(c, &C, 1, &s), TVM_OK);
+  if (strat->schedule(&small, s, &C, 1, cfg) != TVM_OK)
+    fail_msg("unpadded under 18000 B: %s", tvm_diag_message());
   tvm_schedule_free(s);
   tvm_config_free(cfg);
   tvm_ctx_destroy(c);
@@ -716,6 +753,11 @@ static void test_wmma_loops(void **state) {
   wmma_loops(kn, (const int[]){2, 2, 1, 1, 1}, 128, 64, 96);
   /* 32x64 blocks of 16x32 warps, k by 16 */
   wmma_loops(kn, (const int[]){1, 2, 0, 1, 0}, 64, 128, 48);
+  /* (both with the shared rows padded by 8, the default) the first
+   * tiling again with unpadded rows */
+  static const char *const kp[] = {"tile_bm", "tile_bn", "warp_m", "warp_n",
+                                   "tile_k", "pad_shared", NULL};
+  wmma_loops(kp, (const int[]){2, 2, 1, 1, 1, 0}, 128, 64, 96);
   gpu_pocl_cache_leave();
 }
 

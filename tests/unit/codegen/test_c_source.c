@@ -4,7 +4,9 @@
  * their guards, shared arrays hoisted to kernel scope, barriers (and the
  * refusal of a barrier under a thread-dependent condition), floordiv by
  * C division or the helpers, vector stores (one vector access when
- * aligned, lane by lane otherwise), constructs device code cannot have,
+ * aligned, lane by lane otherwise), copies of 16-bit vectors through the
+ * dialect's bit-copy types (and the refusal of arithmetic on them),
+ * constructs device code cannot have,
  * fragment scopes with access_ptr and listed extern calls, and the kernel
  * pack container.
  */
@@ -57,6 +59,7 @@ static const tvm_c_dialect dialect = {
     .fmax_f32 = "fmaxf",
     .as_int_fmt = "AS_INT(%s)",
     .as_float_fmt = "AS_FLOAT(%s)",
+    .copy_types = {"U32", "U64", "U128"},
 };
 
 /* A device function around body with the given launch extents. */
@@ -183,6 +186,85 @@ static void test_floordiv_and_vectors(void **state) {
   assert_non_null(strstr(s.text, "f32 _r2_3 = A[(((tx * 4) + 1) + 1 * 3)];"));
   assert_non_null(strstr(s.text, "C[(((tx * 4) + 1) + 1 * 3)] = _r2_3;"));
   tvm_c_source_free(&s);
+  tvm_ctx_destroy(c);
+}
+
+/* tx(8) { S[ramp(base, 1, lanes)] = v } over A, S of 16-bit type t: v
+ * the load A[ramp(base, 1, lanes)] (arith 0), or that load plus itself
+ * (arith 1). */
+static tvm_module *copy16(tvm_ctx *c, tvm_dtype t, int lanes, int offset,
+                          int arith) {
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *S = tvm_var(c, "S", TVM_HANDLE);
+  tvm_expr *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_expr *base = tvm_mul(c, tx, tvm_int(c, lanes));
+  if (offset) base = tvm_add(c, base, tvm_int(c, offset));
+  tvm_expr *r = tvm_ramp(c, base, tvm_int(c, 1), lanes);
+  tvm_expr *v = tvm_load(c, tvm_dtype_with_lanes(t, lanes), A, r, NULL);
+  if (arith) v = tvm_add(c, v, v);
+  tvm_stmt *body = tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 8), TVM_FOR_THREAD,
+                           "threadIdx.x", tvm_store(c, S, r, v, NULL));
+  tvm_module *m = module_of(c, body, (tvm_expr *[]){A, S}, 2, 1, 8);
+  for (int i = 0; i < 2; i++) m->funcs[0]->buffers[i]->dtype = t;
+  return m;
+}
+
+/* Vectors of a type with no vector spelling (float16, bfloat16 here) are
+ * copied as one access of the bit-copy type of their size when both
+ * addresses are aligned, lane by lane otherwise or without such a type;
+ * arithmetic on them is refused. */
+static void test_copy_16bit_vectors(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_dtype bf16 = tvm_dt(kDLBfloat, 16, 1);
+  tvm_c_source s;
+  assert_int_equal(tvm_c_emit_module(&dialect, copy16(c, TVM_F16, 8, 0, 0), &s),
+                   TVM_OK);
+  assert_non_null(strstr(s.text, "f16* RESTRICT A, f16* RESTRICT S)"));
+  assert_non_null(strstr(s.text, "VSTORE(U128, &S[(tx * 8)], "
+                                 "VLOAD(U128, &A[(tx * 8)]));"));
+  tvm_c_source_free(&s);
+  assert_int_equal(tvm_c_emit_module(&dialect, copy16(c, bf16, 4, 0, 0), &s),
+                   TVM_OK);
+  assert_non_null(strstr(s.text, "VSTORE(U64, &S[(tx * 4)], VLOAD(U64, &A[(tx * 4)]));"));
+  tvm_c_source_free(&s);
+  assert_int_equal(tvm_c_emit_module(&dialect, copy16(c, TVM_F16, 2, 0, 0), &s),
+                   TVM_OK);
+  assert_non_null(strstr(s.text, "VSTORE(U32, &S[(tx * 2)], VLOAD(U32, &A[(tx * 2)]));"));
+  tvm_c_source_free(&s);
+  /* not provably aligned: lane by lane, every lane read before any store */
+  assert_int_equal(tvm_c_emit_module(&dialect, copy16(c, TVM_F16, 8, 4, 0), &s),
+                   TVM_OK);
+  assert_null(strstr(s.text, "VSTORE"));
+  assert_non_null(strstr(s.text, "f16 _r0_7 = A[(((tx * 8) + 4) + 1 * 7)];"));
+  assert_non_null(strstr(s.text, "S[(((tx * 8) + 4) + 1 * 0)] = _r0_0;"));
+  assert_true(strstr(s.text, "_r0_7 = A") < strstr(s.text, "= _r0_0;"));
+  tvm_c_source_free(&s);
+  /* 16 lanes (32 bytes): no bit-copy type that large, lane by lane */
+  assert_int_equal(tvm_c_emit_module(&dialect, copy16(c, TVM_F16, 16, 0, 0), &s),
+                   TVM_OK);
+  assert_null(strstr(s.text, "VSTORE"));
+  assert_non_null(strstr(s.text, "= _r0_15;"));
+  tvm_c_source_free(&s);
+  /* a dialect without bit-copy types copies lane by lane */
+  tvm_c_dialect plain = dialect;
+  plain.copy_types[0] = plain.copy_types[1] = plain.copy_types[2] = NULL;
+  assert_int_equal(tvm_c_emit_module(&plain, copy16(c, TVM_F16, 8, 0, 0), &s),
+                   TVM_OK);
+  assert_null(strstr(s.text, "VSTORE"));
+  assert_non_null(strstr(s.text, "S[((tx * 8) + 1 * 7)] = _r0_7;"));
+  tvm_c_source_free(&s);
+  /* arithmetic on such a vector: refused, saying why */
+  assert_int_equal(tvm_c_emit_module(&dialect, copy16(c, TVM_F16, 8, 0, 1), &s),
+                   TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "test codegen, kernel k: store into "
+                                             "S of a float16x8 vector computed by"));
+  assert_non_null(strstr(tvm_diag_message(), "may only be copied"));
+  assert_null(s.text);
+  /* a copy from a buffer of another element type: refused as a load */
+  tvm_module *m = copy16(c, TVM_F16, 8, 0, 0);
+  m->funcs[0]->buffers[0]->dtype = TVM_F32;
+  assert_int_equal(tvm_c_emit_module(&dialect, m, &s), TVM_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tvm_diag_message(), "load of float16 from buffer A"));
   tvm_ctx_destroy(c);
 }
 
@@ -341,6 +423,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threads_shared_barrier),
       cmocka_unit_test(test_floordiv_and_vectors),
+      cmocka_unit_test(test_copy_16bit_vectors),
       cmocka_unit_test(test_unsupported),
       cmocka_unit_test(test_fragments_and_externs),
       cmocka_unit_test(test_exporter_names),

@@ -25,10 +25,13 @@
  * The rows of both shared tiles are padded by pad_shared elements (8:
  * 16 bytes) against bank conflicts of the fragment loads, which then take
  * the padded row as their ldm.
+ * With double_buffer the tiles get two copies: the block fetches step
+ * k + 1's while its warps multiply step k's, one barrier per step.
  * Knobs (tvm/config.h): tile_bm, tile_bn (block tile), warp_m, warp_n
- * (warp tile), tile_k (bk), pad_shared (0, 8; default 8).  Limits checked
- * before building: threads per block, shared memory (padding included),
- * 128 accumulator registers per thread.
+ * (warp tile), tile_k (bk), pad_shared (0, 8; default 8), double_buffer
+ * (0, 1).  Limits checked before building: threads per block, shared
+ * memory (padding and copies included), 128 accumulator registers per
+ * thread.
  */
 #include <stdio.h>
 #include <string.h>
@@ -178,8 +181,13 @@ static int32_t schedule(tvm_plugin_target *t,
    * rows and a multiple of 16 columns in, 32-byte aligned. */
   static const int64_t pad_ch[] = {0, 8};
   int64_t pad = tvm_cfg_choice(cfg, "pad_shared", pad_ch, 2, 1);
+  /* double_buffer: two copies of each tile, step k + 1's fetched while
+   * step k's multiply (core/lower/inject_double_buffer.c) */
+  static const int64_t db_ch[] = {0, 1};
+  int64_t db = tvm_cfg_choice(cfg, "double_buffer", db_ch, 2, 0);
   int64_t warps = (bm / wm) * (bn / wn), threads = 32 * warps;
-  int64_t shared = (bm * (bk + pad) + bk * (bn + pad)) * (ta.bits / 8);
+  int64_t shared = (db ? 2 : 1) * (bm * (bk + pad) + bk * (bn + pad)) *
+                   (ta.bits / 8);
   int64_t acc_regs = (wm / 16) * (wn / 16) * 8;
   const char *why = NULL;
   char msg[200];
@@ -193,9 +201,10 @@ static int32_t schedule(tvm_plugin_target *t,
     why = "more than 128 accumulator registers per thread (spills)";
   if (why) {
     snprintf(msg, sizeof msg, "%s (bm %lld bn %lld wm %lld wn %lld bk %lld "
-             "pad %lld: %lld threads, %lld B shared)", why, (long long)bm,
+             "pad %lld%s: %lld threads, %lld B shared)", why, (long long)bm,
              (long long)bn, (long long)wm, (long long)wn, (long long)bk,
-             (long long)pad, (long long)threads, (long long)shared);
+             (long long)pad, db ? ", double-buffered" : "",
+             (long long)threads, (long long)shared);
     tvm_cfg_reject(cfg, "%s", msg);
     return NO("%s", msg);
   }
@@ -295,6 +304,10 @@ static int32_t schedule(tvm_plugin_target *t,
   int vectorize = K % vec == 0 && N % vec == 0;
   OK(coop_fetch(sa, vec, vectorize, bn / wn, bm / wm, tz, ty, tx));
   OK(coop_fetch(sb, vec, vectorize, bn / wn, bm / wm, tz, ty, tx));
+  if (db) {
+    OK(tvm_double_buffer(sa));
+    OK(tvm_double_buffer(sb));
+  }
   return TVM_OK;
 }
 

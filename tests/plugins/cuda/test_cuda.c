@@ -620,6 +620,13 @@ static void test_wmma_compile(void **state) {
       /* the shared tiles unpadded */
       wmma_compile(target, arch, dt, 256, 256, 256, nopad, (const int[]){0},
                    c, NULL, 0);
+      /* double-buffered tiles, k by 32 and by 64 */
+      static const char *const db[] = {"double_buffer", NULL};
+      static const char *const db64[] = {"tile_k", "double_buffer", NULL};
+      wmma_compile(target, arch, dt, 256, 256, 256, db, (const int[]){1},
+                   c, NULL, 0);
+      wmma_compile(target, arch, dt, 256, 256, 256, db64,
+                   (const int[]){2, 1}, c, NULL, 0);
       tvm_ctx_destroy(c);
     }
   }
@@ -758,6 +765,10 @@ static void test_wmma_loops(void **state) {
   static const char *const kp[] = {"tile_bm", "tile_bn", "warp_m", "warp_n",
                                    "tile_k", "pad_shared", NULL};
   wmma_loops(kp, (const int[]){2, 2, 1, 1, 1, 0}, 128, 64, 96);
+  /* the second tiling with double-buffered tiles */
+  static const char *const kd[] = {"tile_bm", "tile_bn", "warp_m", "warp_n",
+                                   "tile_k", "double_buffer", NULL};
+  wmma_loops(kd, (const int[]){1, 2, 0, 1, 0, 1}, 64, 128, 48);
   gpu_pocl_cache_leave();
 }
 
@@ -777,11 +788,19 @@ static void test_wmma_run(void **state) {
     fail_msg("device_open: %s", tvm_diag_message());
   static const tvm_dtype f16 = {kDLFloat, 16, 1}, bf16 = {kDLBfloat, 16, 1};
   int64_t M = 256, N = 128, K = 192;
-  for (int b = 0; b < 2; b++) {
+  /* the defaults; double-buffered tiles (k by 32, and by 64: 81 KiB of
+   * dynamic shared memory with the padding); unpadded tiles */
+  static const char *const db[] = {"double_buffer", NULL};
+  static const char *const db64[] = {"tile_k", "double_buffer", NULL};
+  static const char *const nopad[] = {"pad_shared", NULL};
+  static const char *const *const sets[] = {NULL, db, db64, nopad};
+  static const int idx[][2] = {{0, 0}, {1, 0}, {2, 1}, {0, 0}};
+  for (int r = 0; r < 8; r++) {
+    int b = r % 2;
     tvm_ctx *c = tvm_ctx_create();
     gpu_case k = {0};
-    wmma_compile("cuda-sm80", 80, b ? bf16 : f16, M, N, K, NULL, NULL, c, &k.m,
-                 0);
+    wmma_compile("cuda-sm80", 80, b ? bf16 : f16, M, N, K, sets[r / 2],
+                 idx[r / 2], c, &k.m, 0);
     k.name = b ? "wmma_bf16" : "wmma_f16";
     k.ntensors = 3;
     k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";

@@ -24,16 +24,18 @@ export TVM_NO_INSTALLED=1 TVM_TARGET_PATH=$S/targets
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 py() { env -u LD_LIBRARY_PATH python3 - "$@"; }
-# tile_block tile_thread tile_k vthreads fetch_vec double_buffer:
-# choices {16,32,64,128} {1,2,4,8} {4,8,16,32} {1,2} {1,4} {0,1}
-SGEMM=${CONFIGS_SGEMM:-"tile_block=3/4 tile_thread=3/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=0/2
-tile_block=3/4 tile_thread=3/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2
-tile_block=3/4 tile_thread=3/4 tile_k=2/4 vthreads=1/2 fetch_vec=1/2 double_buffer=0/2
-tile_block=3/4 tile_thread=3/4 tile_k=2/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2
-tile_block=3/4 tile_thread=3/4 tile_k=1/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2
-tile_block=3/4 tile_thread=3/4 tile_k=2/4 vthreads=0/2 fetch_vec=1/2 double_buffer=1/2
-tile_block=2/4 tile_thread=2/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2
-tile_block=2/4 tile_thread=3/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2"}
+# tile_block tile_thread tile_k vthreads fetch_vec double_buffer unroll_k:
+# choices {16,32,64,128} {1,2,4,8} {4,8,16,32} {1,2} {1,4} {0,1} {0,1}
+SGEMM=${CONFIGS_SGEMM:-"tile_block=3/4 tile_thread=3/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=0/2 unroll_k=0/2
+tile_block=3/4 tile_thread=3/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=0/2 unroll_k=1/2
+tile_block=3/4 tile_thread=3/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2 unroll_k=0/2
+tile_block=3/4 tile_thread=3/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2 unroll_k=1/2
+tile_block=3/4 tile_thread=3/4 tile_k=2/4 vthreads=1/2 fetch_vec=1/2 double_buffer=0/2 unroll_k=0/2
+tile_block=3/4 tile_thread=3/4 tile_k=2/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2 unroll_k=0/2
+tile_block=3/4 tile_thread=3/4 tile_k=1/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2 unroll_k=0/2
+tile_block=3/4 tile_thread=3/4 tile_k=2/4 vthreads=0/2 fetch_vec=1/2 double_buffer=1/2 unroll_k=0/2
+tile_block=2/4 tile_thread=2/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2 unroll_k=1/2
+tile_block=2/4 tile_thread=3/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=1/2 unroll_k=1/2"}
 # tile_bm tile_bn warp_m warp_n tile_k pad_shared double_buffer:
 # choices {16,32,64,128} x2 {16,32,64} x2 {16,32,64} {0,8} {0,1}
 WMMA=${CONFIGS_WMMA:-"tile_bm=3/4 tile_bn=3/4 warp_m=2/3 warp_n=1/3 tile_k=1/3 pad_shared=1/2 double_buffer=0/2

@@ -20,7 +20,7 @@
  * tiles while it multiplies step k's, one barrier per step instead of
  * two, twice the shared memory.  Knobs (tvm/config.h): tile_block (bm),
  * tile_thread (tm), tile_k (bk), vthreads (vt: 1, 2), fetch_vec (1, 4),
- * double_buffer (0, 1).  Ragged shapes are fine (lowering guards the partial
+ * double_buffer (0, 1), unroll_k (0, 1: a k step over 16 unrolled).  Ragged shapes are fine (lowering guards the partial
  * tiles; the barriers stay outside the guards, which codegen checks).  A
  * candidate that exceeds the target's threads per block or shared memory,
  * or whose threads cannot fetch a tile evenly, is rejected here, before
@@ -162,15 +162,20 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   if (vec > 1 && tm / vt == 4) OK(tvm_vectorize(sc, xr));
   else OK(tvm_unroll(sc, xr));
 
-  /* the register block: k by bk, inner k and the block unrolled.  A k
-   * step of 32 is unrolled as 2 x 16 (lowering unrolls loops of at most
-   * 16 and leaves longer ones rolled): unrolled, consecutive k of one row
-   * of the A tile become one 128-bit shared load (measured in the PTX: 8
-   * scalar loads per k rolled, 2 vector loads unrolled) */
+  /* the register block: k by bk, inner k and the block unrolled.
+   * Lowering unrolls loops of at most 16 and leaves longer ones rolled;
+   * with unroll_k a k step of 32 is unrolled as 2 x 16, and consecutive k
+   * of one row of the A tile become one 128-bit shared load (the PTX of
+   * 4096^3: 8 scalar loads of A per k rolled, 128 vector loads per 2048
+   * FMA unrolled; NVRTC 4 s instead of 0.5).  Off by default: the rolled
+   * k by 32 is the fastest measured on an H200, and k by 16 (unrolled
+   * by lowering) was slower there (bench/RESULTS.md). */
+  static const int64_t unroll_choices[] = {0, 1};
+  int64_t unroll_k = tvm_cfg_choice(cfg, "unroll_k", unroll_choices, 2, 0);
   tvm_iter_var *ko, *ki, *kio = NULL;
   tvm_iter_var *ci = tvm_stage_axis(scl, 0), *cj = tvm_stage_axis(scl, 1);
   OK(tvm_split(scl, tvm_stage_reduce_axis(scl, 0), bk, &ko, &ki));
-  if (bk > 16) {
+  if (unroll_k && bk > 16) {
     OK(tvm_split(scl, ki, 16, &kio, &ki));
     OK(tvm_reorder(scl, (tvm_iter_var *[]){ko, kio, ki, ci, cj}, 5));
     OK(tvm_unroll(scl, kio));

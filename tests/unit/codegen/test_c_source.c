@@ -147,6 +147,52 @@ static void test_threads_shared_barrier(void **state) {
   tvm_ctx_destroy(c);
 }
 
+/* Past the dialect's static limit the shared arrays are pointers into one
+ * dynamic array, each at an offset aligned to its scope (32 here), and
+ * the kernel says its shared memory is dynamic; at the limit they stay
+ * static arrays. */
+static void test_dynamic_shared(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *C = tvm_var(c, "C", TVM_HANDLE);
+  tvm_expr *S = tvm_var(c, "S", TVM_HANDLE), *T = tvm_var(c, "T", TVM_HANDLE);
+  tvm_expr *bx = tvm_var(c, "bx", TVM_I32), *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_stmt *body = tvm_seq2(
+      c, tvm_store(c, S, tx, tvm_load(c, TVM_F32, A, tx, NULL), NULL),
+      tvm_seq2(c, tvm_store(c, T, tx, tvm_load(c, TVM_F32, S, tx, NULL), NULL),
+               tvm_store(c, C, tx, tvm_load(c, TVM_F32, T, tx, NULL), NULL)));
+  body = tvm_for(c, bx, tvm_int(c, 0), tvm_int(c, 2), TVM_FOR_THREAD,
+                 "blockIdx.x",
+                 tvm_allocate(c, S, TVM_F32, tvm_int(c, 5), "shared",
+                              tvm_allocate(c, T, TVM_F32, tvm_int(c, 4),
+                                           "shared",
+                                           tvm_for(c, tx, tvm_int(c, 0),
+                                                   tvm_int(c, 4),
+                                                   TVM_FOR_THREAD,
+                                                   "threadIdx.x", body))));
+  tvm_module *m = module_of(c, body, (tvm_expr *[]){A, C}, 2, 2, 4);
+  tvm_c_dialect dyn = dialect;
+  dyn.dyn_shared_fmt = "DYNAMIC char %s[];";
+  dyn.static_shared_max = 32; /* S (20 B, 32 rounded) + T (16 B) = 48 */
+  tvm_c_source s;
+  assert_int_equal(tvm_c_emit_module(&dyn, m, &s), TVM_OK);
+  assert_non_null(strstr(s.text, "  DYNAMIC char tvm_dyn_shared[];\n"
+                                 "  f32* S = (f32*)(tvm_dyn_shared + 0);\n"
+                                 "  f32* T = (f32*)(tvm_dyn_shared + 32);\n"));
+  assert_null(strstr(s.text, "SHARED"));
+  assert_true(s.kernels[0].dynamic_shared);
+  assert_int_equal(s.kernels[0].shared_bytes, 48);
+  tvm_c_source_free(&s);
+  dyn.static_shared_max = 48;
+  assert_int_equal(tvm_c_emit_module(&dyn, m, &s), TVM_OK);
+  assert_null(strstr(s.text, "tvm_dyn_shared"));
+  assert_non_null(strstr(s.text, "SHARED f32 S[5]"));
+  assert_false(s.kernels[0].dynamic_shared);
+  assert_int_equal(s.kernels[0].shared_bytes, 48);
+  tvm_c_source_free(&s);
+  tvm_ctx_destroy(c);
+}
+
 /* C[f(bx, tx)] = A[...] with floordiv of a possibly negative value and of
  * a non-negative one; vector stores aligned and not. */
 static void test_floordiv_and_vectors(void **state) {
@@ -422,6 +468,7 @@ static void test_kpack(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threads_shared_barrier),
+      cmocka_unit_test(test_dynamic_shared),
       cmocka_unit_test(test_floordiv_and_vectors),
       cmocka_unit_test(test_copy_16bit_vectors),
       cmocka_unit_test(test_unsupported),

@@ -106,6 +106,7 @@ static void emit_thread_loop(codegen_c *e, const tvm_stmt *s) {
   note_range(e, s->u.for_.var, s->u.for_.min, s->u.for_.extent);
   if (tvm_ptrvec_push(&e->thread_vars, s->u.for_.var) != TVM_OK)
     codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
+  e->in_threadidx += t >= 3;
   if (guard) {
     pad(e);
     tvm_strbuf_printf(e->out, "if (%s < ", v);
@@ -118,9 +119,103 @@ static void emit_thread_loop(codegen_c *e, const tvm_stmt *s) {
   } else {
     emit_stmt(e, s->u.for_.body);
   }
+  e->in_threadidx -= t >= 3;
   e->indent--;
   pad(e);
   tvm_strbuf_append(e->out, "}\n");
+}
+
+/* Is buffer var b an allocation of this kernel in a scope with (shared
+ * 1) or without (0) block visibility, other than global? */
+static int alloc_in(codegen_c *e, const tvm_expr *b, int shared) {
+  void *p = NULL;
+  const tvm_c_scope *sc;
+  if (!tvm_ptrmap_get(&e->scope_of, b, &p)) return 0;
+  sc = p;
+  return !sc->fragment_fmt && strcmp(sc->name, "global") &&
+         (sc->block_shared != 0) == shared;
+}
+
+/* The final combine of a cross-thread reduction (tvm_block_combine) with
+ * warp shuffles, where the dialect has them: thread v takes partial
+ * RF[f(v)], each warp folds its lanes' partials by butterfly exchanges
+ * (every lane ends with the warp's), lane 0 of each warp stores it to a
+ * shared array of T / warp entries, and after a barrier every thread folds
+ * those into L[i] as the loop did: T / warp loads instead of T.  The
+ * first barrier keeps an enclosing loop's next pass from overwriting the
+ * array while threads still read it.  Returns 0 (nothing emitted) when s
+ * is not such a loop in uniform control flow over a T x 1 x 1 block. */
+static int warp_combine(codegen_c *e, const tvm_stmt *s) {
+  const tvm_c_dialect *d = e->d;
+  tvm_block_combine m;
+  int W = d->warp_size;
+  if (!d->shuffle_xor_fmt || W < 2 || !tvm_match_block_combine(s, &m) ||
+      e->in_threadidx || e->divergent || m.T % W ||
+      m.T != (int64_t)e->launch[3] || e->launch[4] != 1 ||
+      e->launch[5] != 1 || !alloc_in(e, m.acc->u.load.buffer, 0) ||
+      !alloc_in(e, m.part->u.load.buffer, 1))
+    return 0;
+  tvm_dtype t = m.part->dtype;
+  int fl = tvm_dtype_is_float(t);
+  const char *fn = m.op == TVM_MAX ? d->fmax_f32 : d->fmin_f32;
+  if (m.op != TVM_ADD && (!fl || !fn)) return 0; /* integer max/min: no name */
+  tvm_ctx *c = e->c;
+  tvm_expr *v = (tvm_expr *)m.var;
+  tvm_expr *wp = tvm_var(c, "warp_part", t);
+  tvm_expr *S = tvm_var(c, "warp_sums", TVM_HANDLE);
+  tvm_expr *w = tvm_var(c, "w", TVM_I32);
+  if (!wp || !S || !w) {
+    codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
+    return 1;
+  }
+  const char *vn = codegen_name(e, v), *vt = codegen_type(e, v->dtype);
+  const char *wn = codegen_name(e, wp), *ty = codegen_type(e, t);
+  pad(e);
+  tvm_strbuf_append(e->out, "{\n");
+  e->indent++;
+  pad(e);
+  tvm_strbuf_printf(e->out, "%s %s = (%s)%s;\n", vt, vn, vt,
+                    d->thread_index[3]);
+  note_range(e, v, tvm_const(c, v->dtype, 0), tvm_const(c, v->dtype, m.T));
+  pad(e);
+  tvm_strbuf_printf(e->out, "%s %s = ", ty, wn);
+  codegen_expr(e, m.part, -1);
+  tvm_strbuf_append(e->out, ";\n");
+  for (int k = W / 2; k >= 1; k /= 2) {
+    char sh[200];
+    snprintf(sh, sizeof sh, d->shuffle_xor_fmt, wn, k);
+    pad(e);
+    if (m.op == TVM_ADD)
+      tvm_strbuf_printf(e->out, "%s = %s + %s;\n", wn, wn, sh);
+    else
+      tvm_strbuf_printf(e->out, "%s = %s(%s, %s);\n", wn, fn, wn, sh);
+  }
+  /* the rest as loop IR: the shared array, the lane-0 stores, the fold */
+  tvm_expr *Wc = tvm_const(c, v->dtype, W);
+  tvm_stmt *put = tvm_if(
+      c, tvm_eq(c, tvm_floormod(c, v, Wc), tvm_const(c, v->dtype, 0)),
+      tvm_store(c, S, tvm_floordiv(c, v, Wc), wp, NULL), NULL);
+  tvm_expr *L = (tvm_expr *)m.acc, *Sw = tvm_load(c, t, S, w, NULL);
+  tvm_expr *comb = m.op == TVM_ADD   ? tvm_add(c, L, Sw)
+                   : m.op == TVM_MAX ? tvm_max(c, L, Sw)
+                                     : tvm_min(c, L, Sw);
+  tvm_stmt *fold = tvm_for(
+      c, w, tvm_int(c, 0), tvm_int(c, (int)(m.T / W)), TVM_FOR_SERIAL, NULL,
+      tvm_store(c, m.store->u.store.buffer, m.store->u.store.index, comb,
+                NULL));
+  tvm_stmt *seq[4] = {tvm_barrier(c, "shared"), put, tvm_barrier(c, "shared"),
+                      fold};
+  tvm_stmt *ir = tvm_allocate(c, S, t, tvm_int(c, (int)(m.T / W)), "shared",
+                              tvm_seq(c, seq, 4));
+  if (!ir) {
+    codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
+    return 1;
+  }
+  emit_stmt(e, ir);
+  e->indent--;
+  pad(e);
+  tvm_strbuf_append(e->out, "}\n");
+  return 1;
 }
 
 /* A loop statement. */
@@ -130,6 +225,7 @@ static void emit_for(codegen_c *e, const tvm_stmt *s) {
     emit_thread_loop(e, s);
     return;
   }
+  if (k == TVM_FOR_SERIAL && warp_combine(e, s)) return;
   if (k == TVM_FOR_PARALLEL || k == TVM_FOR_VTHREAD) {
     codegen_fail(e, TVM_ERR_UNSUPPORTED,
                  "%s loop %s inside a device function (bind it to a thread "
@@ -432,6 +528,8 @@ static void emit_allocate(codegen_c *e, const tvm_stmt *s) {
     if (tvm_ptrmap_put(&e->buf_type, s->u.alloc.buffer, dt) != TVM_OK)
       codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
   }
+  if (tvm_ptrmap_put(&e->scope_of, s->u.alloc.buffer, (void *)sc) != TVM_OK)
+    codegen_fail(e, TVM_ERR_NOMEM, "out of memory");
   if (sc->fragment_fmt) {
     /* an array of opaque fragments, reached only through access_ptr */
     if (sc->fragment_elems <= 0 || n % sc->fragment_elems) {
@@ -746,7 +844,9 @@ tvm_status tvm_c_emit_module(const tvm_c_dialect *d, const tvm_module *m,
     tvm_bounds_free(&e.bounds);
     tvm_ptrvec_free(&e.thread_vars);
     tvm_ptrmap_free(&e.frag);
+    tvm_ptrmap_free(&e.scope_of);
     e.divergent = 0;
+    e.in_threadidx = 0;
   }
   if (e.st == TVM_OK && e.uses_bf16 && !d->bf16_prelude)
     codegen_fail(&e, TVM_ERR_UNSUPPORTED, "bfloat16 is not supported by %s",

@@ -29,6 +29,8 @@ typedef struct codegen_c {
   uint64_t dyn_bytes;    /* the dynamic array's layout, aligned */
   int uses_half, uses_bf16, uses_f64, uses_extern;
   tvm_ptrmap frag;     /* buffer var -> const tvm_c_scope* (fragment) */
+  tvm_ptrmap scope_of; /* allocated buffer var -> const tvm_c_scope* */
+  int in_threadidx;    /* depth of enclosing threadIdx loops */
   tvm_status st;       /* first error */
 } codegen_c;
 

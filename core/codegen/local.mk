@@ -4,6 +4,7 @@ libtvm_la_SOURCES += \
 	core/codegen/codegen_int.h \
 	core/codegen/c_expr.c \
 	core/codegen/c_source.c \
+	core/codegen/combine.c \
 	core/codegen/kpack.c
 
 if HAVE_CMOCKA

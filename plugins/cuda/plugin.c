@@ -84,6 +84,8 @@ static const tvm_c_dialect cuda_dialect = {
                      "threadIdx.y", "threadIdx.z"},
     .dyn_shared_fmt = "extern __shared__ __align__(128) unsigned char %s[];",
     .static_shared_max = 49152,
+    .shuffle_xor_fmt = "__shfl_xor_sync(0xffffffffu, %s, %d)",
+    .warp_size = 32,
     .barrier_shared = "__syncthreads();",
     .barrier_global = "__syncthreads();",
     .scopes = cuda_scopes,

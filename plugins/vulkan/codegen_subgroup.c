@@ -4,7 +4,9 @@
  *
  * The core's generic thread schedule (core/compiler/schedule_thread.c)
  * ends a cross-thread reduction with every thread of the block folding
- * the T per-thread partials of a shared array RF, after a barrier:
+ * the T per-thread partials of a shared array RF, after a barrier (the
+ * core's tvm_match_block_combine recognizes it; the C emitter does the
+ * same with warp shuffles):
  *
  *     for (v, 0, T) { L[i] = op(L[i], RF[f(v)]) }
  *
@@ -32,6 +34,7 @@
 #include <string.h>
 
 #include "codegen_int.h"
+#include "tvm/codegen_c.h"
 
 /* The scalar uint Input builtin `which` (SubgroupId, NumSubgroups). */
 static uint32_t builtin_u32(cg *g, uint32_t *slot, uint32_t which) {
@@ -59,34 +62,17 @@ static int is_load_of(cg *g, const tvm_expr *e, uint32_t storage) {
 }
 
 int cg_subgroup_reduce(cg *g, const tvm_stmt *s) {
-  const tvm_expr *v = s->u.for_.var;
-  const tvm_stmt *st = s->u.for_.body;
-  int64_t lo = -1, T = 0;
-  if (!tvm_is_const_int(s->u.for_.min, &lo) || lo != 0 ||
-      !tvm_is_const_int(s->u.for_.extent, &T) || T < 2 ||
-      g->local[0] != (uint64_t)T || g->local[1] != 1 || g->local[2] != 1)
+  tvm_block_combine m;
+  if (!tvm_match_block_combine(s, &m)) return 0;
+  const tvm_expr *v = m.var, *b = m.part;
+  const tvm_stmt *st = m.store;
+  int64_t T = m.T;
+  tvm_dtype t = m.part->dtype;
+  if (g->local[0] != (uint64_t)T || g->local[1] != 1 || g->local[2] != 1 ||
+      !is_load_of(g, m.acc, SpvStorageClassFunction) ||
+      !is_load_of(g, b, SpvStorageClassWorkgroup))
     return 0;
-  if (!st || st->kind != TVM_STORE || st->u.store.pred) return 0;
   const tvm_expr *val = st->u.store.value;
-  tvm_dtype t = val->dtype;
-  if (t.lanes != 1 || t.bits != 32 || tvm_dtype_is_bool(t) ||
-      (val->kind != TVM_ADD && val->kind != TVM_MAX && val->kind != TVM_MIN))
-    return 0;
-  /* L[i] = op(L[i], RF[f(v)]) or op(RF[f(v)], L[i]) */
-  const tvm_expr *a = val->u.bin.a, *b = val->u.bin.b;
-  if (!is_load_of(g, a, SpvStorageClassFunction)) {
-    const tvm_expr *x = a;
-    a = b;
-    b = x;
-  }
-  if (!is_load_of(g, a, SpvStorageClassFunction) ||
-      !is_load_of(g, b, SpvStorageClassWorkgroup) ||
-      a->u.load.buffer != st->u.store.buffer ||
-      !tvm_expr_equal(a->u.load.index, st->u.store.index) ||
-      tvm_expr_uses_var(st->u.store.index, v) ||
-      !tvm_expr_uses_var(b->u.load.index, v) ||
-      !tvm_dtype_eq(a->dtype, t) || !tvm_dtype_eq(b->dtype, t))
-    return 0;
   int f = tvm_dtype_is_float(t), sg = t.code == kDLInt;
   uint32_t op, comb;
   if (val->kind == TVM_ADD) {

@@ -129,6 +129,12 @@ typedef struct tvm_c_dialect {
    * NULL: static arrays, whatever their size. */
   const char *dyn_shared_fmt;
   uint64_t static_shared_max;
+  /* Warp shuffles for the final combine of a cross-thread reduction
+   * (tvm_block_combine): a printf format of a butterfly exchange taking
+   * the value (%s) and the lane distance (%d), e.g. "__shfl_xor_sync(
+   * 0xffffffffu, %s, %d)", and the warp's lanes.  NULL: the loop stays. */
+  const char *shuffle_xor_fmt;
+  int warp_size;
   /* Bit cast of a 16-bit integer to bfloat16 (one %s; NULL = none): Cast
    * to bfloat16 before ONNX opset 19 truncates float32 bits with it. */
   const char *as_bf16_fmt;
@@ -146,6 +152,27 @@ typedef struct tvm_c_dialect {
    * arithmetic are refused. */
   const char *copy_types[3];
 } tvm_c_dialect;
+
+/* The final combine of a cross-thread reduction as the core's generic
+ * thread schedule writes it (core/compiler/schedule_thread.c): after a
+ * barrier every thread of the block folds the T partials of a shared
+ * array RF into its local accumulator,
+ *     for (v, 0, T) { L[i] = op(L[i], RF[f(v)]) }
+ * op a sum, max or min of a 32-bit scalar.  Codegens do it with subgroup
+ * or warp operations where every partial is read once, by the thread whose
+ * index is v (vulkan, and the C emitter with a shuffle_xor_fmt).  The
+ * caller checks the rest: L thread-local, RF block-shared, the block T x
+ * 1 x 1 threads, the loop in uniform control flow outside thread loops. */
+typedef struct tvm_block_combine {
+  const tvm_expr *var;   /* v */
+  int64_t T;             /* its trip count */
+  const tvm_stmt *store; /* L[i] = ... */
+  const tvm_expr *acc;   /* the load L[i] */
+  const tvm_expr *part;  /* the load RF[f(v)] */
+  tvm_expr_kind op;      /* TVM_ADD, TVM_MAX or TVM_MIN */
+} tvm_block_combine;
+/* 1 and *m filled when loop s has that shape, else 0. */
+TVM_API int tvm_match_block_combine(const tvm_stmt *s, tvm_block_combine *m);
 
 /* Kinds of kernel parameters (tvm_c_kernel.arg_kinds). */
 enum {

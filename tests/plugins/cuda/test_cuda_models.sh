@@ -48,6 +48,13 @@ for arch in 80 90; do
                 echo "FAIL: zoo:$m for cuda-sm$arch spills registers"; exit 1 ;;
     esac
     echo "built zoo:$m for cuda-sm$arch: $(printf '%s\n' "$log" | grep '^kernels' | sed 's/^kernels *//')"
+    # the cross-thread reductions of lstm_lm (softmax over its vocabulary)
+    # end in warp shuffles: in the CUDA C and in the PTX
+    if [ "$m" = lstm_lm ]; then
+      grep -a -q '__shfl_xor_sync(0xffffffffu' "$tmp/m.tvmpkg" &&
+        grep -a -q 'shfl.sync.bfly' "$tmp/m.tvmpkg" ||
+        { echo "FAIL: zoo:lstm_lm for cuda-sm$arch has no warp shuffles"; exit 1; }
+    fi
   done
 done
 exit 0

@@ -193,6 +193,80 @@ static void test_dynamic_shared(void **state) {
   tvm_ctx_destroy(c);
 }
 
+/* A cross-thread reduction's final combine, as the generic thread
+ * schedule writes it: tx(T) RF[tx] = A[tx]; barrier; L[0] = init;
+ * for v in T: L[0] = op(L[0], RF[v]); C[bx] = L[0]; launched with
+ * `threads` threads. */
+static tvm_module *combine(tvm_ctx *c, int T, int threads, int use_max) {
+  tvm_dtype t = TVM_F32;
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *C = tvm_var(c, "C", TVM_HANDLE);
+  tvm_expr *RF = tvm_var(c, "RF", TVM_HANDLE), *L = tvm_var(c, "L", TVM_HANDLE);
+  tvm_expr *bx = tvm_var(c, "bx", TVM_I32), *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_expr *v = tvm_var(c, "v", TVM_I32), *z = tvm_int(c, 0);
+  tvm_expr *l0 = tvm_load(c, t, L, z, NULL), *rf = tvm_load(c, t, RF, v, NULL);
+  tvm_stmt *fill = tvm_for(c, tx, z, tvm_int(c, T), TVM_FOR_THREAD,
+                           "threadIdx.x",
+                           tvm_store(c, RF, tx, tvm_load(c, t, A, tx, NULL), NULL));
+  tvm_stmt *fold = tvm_for(c, v, z, tvm_int(c, T), TVM_FOR_SERIAL, NULL,
+                           tvm_store(c, L, z, use_max ? tvm_max(c, l0, rf)
+                                                      : tvm_add(c, rf, l0),
+                                     NULL));
+  tvm_stmt *seq[5] = {fill, tvm_barrier(c, "shared"),
+                      tvm_store(c, L, z, tvm_cast(c, t, tvm_int(c, 0)), NULL),
+                      fold, tvm_store(c, C, bx, l0, NULL)};
+  tvm_stmt *body = tvm_for(
+      c, bx, z, tvm_int(c, 2), TVM_FOR_THREAD, "blockIdx.x",
+      tvm_allocate(c, RF, t, tvm_int(c, T), "shared",
+                   tvm_allocate(c, L, t, tvm_int(c, 1), "local",
+                                tvm_seq(c, seq, 5))));
+  return module_of(c, body, (tvm_expr *[]){A, C}, 2, 2, threads);
+}
+
+/* The combine with warp shuffles where the dialect has them: each warp
+ * folds its lanes by butterfly exchanges, lane 0 stores, the block folds
+ * T / warp values; left a loop when the block is not T threads or the
+ * dialect has no shuffles. */
+static void test_warp_combine(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_c_dialect w = dialect;
+  w.shuffle_xor_fmt = "SHFL(%s, %d)";
+  w.warp_size = 32;
+  tvm_c_source s;
+  assert_int_equal(tvm_c_emit_module(&w, combine(c, 128, 128, 0), &s),
+                   TVM_OK);
+  const char *k = strstr(s.text, "i32 v = (i32)tx;\n");
+  assert_non_null(k);
+  assert_non_null(strstr(k, "f32 warp_part = RF[v];\n"));
+  assert_non_null(strstr(k, "warp_part = warp_part + SHFL(warp_part, 16);\n"));
+  assert_non_null(strstr(k, "warp_part = warp_part + SHFL(warp_part, 1);\n"));
+  assert_null(strstr(k, "SHFL(warp_part, 32)"));
+  assert_non_null(strstr(k, "SYNC();"));
+  assert_non_null(strstr(k, "warp_sums[(v / 32)] = warp_part;"));
+  assert_non_null(strstr(k, "for (i32 w = 0; w < 4; ++w)"));
+  assert_non_null(strstr(k, "L[0] = (L[0] + warp_sums[w]);"));
+  assert_non_null(strstr(s.text, "SHARED f32 warp_sums[4]"));
+  assert_int_equal(s.kernels[0].shared_bytes, 128 * 4 + 16);
+  tvm_c_source_free(&s);
+  /* max of floats: the dialect's fmax */
+  assert_int_equal(tvm_c_emit_module(&w, combine(c, 64, 64, 1), &s),
+                   TVM_OK);
+  assert_non_null(strstr(s.text, "warp_part = fmaxf(warp_part, SHFL(warp_part, 16));"));
+  tvm_c_source_free(&s);
+  /* the loop stays: a block of 256 threads folding 128 partials, no
+   * shuffles in the dialect, an integer max */
+  assert_int_equal(tvm_c_emit_module(&w, combine(c, 128, 256, 0), &s),
+                   TVM_OK);
+  assert_null(strstr(s.text, "SHFL"));
+  assert_non_null(strstr(s.text, "for (i32 v = 0; v < 128; ++v)"));
+  tvm_c_source_free(&s);
+  assert_int_equal(tvm_c_emit_module(&dialect, combine(c, 128, 128, 0),
+                                     &s), TVM_OK);
+  assert_null(strstr(s.text, "SHFL"));
+  tvm_c_source_free(&s);
+  tvm_ctx_destroy(c);
+}
+
 /* C[f(bx, tx)] = A[...] with floordiv of a possibly negative value and of
  * a non-negative one; vector stores aligned and not. */
 static void test_floordiv_and_vectors(void **state) {
@@ -469,6 +543,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threads_shared_barrier),
       cmocka_unit_test(test_dynamic_shared),
+      cmocka_unit_test(test_warp_combine),
       cmocka_unit_test(test_floordiv_and_vectors),
       cmocka_unit_test(test_copy_16bit_vectors),
       cmocka_unit_test(test_unsupported),

@@ -327,20 +327,7 @@ static void matmul_template(const char *const *names, const int *idx,
   gpu_case k = {0};
   k.name = "mm";
   k.m = m;
-  k.ntensors = 3;
-  k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";
-  k.tsize[0] = M * K, k.tsize[1] = K * N, k.tsize[2] = M * N;
-  k.out = 2;
-  for (int i = 0; i < 2; i++) {
-    k.data[i] = malloc(sizeof(float) * (size_t)k.tsize[i]);
-    for (int64_t e = 0; e < k.tsize[i]; e++)
-      k.data[i][e] = (float)((e * 37 + i * 11) % 17) / 8.0f - 1.0f;
-  }
-  k.data[2] = calloc((size_t)(M * N), sizeof(float));
-  for (int64_t i = 0; i < M; i++)
-    for (int64_t kk = 0; kk < K; kk++)
-      for (int64_t j = 0; j < N; j++)
-        k.data[2][i * N + j] += k.data[0][i * K + kk] * k.data[1][kk * N + j];
+  gpu_case_matmul(&k, M, N, K, NULL);
   tvm_target *ocl = NULL;
   tvm_device *d;
   if (shared > 32768) {
@@ -728,19 +715,7 @@ static void wmma_loops(const char *const *names, const int *idx, int64_t M,
   gpu_case k = {0};
   k.name = "wmma_loops";
   k.m = m;
-  k.ntensors = 3;
-  k.tnames[0] = "A", k.tnames[1] = "B", k.tnames[2] = "C";
-  k.tsize[0] = M * K, k.tsize[1] = K * N, k.tsize[2] = M * N;
-  k.out = 2;
-  for (int i = 0; i < 2; i++) {
-    k.data[i] = malloc(sizeof(float) * (size_t)k.tsize[i]);
-    for (int64_t e = 0; e < k.tsize[i]; e++) k.data[i][e] = wmma_val(e, i);
-  }
-  k.data[2] = calloc((size_t)(M * N), sizeof(float));
-  for (int64_t i = 0; i < M; i++)
-    for (int64_t kk = 0; kk < K; kk++)
-      for (int64_t j = 0; j < N; j++)
-        k.data[2][i * N + j] += k.data[0][i * K + kk] * k.data[1][kk * N + j];
+  gpu_case_matmul(&k, M, N, K, wmma_val);
   gpu_case_run(ocl, d, &k);
   for (int i = 0; i < 3; i++) free(k.data[i]);
   tvm_device_close(d);

@@ -295,6 +295,28 @@ static void run_case(const tvm_target *t, tvm_device *d, gpu_case *k,
   tvm_plugin_blob_free(&blob);
 }
 
+/* See gpu_kernels.h. */
+void gpu_case_matmul(gpu_case *k, int64_t M, int64_t N, int64_t K,
+                     float (*val)(int64_t e, int i)) {
+  k->ntensors = 3;
+  k->tnames[0] = "A", k->tnames[1] = "B", k->tnames[2] = "C";
+  k->tsize[0] = M * K, k->tsize[1] = K * N, k->tsize[2] = M * N;
+  k->out = 2;
+  for (int i = 0; i < 2; i++) {
+    k->data[i] = malloc(sizeof(float) * (size_t)k->tsize[i]);
+    assert_non_null(k->data[i]);
+    for (int64_t e = 0; e < k->tsize[i]; e++)
+      k->data[i][e] = val ? val(e, i)
+                          : (float)((e * 37 + i * 11) % 17) / 8.0f - 1.0f;
+  }
+  k->data[2] = calloc((size_t)(M * N), sizeof(float));
+  assert_non_null(k->data[2]);
+  for (int64_t i = 0; i < M; i++)
+    for (int64_t kk = 0; kk < K; kk++)
+      for (int64_t j = 0; j < N; j++)
+        k->data[2][i * N + j] += k->data[0][i * K + kk] * k->data[1][kk * N + j];
+}
+
 void gpu_case_run(const tvm_target *t, tvm_device *d, gpu_case *k) {
   run_case(t, d, k, 0);
 }

@@ -30,6 +30,12 @@ const tvm_func *gpu_case_kernel(const gpu_case *k);
 /* A float16 kernel: B = exp(A) * 2 + 1 over 1024 halves, blockIdx.x x
  * threadIdx.x (64), lowered for t into m (A, B are its tensors). */
 void gpu_half_lower(const tvm_target *t, tvm_ctx *c, tvm_module *m);
+/* Fills k for C[M, N] = A[M, K] x B[K, N] (tensors "A", "B", "C"): the
+ * inputs from val(element, input index) (NULL: multiples of 1/8 in
+ * [-1, 1), exact in float32), C the naive product.  The caller frees
+ * data[0..2]. */
+void gpu_case_matmul(gpu_case *k, int64_t M, int64_t N, int64_t K,
+                     float (*val)(int64_t e, int i));
 /* Runs one case on d (codegen for t, load, launch, compare). */
 void gpu_case_run(const tvm_target *t, tvm_device *d, gpu_case *k);
 /* Runs every case on d (module loaded from blob made per case) and

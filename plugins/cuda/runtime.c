@@ -312,6 +312,7 @@ int32_t cuda_func_get(tvm_plugin_module *m, const char *name,
   f->dyn_shared = dyn_shared_of(m, name);
   if (f->dyn_shared) {
     /* past 48 KiB a kernel must opt in to its dynamic shared memory */
+    m->d->cu.cuCtxSetCurrent(m->d->ctx);
     CUresult r = m->d->cu.cuFuncSetAttribute(
         f->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
         (int)f->dyn_shared);

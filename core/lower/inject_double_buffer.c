@@ -144,15 +144,16 @@ static int walk_chain(dbuf *d, chain *ch, tvm_stmt *s) {
   }
 }
 
-/* Mutator hook: drops the marked allocations of the loop (their bodies
- * stay) and replaces their producers by the guarded fetch of the next
- * iteration (data: the chain, and the loop as mutator context). */
+/* The loop's marked allocations and, per allocation, its producer for
+ * iteration v + 1. */
 typedef struct rewrite {
-  dbuf *d;
   chain *ch;
-  tvm_stmt **next; /* per allocation: the producer for iteration v + 1 */
+  tvm_stmt **next;
 } rewrite;
 
+/* Mutator hook: drops the marked allocations of the loop (their bodies
+ * stay) and replaces their producers by the guarded fetch of the next
+ * iteration. */
 static tvm_stmt *rewrite_stmt(tvm_mutator *m, tvm_stmt *s) {
   rewrite *r = m->data;
   for (int i = 0; i < r->ch->n; i++) {
@@ -269,7 +270,7 @@ static tvm_stmt *pipeline(dbuf *d, tvm_stmt *loop, chain *ch) {
     }
   }
   {
-    rewrite r = {d, ch, next};
+    rewrite r = {ch, next};
     tvm_mutator m = {c, NULL, rewrite_stmt, &r};
     body = tvm_mutate_stmt(&m, body);
   }

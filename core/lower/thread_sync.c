@@ -105,7 +105,11 @@ static int rw_expr(tvm_visitor *v, const tvm_expr *e) {
   return 0;
 }
 
-static void rw_free(rw *a);
+/* Frees the sets of a. */
+static void rw_free(rw *a) {
+  tvm_ptrvec_free(&a->rd);
+  tvm_ptrvec_free(&a->wr);
+}
 
 /* Visitor hook: stores; double_buffer_write attributes (see rw). */
 static int rw_stmt(tvm_visitor *v, const tvm_stmt *s) {
@@ -132,11 +136,6 @@ static void rw_of(rw *a, const tvm_stmt *s) {
   tvm_visit_stmt(&v, s);
 }
 
-/* Frees the sets of a. */
-static void rw_free(rw *a) {
-  tvm_ptrvec_free(&a->rd);
-  tvm_ptrvec_free(&a->wr);
-}
 
 /* Do the sets x and y share a buffer? */
 static int meet(const tvm_ptrvec *x, const tvm_ptrvec *y) {

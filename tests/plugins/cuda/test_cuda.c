@@ -419,8 +419,10 @@ static void test_matmul_template_rejects(void **state) {
   /* 128 x 32 tiles of A and B fit 48 KiB once (32 KiB), not twice (a
    * target of 48 KiB: cuda-sm90 grants 227) */
   tvm_target_free(t);
-  const char *yaml = "/tmp/tvm_test_cuda_48k.yaml";
-  FILE *y = fopen(yaml, "w");
+  char yaml[] = "/tmp/tvm_test_cuda_48k_XXXXXX.yaml";
+  int yfd = mkstemps(yaml, 5);
+  assert_true(yfd >= 0);
+  FILE *y = fdopen(yfd, "w");
   assert_non_null(y);
   fputs("name: cuda-48k\nplugin: cuda\nkeys: [gpu, cuda]\n"
         "attrs: {arch: 90, max_shared_bytes: 49152}\n", y);

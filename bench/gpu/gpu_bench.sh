@@ -48,17 +48,13 @@ for t in "$CT" vulkan; do run "$tmp/ew.onnx" "$t"; done
 for m in resnet18 mobilenet_v2 resnet50; do
   for t in "$CT" vulkan; do run "zoo:$m" "$t"; done
 done
-py <<'PY'
-import torch, torchvision
+py "$S/bench/gpu" <<'PY'
+import sys, torch, torchvision
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
-def bench(f, n=50):
-    for _ in range(5): f()
-    torch.cuda.synchronize(); ts = []
-    for _ in range(n):
-        s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
-        s.record(); f(); e.record(); torch.cuda.synchronize(); ts.append(s.elapsed_time(e))
-    ts.sort(); return ts[len(ts) // 2]
+sys.path.insert(0, sys.argv[1])
+from cuda_timing import median_ms
+bench = lambda f: median_ms(f, 50)
 a = torch.randn(4096, 4096, device="cuda"); b = torch.randn(4096, 4096, device="cuda")
 ms = bench(lambda: a @ b)
 print(f"cuBLAS fp32 matmul 4096^3: {ms:.3f} ms = {2 * 4096**3 / ms / 1e9:.1f} TFLOP/s")

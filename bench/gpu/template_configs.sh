@@ -1,8 +1,8 @@
 #!/bin/bash
 # bench/gpu/template_configs.sh - the cuda plugin's MatMul templates at
 # chosen knob settings on an NVIDIA GPU, against cuBLAS (PyTorch) in the
-# same run.  Needs a built tree, python3 with onnx (and torch for the
-# peer).
+# same run, headed by the GPU, its driver and clocks (nvidia-smi).  Needs
+# a built tree, python3 with onnx (and torch for the peer).
 #
 #   bench/gpu/template_configs.sh [BUILD_DIR] [CUDA_TARGET]   (cuda-sm90)
 #
@@ -24,6 +24,9 @@ export TVM_NO_INSTALLED=1 TVM_TARGET_PATH=$S/targets
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 py() { env -u LD_LIBRARY_PATH python3 - "$@"; }
+command -v nvidia-smi > /dev/null &&
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem \
+             --format=csv,noheader
 # tile_block tile_thread tile_k vthreads fetch_vec double_buffer unroll_k:
 # choices {16,32,64,128} {1,2,4,8} {4,8,16,32} {1,2} {1,4} {0,1} {0,1}
 SGEMM=${CONFIGS_SGEMM:-"tile_block=3/4 tile_thread=3/4 tile_k=3/4 vthreads=1/2 fetch_vec=1/2 double_buffer=0/2 unroll_k=0/2
@@ -85,19 +88,16 @@ configs() {
 }
 configs f32 cuda.matmul_shared_tiled "$SGEMM"
 [ -n "$WMMA" ] && configs f16 cuda.matmul_wmma "$WMMA"
-py <<'PY'
+py "$S/bench/gpu" <<'PY'
+import sys
 try:
     import torch
 except ImportError:
     print("no torch: no cuBLAS figures"); raise SystemExit
 torch.backends.cuda.matmul.allow_tf32 = False
-def bench(f, n=30):
-    for _ in range(5): f()
-    torch.cuda.synchronize(); ts = []
-    for _ in range(n):
-        s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)
-        s.record(); f(); e.record(); torch.cuda.synchronize(); ts.append(s.elapsed_time(e))
-    ts.sort(); return ts[len(ts) // 2]
+sys.path.insert(0, sys.argv[1])
+from cuda_timing import median_ms
+bench = lambda f: median_ms(f, 30)
 for dt in (torch.float32, torch.float16):
     a = torch.randn(4096, 4096, device="cuda", dtype=dt)
     b = torch.randn(4096, 4096, device="cuda", dtype=dt)

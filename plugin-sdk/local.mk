@@ -2,10 +2,11 @@
 # pkg-config file, the conformance tests (tvm-plugin-cts, installed so
 # that out-of-tree plugins can run them), the guide and the example.
 # The SDK's helper library (tvm/plugin_sdk.h): reporting, host memory,
-# blobs, attribute lookup.  Installed; pkg-config --libs tvm-plugin-sdk.
+# blobs, attribute lookup, the compiled-code cache.  Installed;
+# pkg-config --libs tvm-plugin-sdk.
 lib_LTLIBRARIES += libtvm_plugin_sdk.la
-libtvm_plugin_sdk_la_SOURCES = plugin-sdk/lib/plugin_sdk.c
-libtvm_plugin_sdk_la_LIBADD = libtvm_runtime.la
+libtvm_plugin_sdk_la_SOURCES = plugin-sdk/lib/plugin_sdk.c plugin-sdk/lib/sdk_cache.c
+libtvm_plugin_sdk_la_LIBADD = libtvm_runtime.la -lpthread -ldl
 libtvm_plugin_sdk_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -no-undefined
 tvminclude_HEADERS += plugin-sdk/include/tvm/plugin_sdk.h
 

@@ -11,6 +11,7 @@
 
 #include "tvm/codegen_c.h"
 #include "tvm/plugin.h"
+#include "tvm/plugin_sdk.h"
 
 struct tvm_plugin_target {
   int64_t arch;            /* compute capability * 10 (80, 90) */

@@ -14,7 +14,7 @@ plugins_cuda_tvm_cuda_la_SOURCES = \
 plugins_cuda_tvm_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS) \
 	-DTVM_CUDA_HOME=\"$(CUDA_HOME)\"
 plugins_cuda_tvm_cuda_la_LDFLAGS = $(TVM_PLUGIN_LINK)
-plugins_cuda_tvm_cuda_la_LIBADD = $(TVM_LIBS) -ldl -lpthread
+plugins_cuda_tvm_cuda_la_LIBADD = libtvm_plugin_sdk.la $(TVM_LIBS) -ldl -lpthread
 
 if HAVE_CMOCKA
 # Shared kernels compiled with NVRTC for sm_80 and sm_90 and checked with

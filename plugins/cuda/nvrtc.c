@@ -3,7 +3,11 @@
  * (libnvrtc.so.13 from the system's search path, then the toolkit the
  * build was configured with), never linked.  Compiles for the real
  * architecture sm_<arch> with `ptxas -v` output in the log, from which
- * registers and spills per kernel are read.
+ * registers and spills per kernel are read.  What a source compiled to
+ * (PTX, cubin and log) is kept in the SDK's compiled-code cache, keyed by
+ * the source, the options, libnvrtc and this plugin, so the same kernels
+ * compiled again (the next compile of a model, the tuner's re-measuring)
+ * skip NVRTC, which takes seconds on unrolled tiles.
  */
 #include <dlfcn.h>
 #include <nvrtc.h>
@@ -69,6 +73,66 @@ void cuda_compiled_free(cuda_compiled *c) {
   memset(c, 0, sizeof *c);
 }
 
+/* The cache's key of a compile of src with opts: 0 when the cache is
+ * off or an identity is unknown. */
+#define CUDA_CACHE_FORMAT "tvm-c cuda nvrtc 1"
+static int compile_key(const char *src, const char *const *opts, int nopts,
+                       tvm_sdk_cache_key *k) {
+  if (!tvm_sdk_cache_enabled("cuda")) return 0;
+  tvm_sdk_cache_key_init(k);
+  tvm_sdk_cache_key_add_str(k, CUDA_CACHE_FORMAT);
+  if (!tvm_sdk_cache_key_add_object(k, (const void *)cuda_nvrtc_compile) ||
+      !tvm_sdk_cache_key_add_object(k, *(void **)&nv.nvrtcCompileProgram))
+    return 0;
+  for (int i = 0; i < nopts; i++) tvm_sdk_cache_key_add_str(k, opts[i]);
+  tvm_sdk_cache_key_add_str(k, src);
+  return 1;
+}
+
+/* A cache entry: three u64 lengths (PTX, cubin, log), then the bytes. */
+static void cache_store(const tvm_sdk_cache_key *k, const cuda_compiled *c) {
+  uint64_t n[3] = {strlen(c->ptx), c->cubin_size, strlen(c->log)};
+  size_t total = sizeof n + n[0] + n[1] + n[2];
+  uint8_t *b = malloc(total);
+  if (!b) return;
+  memcpy(b, n, sizeof n);
+  memcpy(b + sizeof n, c->ptx, n[0]);
+  memcpy(b + sizeof n + n[0], c->cubin, n[1]);
+  memcpy(b + sizeof n + n[0] + n[1], c->log, n[2]);
+  tvm_sdk_cache_put("cuda", k, b, total);
+  free(b);
+}
+
+/* 1 with out filled from the cache's entry under k. */
+static int cache_load(const tvm_sdk_cache_key *k, cuda_compiled *out) {
+  uint8_t *b;
+  uint64_t size, n[3];
+  if (!tvm_sdk_cache_get("cuda", k, &b, &size)) return 0;
+  int ok = size >= sizeof n;
+  if (ok) {
+    memcpy(n, b, sizeof n);
+    ok = n[0] < size && n[1] < size && n[2] < size &&
+         sizeof n + n[0] + n[1] + n[2] == size && n[1] > 0;
+  }
+  if (ok) {
+    const uint8_t *at = b + sizeof n;
+    out->ptx = calloc(1, n[0] + 1);
+    out->cubin = malloc(n[1]);
+    out->log = calloc(1, n[2] + 1);
+    ok = out->ptx && out->cubin && out->log;
+    if (ok) {
+      memcpy(out->ptx, at, n[0]);
+      memcpy(out->cubin, at + n[0], n[1]);
+      memcpy(out->log, at + n[0] + n[1], n[2]);
+      out->cubin_size = n[1];
+    } else {
+      cuda_compiled_free(out);
+    }
+  }
+  free(b);
+  return ok;
+}
+
 /* Compiles src (see cuda_plugin.h). */
 int32_t cuda_nvrtc_compile(const char *src, int64_t arch, cuda_compiled *out) {
   memset(out, 0, sizeof *out);
@@ -78,16 +142,24 @@ int32_t cuda_nvrtc_compile(const char *src, int64_t arch, cuda_compiled *out) {
                         "cuda: NVRTC is not available (%s); install the CUDA "
                         "toolkit (libnvrtc.so.13) or add its lib64 to "
                         "LD_LIBRARY_PATH", nv.why);
-  nvrtcProgram p;
-  if (nv.nvrtcCreateProgram(&p, src, "tvm_kernels.cu", 0, NULL, NULL) !=
-      NVRTC_SUCCESS)
-    return tvm_c_report(cuda_host(), TVM_ERR_NOMEM,
-                        "cuda: nvrtcCreateProgram failed");
   char archopt[64];
   snprintf(archopt, sizeof archopt, "--gpu-architecture=sm_%lld",
            (long long)arch);
   const char *opts[] = {archopt, "--std=c++17", "--ptxas-options=-v",
                         "-I" TVM_CUDA_HOME "/include"};
+  tvm_sdk_cache_key key;
+  int cached = compile_key(src, opts, 4, &key);
+  if (cached && cache_load(&key, out)) {
+    tvm_sdk_log(cuda_host(), TVM_LOG_DEBUG,
+                "cuda: sm_%lld module from the compiled-code cache",
+                (long long)arch);
+    return TVM_OK;
+  }
+  nvrtcProgram p;
+  if (nv.nvrtcCreateProgram(&p, src, "tvm_kernels.cu", 0, NULL, NULL) !=
+      NVRTC_SUCCESS)
+    return tvm_c_report(cuda_host(), TVM_ERR_NOMEM,
+                        "cuda: nvrtcCreateProgram failed");
   nvrtcResult r = nv.nvrtcCompileProgram(p, 4, opts);
   size_t n = 0;
   nv.nvrtcGetProgramLogSize(p, &n);
@@ -116,6 +188,7 @@ int32_t cuda_nvrtc_compile(const char *src, int64_t arch, cuda_compiled *out) {
   }
   nv.nvrtcDestroyProgram(&p);
   if (st != TVM_OK) cuda_compiled_free(out);
+  else if (cached) cache_store(&key, out);
   return st;
 }
 

@@ -273,6 +273,7 @@ typedef struct lc_part {
   int nfuncs;
   int64_t weight;         /* statements of its functions */
   int index;               /* 0 defines the module globals */
+  int hit;                 /* obj came from the compiled-code cache */
   int single;              /* the only part: dumps named as a whole module */
   LLVMMemoryBufferRef obj; /* the part as an ELF object */
   int32_t status;
@@ -320,10 +321,9 @@ static void cg_close(lc_cg *cg) {
   LLVMDisposeTargetData(cg->td);
 }
 
-/* Emits the functions idx[0..n) of m into cg->mod, verifies and
- * optimizes it; dump_tag names the raw IR dump ("" or ".partN"). */
-static int32_t cg_build(lc_cg *cg, LLVMTargetMachineRef tm,
-                        const tvm_module *m, const int *idx, int n,
+/* Emits the functions idx[0..n) of m into cg->mod and verifies it;
+ * dump_tag names the raw IR dump ("" or ".partN"). */
+static int32_t cg_build(lc_cg *cg, const tvm_module *m, const int *idx, int n,
                         const char *dump_tag) {
   for (int i = 0; i < n && cg->status == TVM_OK; i++)
     emit_func(cg, m->funcs[idx[i]]);
@@ -341,11 +341,39 @@ static int32_t cg_build(lc_cg *cg, LLVMTargetMachineRef tm,
     }
     LLVMDisposeMessage(msg);
   }
-  if (st == TVM_OK) st = optimize(cg, tm, cg->target->opt_level);
   return st;
 }
 
-/* Pool task: builds part i and emits it as an object. */
+/* The compiled-code cache's key of a part (tvm/plugin_sdk.h): its
+ * unoptimized IR, the target machine's settings, this plugin and the
+ * LLVM library it runs, and the pipeline's fixed options (in optimize()
+ * and this file: a change there must change LC_CACHE_FORMAT).  Returns 0
+ * when the cache is off, or on while $TVM_LLVM_DUMP asks for the IR a
+ * compile sees. */
+#define LC_CACHE_FORMAT "tvm-c llvm-cpu part 1"
+static int part_key(const lc_cg *cg, const tvm_plugin_target *t,
+                    tvm_sdk_cache_key *k) {
+  const char *dump = getenv("TVM_LLVM_DUMP");
+  if ((dump && dump[0]) || !tvm_sdk_cache_enabled("llvm-cpu")) return 0;
+  tvm_sdk_cache_key_init(k);
+  tvm_sdk_cache_key_add_str(k, LC_CACHE_FORMAT);
+  if (!tvm_sdk_cache_key_add_object(k, (const void *)lc_codegen) ||
+      !tvm_sdk_cache_key_add_object(k, (const void *)LLVMRunPasses))
+    return 0;
+  tvm_sdk_cache_key_add_str(k, t->triple);
+  tvm_sdk_cache_key_add_str(k, t->mcpu);
+  tvm_sdk_cache_key_add_str(k, t->mattr);
+  int32_t level = t->opt_level;
+  tvm_sdk_cache_key_add(k, &level, sizeof level);
+  char *ir = LLVMPrintModuleToString(cg->mod);
+  if (!ir) return 0;
+  tvm_sdk_cache_key_add_str(k, ir);
+  LLVMDisposeMessage(ir);
+  return 1;
+}
+
+/* Pool task: builds part i and emits it as an object, or reads the
+ * object of the same IR from the compiled-code cache. */
 static int32_t part_task(int64_t i, int64_t n, void *data) {
   (void)n;
   lc_part *p = &((lc_part *)data)[i];
@@ -359,11 +387,25 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
   }
   lc_cg cg;
   char tag[24];
+  tvm_sdk_cache_key key;
+  int cached = 0;
   cg_open(&cg, p->t, tm, p->index == 0);
   cg.msg = p->msg;
   snprintf(tag, sizeof tag, p->single ? "" : ".part%d", p->index);
-  p->status = cg_build(&cg, tm, p->m, p->funcs, p->nfuncs, tag);
-  if (p->status == TVM_OK) {
+  p->status = cg_build(&cg, p->m, p->funcs, p->nfuncs, tag);
+  if (p->status == TVM_OK && (cached = part_key(&cg, p->t, &key))) {
+    uint8_t *obj;
+    uint64_t size;
+    if (tvm_sdk_cache_get("llvm-cpu", &key, &obj, &size)) {
+      p->obj = LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)obj,
+                                                         size, "part");
+      free(obj);
+      p->hit = p->obj != NULL;
+    }
+  }
+  if (p->status == TVM_OK && !p->hit)
+    p->status = optimize(&cg, tm, cg.target->opt_level);
+  if (p->status == TVM_OK && !p->hit) {
     char *err = NULL;
     snprintf(tag + strlen(tag), sizeof tag - strlen(tag), ".opt.ll");
     maybe_dump(cg.mod, p->m, tag);
@@ -373,6 +415,9 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
       snprintf(p->msg, sizeof p->msg, "llvm-cpu: object emission failed: %s",
                err ? err : "?");
       p->obj = NULL;
+    } else if (cached) {
+      tvm_sdk_cache_put("llvm-cpu", &key, LLVMGetBufferStart(p->obj),
+                        LLVMGetBufferSize(p->obj));
     }
     LLVMDisposeMessage(err);
   }
@@ -452,10 +497,16 @@ static int32_t build_parts(const tvm_plugin_target *t, const tvm_module *m,
                        parts[q].msg[0] ? parts[q].msg
                                        : "llvm-cpu: codegen of a part failed");
   }
+  int hits = 0;
   for (int q = 0; st == TVM_OK && q < nparts; q++) {
+    hits += parts[q].hit;
     objs[q] = (const uint8_t *)LLVMGetBufferStart(parts[q].obj);
     sizes[q] = LLVMGetBufferSize(parts[q].obj);
   }
+  if (st == TVM_OK && hits)
+    tvm_sdk_log(lc_host(), TVM_LOG_DEBUG,
+                "llvm-cpu: %d of %d part(s) of '%s' from the compiled-code "
+                "cache", hits, nparts, m->nfuncs ? m->funcs[0]->name : "");
   if (st == TVM_OK && nparts == 1) { /* nothing to join */
     *obj = malloc(sizes[0] ? sizes[0] : 1);
     if (*obj) memcpy(*obj, objs[0], sizes[0]), *size = sizes[0];

@@ -124,6 +124,12 @@ EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_runtime_DEPENDENCIES = $(LLVM_CPU_TES
 endif
 EXTRA_DIST += plugins/llvm-cpu/README.md
 
+# The compiled-code cache through tvmc compile (tvm/plugin_sdk.h).
+if BUILD_LLVM_CPU
+TESTS += tests/e2e/tvmc/test_kernel_cache.sh
+endif
+EXTRA_DIST += tests/e2e/tvmc/test_kernel_cache.sh
+
 # Channel-blocked convolution (alter_layout, Conv_NCHWc, the conv2d_NCHWc
 # template) compiled end to end and compared with the reference.
 if BUILD_LLVM_CPU

@@ -96,6 +96,12 @@ TESTS += tests/abi/test_plugin_sdk_lib
 tests_abi_test_plugin_sdk_lib_SOURCES = tests/abi/test_plugin_sdk_lib.c
 tests_abi_test_plugin_sdk_lib_CFLAGS = $(TVM_TEST_CF)
 tests_abi_test_plugin_sdk_lib_LDADD = libtvm_plugin_sdk.la $(TVM_TEST_LIBS)
+
+check_PROGRAMS += tests/abi/test_sdk_cache
+TESTS += tests/abi/test_sdk_cache
+tests_abi_test_sdk_cache_SOURCES = tests/abi/test_sdk_cache.c
+tests_abi_test_sdk_cache_CFLAGS = $(TVM_TEST_CF)
+tests_abi_test_sdk_cache_LDADD = libtvm_plugin_sdk.la $(TVM_TEST_LIBS)
 endif
 
 # A plugin whose intrinsic path is broken, which tvm-plugin-cts must fail:

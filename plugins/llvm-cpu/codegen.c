@@ -7,20 +7,23 @@
  * Each call owns fresh LLVMContexts, so codegen is reentrant across
  * targets and threads.
  *
- * A module of several functions is compiled in parts, in parallel: its
- * functions are dealt into up to LC_CODEGEN_PARTS parts of about equal
- * size (the count of their loop IR statements; largest first, each to
- * the lightest part), each part built, optimized and emitted as an ELF
- * object in its own context on the host's default thread pool
- * (host->parallel_for), and the parts' objects joined, in part order, into
- * one relocatable object (elf_merge.c), the blob.  The parts depend on the
- * module only, not on the number of threads, so the object is the same on
- * any machine.  The first part defines the module globals the loader
- * fills in; the others declare them, and the join binds their references
- * to the definition.  Everything LLVM does, the pass pipeline and
- * instruction selection and emission alike, runs in parallel.  (Linking
- * the parts' bitcode into one module and emitting that, as this did
- * before, left emission, about a third of LLVM's time, on one thread.)
+ * A module is compiled in parts, in parallel: each function alone in a
+ * part, plus part 0 holding only the module globals the loader fills in
+ * (the function parts declare them).  Each part is built, optimized and
+ * emitted as an ELF object in its own context on the host's default
+ * thread pool (host->parallel_for, heaviest part first by the count of
+ * its loop IR statements), and the parts' objects are joined, in part
+ * order, into one relocatable object (elf_merge.c), the blob.  A function
+ * is compiled under one fixed name, LC_KERNEL_NAME (its IR names no
+ * function of the module), and the join gives its symbols their names
+ * back; so a function's object depends on its loop IR and the target
+ * alone, never on its name, its module or the number of threads: the same
+ * kernel built by the tuner and by a compile is the same bytes, and the
+ * SDK's compiled-code cache, keyed by a part's IR, serves both.
+ * Everything LLVM does, the pass pipeline and instruction selection and
+ * emission alike, runs in parallel.  (Linking the parts' bitcode into one
+ * module and emitting that, as this did before, left emission, about a
+ * third of LLVM's time, on one thread.)
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -75,7 +78,7 @@ static LLVMValueRef emit_body(lc_cg *cg, const tvm_func *f) {
   LLVMTypeRef fty = LLVMFunctionType(cg->t_i32, pt, (unsigned)n, 0);
   free(pt);
   char nm[512];
-  snprintf(nm, sizeof nm, "%s.body", f->name);
+  snprintf(nm, sizeof nm, "%s.body", cg->irname);
   LLVMValueRef fn = LLVMAddFunction(cg->mod, nm, fty);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
@@ -110,7 +113,7 @@ static LLVMValueRef emit_body(lc_cg *cg, const tvm_func *f) {
 static void emit_entry(lc_cg *cg, const tvm_func *f, LLVMValueRef body) {
   LLVMTypeRef pt[2] = {cg->t_ptr, cg->t_i32};
   LLVMTypeRef fty = LLVMFunctionType(cg->t_i32, pt, 2, 0);
-  LLVMValueRef fn = LLVMAddFunction(cg->mod, f->name, fty);
+  LLVMValueRef fn = LLVMAddFunction(cg->mod, cg->irname, fty);
   LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(cg->ctx, fn, "ok");
   LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(cg->ctx, fn, "bad");
@@ -124,7 +127,7 @@ static void emit_entry(lc_cg *cg, const tvm_func *f, LLVMValueRef body) {
 
   LLVMPositionBuilderAtEnd(cg->b, bad);
   char msg[600];
-  snprintf(msg, sizeof msg, "'%s' takes %d arguments", f->name, f->nparams);
+  snprintf(msg, sizeof msg, "the kernel takes %d arguments", f->nparams);
   LLVMValueRef str = LLVMBuildGlobalStringPtr(cg->b, msg, "msg");
   LLVMTypeRef aty = LLVMFunctionType(cg->t_void, &cg->t_ptr, 1, 0);
   LLVMValueRef afp = LLVMBuildLoad2(cg->b, cg->t_ptr, cg->g_assert_fail, "");
@@ -176,6 +179,7 @@ static void emit_entry(lc_cg *cg, const tvm_func *f, LLVMValueRef body) {
 /* Compiles one tvm function into cg->mod. */
 static void emit_func(lc_cg *cg, const tvm_func *f) {
   cg->fname = f->name;
+  cg->irname = LC_KERNEL_NAME;
   if (f->kind != TVM_FUNC_HOST) {
     lc_fail(cg, TVM_ERR_UNSUPPORTED,
             "is a device kernel; llvm-cpu has no thread axes (lower with "
@@ -242,18 +246,16 @@ static int32_t emit_blob(const uint8_t *obj, uint64_t size,
   return st;
 }
 
-/* Dumps the module's IR to $TVM_LLVM_DUMP.<first function><suffix>
- * when that variable is set (a debugging aid; with several parts, the
- * IR of each part as .partN.raw.ll and .partN.opt.ll). */
-static void maybe_dump(LLVMModuleRef mod, const tvm_module *m,
+/* Dumps a part's IR to $TVM_LLVM_DUMP.<name><suffix> when that variable
+ * is set (a debugging aid: name is the part's function, or "globals"). */
+static void maybe_dump(LLVMModuleRef mod, const char *name,
                        const char *suffix) {
   const char *path = getenv("TVM_LLVM_DUMP");
   if (!path || !path[0]) return;
-  char name[1024];
-  snprintf(name, sizeof name, "%s.%s%s", path,
-           m->nfuncs ? m->funcs[0]->name : "empty", suffix);
+  char file[1024];
+  snprintf(file, sizeof file, "%s.%s%s", path, name, suffix);
   char *err = NULL;
-  if (LLVMPrintModuleToFile(mod, name, &err)) LLVMDisposeMessage(err);
+  if (LLVMPrintModuleToFile(mod, file, &err)) LLVMDisposeMessage(err);
 }
 
 /* ---- one part: a context, its functions, built, optimized, emitted ------- */
@@ -265,16 +267,14 @@ static int count_stmt(tvm_visitor *v, const tvm_stmt *st) {
   return 0;
 }
 
-/* A part of the module compiled in one context. */
+/* A part of the module compiled in one context: one function (func >= 0)
+ * or the module globals (func -1). */
 typedef struct lc_part {
   const tvm_plugin_target *t;
   const tvm_module *m;
-  int *funcs;             /* indices into m->funcs, in module order */
-  int nfuncs;
-  int64_t weight;         /* statements of its functions */
-  int index;               /* 0 defines the module globals */
+  int func;                /* index into m->funcs, or -1 */
+  int64_t weight;          /* statements of its function */
   int hit;                 /* obj came from the compiled-code cache */
-  int single;              /* the only part: dumps named as a whole module */
   LLVMMemoryBufferRef obj; /* the part as an ELF object */
   int32_t status;
   char msg[LC_CG_MSG];
@@ -321,17 +321,13 @@ static void cg_close(lc_cg *cg) {
   LLVMDisposeTargetData(cg->td);
 }
 
-/* Emits the functions idx[0..n) of m into cg->mod and verifies it;
- * dump_tag names the raw IR dump ("" or ".partN"). */
-static int32_t cg_build(lc_cg *cg, const tvm_module *m, const int *idx, int n,
-                        const char *dump_tag) {
-  for (int i = 0; i < n && cg->status == TVM_OK; i++)
-    emit_func(cg, m->funcs[idx[i]]);
+/* Emits the function of part p (none for the globals part) into cg->mod
+ * and verifies it. */
+static int32_t cg_build(lc_cg *cg, const lc_part *p, const char *name) {
+  if (p->func >= 0) emit_func(cg, p->m->funcs[p->func]);
   int32_t st = cg->status;
   if (st == TVM_OK) {
-    char suffix[40];
-    snprintf(suffix, sizeof suffix, "%s.raw.ll", dump_tag);
-    maybe_dump(cg->mod, m, suffix);
+    maybe_dump(cg->mod, name, ".raw.ll");
     char *msg = NULL;
     if (LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
       st = TVM_ERR_INTERNAL;
@@ -350,7 +346,7 @@ static int32_t cg_build(lc_cg *cg, const tvm_module *m, const int *idx, int n,
  * and this file: a change there must change LC_CACHE_FORMAT).  Returns 0
  * when the cache is off, or on while $TVM_LLVM_DUMP asks for the IR a
  * compile sees. */
-#define LC_CACHE_FORMAT "tvm-c llvm-cpu part 1"
+#define LC_CACHE_FORMAT "tvm-c llvm-cpu part 2"
 static int part_key(const lc_cg *cg, const tvm_plugin_target *t,
                     tvm_sdk_cache_key *k) {
   const char *dump = getenv("TVM_LLVM_DUMP");
@@ -372,11 +368,18 @@ static int part_key(const lc_cg *cg, const tvm_plugin_target *t,
   return 1;
 }
 
-/* Pool task: builds part i and emits it as an object, or reads the
+/* The parts of a module and the order the pool takes them in. */
+typedef struct lc_parts {
+  lc_part *part;
+  int *order; /* task i builds part[order[i]] */
+} lc_parts;
+
+/* Pool task: builds a part and emits it as an object, or reads the
  * object of the same IR from the compiled-code cache. */
 static int32_t part_task(int64_t i, int64_t n, void *data) {
   (void)n;
-  lc_part *p = &((lc_part *)data)[i];
+  lc_parts *ps = data;
+  lc_part *p = &ps->part[ps->order[i]];
   LLVMTargetMachineRef tm = lc_target_machine(p->t);
   if (!tm) {
     p->status = TVM_ERR_INVALID;
@@ -386,13 +389,12 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
     return 0;
   }
   lc_cg cg;
-  char tag[24];
   tvm_sdk_cache_key key;
   int cached = 0;
-  cg_open(&cg, p->t, tm, p->index == 0);
+  const char *name = p->func >= 0 ? p->m->funcs[p->func]->name : "globals";
+  cg_open(&cg, p->t, tm, p->func < 0);
   cg.msg = p->msg;
-  snprintf(tag, sizeof tag, p->single ? "" : ".part%d", p->index);
-  p->status = cg_build(&cg, p->m, p->funcs, p->nfuncs, tag);
+  p->status = cg_build(&cg, p, name);
   if (p->status == TVM_OK && (cached = part_key(&cg, p->t, &key))) {
     uint8_t *obj;
     uint64_t size;
@@ -407,8 +409,7 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
     p->status = optimize(&cg, tm, cg.target->opt_level);
   if (p->status == TVM_OK && !p->hit) {
     char *err = NULL;
-    snprintf(tag + strlen(tag), sizeof tag - strlen(tag), ".opt.ll");
-    maybe_dump(cg.mod, p->m, tag);
+    maybe_dump(cg.mod, name, ".opt.ll");
     if (LLVMTargetMachineEmitToMemoryBuffer(tm, cg.mod, LLVMObjectFile, &err,
                                             &p->obj)) {
       p->status = TVM_ERR_INTERNAL;
@@ -426,100 +427,65 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
   return 0; /* failures stay in the part: every part runs */
 }
 
-/* Deals m's functions into nparts parts of about equal weight (largest
- * first, each to the lightest part; ties to the lowest part) and sorts
- * each part's functions into module order. */
-static int32_t deal_parts(const tvm_module *m, lc_part *parts, int nparts,
-                          int *slots) {
-  int64_t *w = calloc((size_t)m->nfuncs + 1, sizeof *w);
-  int *order = malloc(((size_t)m->nfuncs + 1) * sizeof *order);
-  int *owner = malloc(((size_t)m->nfuncs + 1) * sizeof *owner);
-  if (!w || !order || !owner) {
-    free(w);
-    free(order);
-    free(owner);
-    return lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
-  }
-  for (int i = 0; i < m->nfuncs; i++) {
-    tvm_visitor v = {NULL, count_stmt, &w[i]};
-    tvm_visit_stmt(&v, m->funcs[i]->body);
-    order[i] = i;
-  }
-  for (int i = 1; i < m->nfuncs; i++) /* by weight, descending, stable */
-    for (int j = i; j > 0 && w[order[j]] > w[order[j - 1]]; j--) {
-      int x = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = x;
-    }
-  for (int i = 0; i < m->nfuncs; i++) {
-    int best = 0;
-    for (int q = 1; q < nparts; q++)
-      if (parts[q].weight < parts[best].weight) best = q;
-    parts[best].weight += w[order[i]] + 1;
-    owner[order[i]] = best;
-  }
-  int used = 0;
-  for (int q = 0; q < nparts; q++) {
-    parts[q].funcs = slots + used;
-    for (int i = 0; i < m->nfuncs; i++)
-      if (owner[i] == q) parts[q].funcs[parts[q].nfuncs++] = i;
-    used += parts[q].nfuncs;
-  }
-  free(w);
-  free(order);
-  free(owner);
-  return TVM_OK;
-}
-
-/* Builds m in nparts parts on the host's pool and joins their objects,
- * in part order, into one object: *obj (malloc'd) of *size bytes. */
+/* Builds m as its globals part and one part per function on the host's
+ * pool (heaviest first) and joins their objects, in part order, with the
+ * functions' names given back: *obj (malloc'd) of *size bytes. */
 static int32_t build_parts(const tvm_plugin_target *t, const tvm_module *m,
-                           int nparts, uint8_t **obj, uint64_t *size) {
-  lc_part *parts = calloc((size_t)nparts, sizeof *parts);
-  int *slots = malloc(((size_t)m->nfuncs + 1) * sizeof *slots);
+                           uint8_t **obj, uint64_t *size) {
+  int nparts = m->nfuncs + 1;
+  lc_parts ps = {calloc((size_t)nparts, sizeof *ps.part),
+                 malloc((size_t)nparts * sizeof *ps.order)};
   const uint8_t **objs = calloc((size_t)nparts, sizeof *objs);
   uint64_t *sizes = calloc((size_t)nparts, sizeof *sizes);
-  int32_t st = parts && slots && objs && sizes
+  const char **names = calloc((size_t)nparts, sizeof *names);
+  int32_t st = ps.part && ps.order && objs && sizes && names
                    ? TVM_OK
                    : lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
-  for (int q = 0; st == TVM_OK && q < nparts; q++)
-    parts[q] = (lc_part){.t = t, .m = m, .index = q, .single = nparts == 1};
-  if (st == TVM_OK) st = deal_parts(m, parts, nparts, slots);
+  for (int q = 0; st == TVM_OK && q < nparts; q++) {
+    lc_part *p = &ps.part[q];
+    *p = (lc_part){.t = t, .m = m, .func = q - 1};
+    if (q > 0) {
+      tvm_visitor v = {NULL, count_stmt, &p->weight};
+      tvm_visit_stmt(&v, m->funcs[q - 1]->body);
+      names[q] = m->funcs[q - 1]->name;
+    }
+    /* by weight, descending; ties in part order */
+    int j = q;
+    for (; j > 0 && ps.part[ps.order[j - 1]].weight < p->weight; j--)
+      ps.order[j] = ps.order[j - 1];
+    ps.order[j] = q;
+  }
   if (st == TVM_OK) {
     const tvm_host_api *h = lc_host();
-    if (h && h->parallel_for && nparts > 1)
-      h->parallel_for(part_task, parts, nparts);
+    if (h && h->parallel_for && m->nfuncs > 1) /* else one part's work */
+      h->parallel_for(part_task, &ps, nparts);
     else
-      for (int q = 0; q < nparts; q++) part_task(q, nparts, parts);
+      for (int q = 0; q < nparts; q++) part_task(q, nparts, &ps);
     for (int q = 0; q < nparts && st == TVM_OK; q++)
-      if (parts[q].status != TVM_OK)
-        st = lc_report(parts[q].status, "%s",
-                       parts[q].msg[0] ? parts[q].msg
-                                       : "llvm-cpu: codegen of a part failed");
+      if (ps.part[q].status != TVM_OK)
+        st = lc_report(ps.part[q].status, "%s",
+                       ps.part[q].msg[0] ? ps.part[q].msg
+                                         : "llvm-cpu: codegen of a part failed");
   }
   int hits = 0;
   for (int q = 0; st == TVM_OK && q < nparts; q++) {
-    hits += parts[q].hit;
-    objs[q] = (const uint8_t *)LLVMGetBufferStart(parts[q].obj);
-    sizes[q] = LLVMGetBufferSize(parts[q].obj);
+    hits += ps.part[q].hit;
+    objs[q] = (const uint8_t *)LLVMGetBufferStart(ps.part[q].obj);
+    sizes[q] = LLVMGetBufferSize(ps.part[q].obj);
   }
   if (st == TVM_OK && hits)
     tvm_sdk_log(lc_host(), TVM_LOG_DEBUG,
                 "llvm-cpu: %d of %d part(s) of '%s' from the compiled-code "
                 "cache", hits, nparts, m->nfuncs ? m->funcs[0]->name : "");
-  if (st == TVM_OK && nparts == 1) { /* nothing to join */
-    *obj = malloc(sizes[0] ? sizes[0] : 1);
-    if (*obj) memcpy(*obj, objs[0], sizes[0]), *size = sizes[0];
-    else st = lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
-  } else if (st == TVM_OK) {
-    st = lc_elf_merge(objs, sizes, nparts, obj, size);
-  }
-  for (int q = 0; parts && q < nparts; q++)
-    if (parts[q].obj) LLVMDisposeMemoryBuffer(parts[q].obj);
-  free(parts);
-  free(slots);
+  if (st == TVM_OK)
+    st = lc_elf_merge(objs, sizes, nparts, LC_KERNEL_NAME, names, obj, size);
+  for (int q = 0; ps.part && q < nparts; q++)
+    if (ps.part[q].obj) LLVMDisposeMemoryBuffer(ps.part[q].obj);
+  free(ps.part);
+  free(ps.order);
   free(objs);
   free(sizes);
+  free(names);
   return st;
 }
 
@@ -537,11 +503,9 @@ int32_t lc_codegen(tvm_plugin_target *t, const tvm_module *m,
         return lc_report(TVM_ERR_INVALID,
                          "llvm-cpu: codegen of '%s': two functions share this "
                          "name; give each a unique name", m->funcs[i]->name);
-  int nparts = m->nfuncs < LC_CODEGEN_PARTS ? m->nfuncs : LC_CODEGEN_PARTS;
-  if (nparts < 1) nparts = 1; /* an empty module is one empty part */
   uint8_t *obj = NULL;
   uint64_t size = 0;
-  int32_t st = build_parts(t, m, nparts, &obj, &size);
+  int32_t st = build_parts(t, m, &obj, &size);
   if (st == TVM_OK) st = emit_blob(obj, size, t, out);
   free(obj);
   if (st == TVM_OK) st = tvm_sdk_blob_kernels_of_module(lc_host(), out, m);

@@ -76,7 +76,7 @@ static LLVMValueRef outline(lc_cg *cg, const tvm_stmt *s, tvm_ptrvec *caps,
   LLVMTypeRef pt[3] = {cg->t_i64, cg->t_i64, cg->t_ptr};
   LLVMTypeRef fty = LLVMFunctionType(cg->t_i32, pt, 3, 0);
   char name[600];
-  snprintf(name, sizeof name, "%s.par%d", cg->fname, cg->nouted++);
+  snprintf(name, sizeof name, "%s.par%d", cg->irname, cg->nouted++);
   LLVMValueRef fn = LLVMAddFunction(cg->mod, name, fty);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);

@@ -53,9 +53,9 @@ void lc_return_if_nonzero(lc_cg *cg, LLVMValueRef rc) {
 
 /* Calls the loader-provided assertion reporter with msg, if set. */
 static void report_assert(lc_cg *cg, const char *msg) {
-  char full[700];
-  snprintf(full, sizeof full, "in '%s': %s", cg->fname, msg ? msg : "");
-  LLVMValueRef str = LLVMBuildGlobalStringPtr(cg->b, full, "amsg");
+  /* no function name: the object must not depend on it (codegen.c);
+   * lc_launch's report names the kernel */
+  LLVMValueRef str = LLVMBuildGlobalStringPtr(cg->b, msg ? msg : "", "amsg");
   LLVMValueRef fp = LLVMBuildLoad2(cg->b, cg->t_ptr, cg->g_assert_fail, "");
   LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "rep");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "rep.done");

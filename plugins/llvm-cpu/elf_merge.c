@@ -17,7 +17,13 @@
  *     module globals part 0 defines and the others declare) becomes a
  *     reference to that definition; a name defined twice is refused;
  *   - relocation sections keep their entries with the symbol and section
- *     indices renumbered.
+ *     indices renumbered;
+ *   - a part compiled under the canonical name (codegen.c compiles every
+ *     function alone in a part under one fixed name, so that the same
+ *     function compiles to the same bytes whatever it is called, and the
+ *     compiled-code cache finds it) gets its function's name back: a
+ *     symbol named canon becomes the part's name, canon.suffix becomes
+ *     name.suffix.
  *
  * The result depends only on the parts' bytes and their order, never on
  * the threads that made them.  Inputs come from LLVM in this process, but
@@ -81,6 +87,8 @@ typedef struct {
   unsigned symsec, symstr; /* its symbol table and that table's names */
   uint32_t *secmap;        /* input section -> output section (0: none) */
   uint32_t *symmap;        /* input symbol -> output symbol */
+  const char *canon;       /* names renamed to `rename` (NULL: none) */
+  const char *rename;
 } part;
 
 /* Is input section i of p rebuilt rather than copied? */
@@ -125,6 +133,28 @@ static const char *sym_name(const part *p, const Elf64_Sym *s) {
   return (const char *)p->d + p->sh[p->symstr].sh_offset + s->st_name;
 }
 
+/* The output name of symbol s of p: its own, or with p's canonical name
+ * (the whole name, or the part before a '.') replaced by p's rename, in
+ * a heap string kept in *names (freed by the caller); NULL when out of
+ * memory. */
+static const char *out_name(const part *p, const Elf64_Sym *s,
+                            tvm_ptrvec *names) {
+  const char *nm = sym_name(p, s);
+  size_t nc = p->canon ? strlen(p->canon) : 0;
+  if (!p->canon || !p->rename || strncmp(nm, p->canon, nc) != 0 ||
+      (nm[nc] != '\0' && nm[nc] != '.'))
+    return nm;
+  size_t nr = strlen(p->rename), rest = strlen(nm + nc);
+  char *o = malloc(nr + rest + 1);
+  if (!o || tvm_ptrvec_push(names, o) != TVM_OK) {
+    free(o);
+    return NULL;
+  }
+  memcpy(o, p->rename, nr);
+  memcpy(o + nr, nm + nc, rest + 1);
+  return o;
+}
+
 /* A symbol with its section index moved to the output's numbering. */
 static Elf64_Sym moved(const part *p, const Elf64_Sym *s, uint32_t name) {
   Elf64_Sym o = *s;
@@ -144,9 +174,10 @@ static uint32_t add_str(mbuf *str, const char *s) {
 static int32_t join_symbols(part *ps, int n, mbuf *sym, mbuf *str,
                             uint32_t *nlocal) {
   tvm_strmap globals = {0}; /* name -> output index + 1 */
+  tvm_ptrvec names = {0};   /* renamed names (the map's keys among them) */
   int32_t st = TVM_OK;
   put(sym, NULL, sizeof(Elf64_Sym));
-  for (int k = 0; k < n; k++) {
+  for (int k = 0; k < n && st == TVM_OK; k++) {
     part *p = &ps[k];
     uint64_t first_global = p->symsec ? p->sh[p->symsec].sh_info : 0;
     for (uint64_t i = 1; i < first_global && i < p->nsym; i++) {
@@ -154,7 +185,12 @@ static int32_t join_symbols(part *ps, int n, mbuf *sym, mbuf *str,
       if (s->st_shndx != SHN_UNDEF && s->st_shndx < SHN_LORESERVE &&
           !p->secmap[s->st_shndx])
         continue; /* a symbol of a rebuilt section (none in practice) */
-      Elf64_Sym o = moved(p, s, s->st_name ? add_str(str, sym_name(p, s)) : 0);
+      const char *nm = s->st_name ? out_name(p, s, &names) : "";
+      if (!nm) {
+        st = lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
+        break;
+      }
+      Elf64_Sym o = moved(p, s, s->st_name ? add_str(str, nm) : 0);
       p->symmap[i] = (uint32_t)(sym->len / sizeof o);
       put(sym, &o, sizeof o);
     }
@@ -165,7 +201,11 @@ static int32_t join_symbols(part *ps, int n, mbuf *sym, mbuf *str,
     uint64_t first_global = p->symsec ? p->sh[p->symsec].sh_info : 0;
     for (uint64_t i = first_global; i < p->nsym && st == TVM_OK; i++) {
       const Elf64_Sym *s = &p->syms[i];
-      const char *nm = sym_name(p, s);
+      const char *nm = out_name(p, s, &names);
+      if (!nm) {
+        st = lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
+        break;
+      }
       uintptr_t at = (uintptr_t)tvm_strmap_get(&globals, nm);
       if (sym->oom) break;
       if (!at) { /* first appearance */
@@ -187,6 +227,8 @@ static int32_t join_symbols(part *ps, int n, mbuf *sym, mbuf *str,
     }
   }
   tvm_strmap_free(&globals);
+  for (size_t i = 0; i < names.len; i++) free(names.data[i]);
+  tvm_ptrvec_free(&names);
   if (st == TVM_OK && (sym->oom || str->oom))
     st = lc_report(TVM_ERR_NOMEM, "llvm-cpu: out of memory");
   return st;
@@ -291,6 +333,7 @@ static int32_t merge(part *ps, int n, uint8_t **out, uint64_t *out_size) {
 /* Joins the n relocatable objects objs[k] (sizes[k] bytes) into one;
  * *out (malloc'd) and *out_size receive it. */
 int32_t lc_elf_merge(const uint8_t *const *objs, const uint64_t *sizes, int n,
+                     const char *canon, const char *const *renames,
                      uint8_t **out, uint64_t *out_size) {
   *out = NULL;
   *out_size = 0;
@@ -311,6 +354,8 @@ int32_t lc_elf_merge(const uint8_t *const *objs, const uint64_t *sizes, int n,
       d = copies[k];
     }
     st = open_part(&ps[k], d, sizes[k], k);
+    ps[k].canon = canon;
+    ps[k].rename = renames ? renames[k] : NULL;
   }
   if (st == TVM_OK) st = merge(ps, n, out, out_size);
   for (int k = 0; ps && k < n; k++) {

@@ -89,12 +89,10 @@ int32_t lc_write_temp(const uint8_t *data, uint64_t size, const char *suffix,
                       char **path);
 
 /* ---- codegen state (codegen_*.c) ---------------------------------------- */
-/* Parts a module's codegen is split into (codegen.c), and the size of a
- * part's failure message.  Parts are taken by the pool's threads heaviest
- * first, so more parts leave less idle at the end (ResNet-18's 20 kernels
- * took 150-300 ms a part as 8 parts, 30-120 ms as one a part), but each
- * costs its own LLVM context, target machine and pipelines (a few ms). */
-#define LC_CODEGEN_PARTS 16
+/* The name every function is compiled under, alone in its part
+ * (codegen.c; the join of the parts names it back), and the size of a
+ * part's failure message. */
+#define LC_KERNEL_NAME "tvm_kernel"
 #define LC_CG_MSG 1024
 
 typedef struct lc_cg {
@@ -104,6 +102,7 @@ typedef struct lc_cg {
   LLVMBuilderRef b;
   LLVMTargetDataRef td;
   const char *fname;        /* the tvm function being compiled */
+  const char *irname;       /* its name in the IR: LC_KERNEL_NAME */
   LLVMValueRef fn;          /* the LLVM function being filled */
   LLVMBasicBlockRef entry;  /* its entry block (allocas go here) */
   tvm_ptrmap vars;          /* tvm var -> LLVMValueRef */

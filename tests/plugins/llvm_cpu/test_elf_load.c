@@ -683,10 +683,10 @@ static void test_join_refuses_two_definitions(void **state) {
   uint64_t sizes[2] = {o.n, o.n};
   uint8_t *out = NULL;
   uint64_t n = 0;
-  assert_int_not_equal(lc_elf_merge(objs, sizes, 2, &out, &n), 0);
+  assert_int_not_equal(lc_elf_merge(objs, sizes, 2, NULL, NULL, &out, &n), 0);
   assert_null(out);
   assert_non_null(strstr(lc_test_msg, "both define 'f42'"));
-  assert_int_equal(lc_elf_merge(objs, sizes, 1, &out, &n), 0);
+  assert_int_equal(lc_elf_merge(objs, sizes, 1, NULL, NULL, &out, &n), 0);
   lc_image *im = NULL;
   if (lc_image_load(out, n, &im) != 0) fail_msg("%s", lc_test_msg);
   int (*f42)(void) = (int (*)(void))(uintptr_t)lc_image_code(im, "f42");
@@ -694,6 +694,33 @@ static void test_join_refuses_two_definitions(void **state) {
   assert_int_equal(f42(), 42);
   lc_image_free(im);
   free(out);
+}
+
+/* A part compiled under the canonical name gets its own name back (f42
+ * -> a42: found, runs; f42 gone); a name that only starts like the
+ * canonical one is kept (canonical f4: f42 stays). */
+static void test_join_renames(void **state) {
+  (void)state;
+  obj o;
+  make_obj(&o, "expf");
+  const uint8_t *objs[1] = {o.b};
+  uint64_t sizes[1] = {o.n};
+  const char *names[1] = {"a42"};
+  const char *canon[2] = {"f42", "f4"}, *found[2] = {"a42", "f42"};
+  for (int k = 0; k < 2; k++) {
+    uint8_t *out = NULL;
+    uint64_t n = 0;
+    if (lc_elf_merge(objs, sizes, 1, canon[k], names, &out, &n) != 0)
+      fail_msg("%s", lc_test_msg);
+    lc_image *im = NULL;
+    if (lc_image_load(out, n, &im) != 0) fail_msg("%s", lc_test_msg);
+    int (*f)(void) = (int (*)(void))(uintptr_t)lc_image_code(im, found[k]);
+    assert_non_null(f);
+    assert_int_equal(f(), 42);
+    assert_null(lc_image_code(im, found[1 - k]));
+    lc_image_free(im);
+    free(out);
+  }
 }
 
 int main(void) {
@@ -705,6 +732,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_damaged_kernel, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parts_joined, setup, teardown),
       cmocka_unit_test(test_join_refuses_two_definitions),
+      cmocka_unit_test(test_join_renames),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

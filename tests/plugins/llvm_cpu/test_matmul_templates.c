@@ -254,7 +254,8 @@ static void test_ragged_tile_registers(void **state) {
     size_t len = strlen(de->d_name);
     if (de->d_name[0] == '.') continue;
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    if (len > 7 && strcmp(de->d_name + len - 7, ".raw.ll") == 0) {
+    if (len > 7 && strcmp(de->d_name + len - 7, ".raw.ll") == 0 &&
+        !strstr(de->d_name, ".globals.")) { /* the module globals' part */
       stores = count_in_file(path, "call void @llvm.masked.store");
       files++;
     }

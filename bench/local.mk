@@ -25,7 +25,7 @@ bench_zoo_LDADD = $(TVM_LIBS) -lm
 noinst_PROGRAMS += bench/tune_model
 bench_tune_model_SOURCES = bench/tune_model.c
 bench_tune_model_LDADD = $(TVM_LIBS) -lm
-EXTRA_DIST += bench/tune/curves.sh bench/tune/curves.py bench/tune/whole_model.sh
+EXTRA_DIST += bench/tune/curves.sh bench/tune/curves.py bench/tune/whole_model.sh bench/compile_time.sh
 EXTRA_DIST += bench/gpu/gpu_bench.sh bench/gpu/template_configs.sh bench/gpu/wmma_check.sh bench/gpu/cuda_timing.py bench/ab_runs.sh bench/ab_kernels.sh bench/winograd.py
 # bench/kernels: single kernels (ResNet-18 and MobileNetV2 convolutions,
 # SGEMM shapes) against oneDNN and OpenBLAS in one interleaved run

@@ -341,11 +341,12 @@ static int32_t cg_build(lc_cg *cg, const lc_part *p, const char *name) {
 }
 
 /* The compiled-code cache's key of a part (tvm/plugin_sdk.h): its
- * unoptimized IR, the target machine's settings, this plugin and the
- * LLVM library it runs, and the pipeline's fixed options (in optimize()
- * and this file: a change there must change LC_CACHE_FORMAT).  Returns 0
- * when the cache is off, or on while $TVM_LLVM_DUMP asks for the IR a
- * compile sees. */
+ * unoptimized IR, the target machine's settings, and the files of this
+ * plugin and of the LLVM library it runs (a rebuilt plugin, whose
+ * pipeline options in optimize() may have changed, or an upgraded LLVM
+ * keys apart; LC_CACHE_FORMAT names what an entry holds).  Returns 0 when
+ * the cache is off, or on while $TVM_LLVM_DUMP asks for the IR a compile
+ * sees. */
 #define LC_CACHE_FORMAT "tvm-c llvm-cpu part 2"
 static int part_key(const lc_cg *cg, const tvm_plugin_target *t,
                     tvm_sdk_cache_key *k) {

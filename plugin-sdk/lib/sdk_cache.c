@@ -95,16 +95,18 @@ static int cache_dir(const char *ns, char *buf, size_t n, int create) {
   const char *env = getenv("TVM_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
   const char *home = getenv("HOME");
   char base[3072];
+  int len;
   if (env) {
     if (!env[0] || !strcmp(env, "off") || !strcmp(env, "0")) return 0;
-    snprintf(base, sizeof base, "%s", env);
+    len = snprintf(base, sizeof base, "%s", env);
   } else if (xdg && xdg[0] == '/') {
-    snprintf(base, sizeof base, "%s/tvm-c", xdg);
+    len = snprintf(base, sizeof base, "%s/tvm-c", xdg);
   } else if (home && home[0] == '/') {
-    snprintf(base, sizeof base, "%s/.cache/tvm-c", home);
+    len = snprintf(base, sizeof base, "%s/.cache/tvm-c", home);
   } else {
     return 0;
   }
+  if (len < 0 || (size_t)len >= sizeof base) return 0; /* never a cut path */
   if ((size_t)snprintf(buf, n, "%s/%s", base, ns) >= n) return 0;
   if (!create) return 1;
   /* mkdir -p, owner-only for what it creates */

@@ -22,6 +22,7 @@
 #include "model_load.h"
 #include "tvm/npy.h"
 #include "tvm/onnx.h"
+#include "tvm/plugin_sdk.h"
 #include "tvm/zoo.h"
 #include "tvmc.h"
 
@@ -578,6 +579,14 @@ int tvmc_cmd_compile(int argc, char **argv) {
    * target's plugin beside it) and writing the package added */
   fprintf(f, "compile   %.2f s (%.2f s with reading the model and writing "
           "the package)\n", secs, t_read + secs + t_write);
+  /* the plugins' lookups in the compiled-code cache (the SDK library is
+   * one per process, shared with the plugins; none in a static build) */
+  uint64_t hits = 0, misses = 0;
+  tvm_sdk_cache_stats(&hits, &misses, NULL);
+  if (hits + misses > 0)
+    fprintf(f, "cache     %llu of %llu compiled objects reused from the "
+            "compiled-code cache\n",
+            (unsigned long long)hits, (unsigned long long)(hits + misses));
   fprintf(f, "memory    peak activations %s planned, %s without planning%s\n",
           tvmc_bytes(p->activation_bytes_planned, b1),
           tvmc_bytes(p->activation_bytes_unplanned, b2),

@@ -17,4 +17,4 @@ tvmc_SOURCES = \
 	tools/tvmc/matmul_job.h \
 	tools/tvmc/matmul_te.c \
 	tools/tvmc/matmul_te.h
-tvmc_LDADD = $(TVM_LIBS)
+tvmc_LDADD = libtvm_plugin_sdk.la $(TVM_LIBS)

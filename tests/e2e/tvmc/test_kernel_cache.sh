@@ -2,7 +2,7 @@
 # tests/e2e/tvmc/test_kernel_cache.sh - llvm-cpu's use of the SDK's
 # compiled-code cache through `tvmc compile`: a second compile of a model
 # takes every part from the cache and writes the same package byte for
-# byte; TVM_CACHE_DIR=off neither reads nor writes; damaged entries are
+# byte, and its summary says so; TVM_CACHE_DIR=off neither reads nor writes; damaged entries are
 # misses, recompiled and rewritten, with the same package; another CPU
 # target keys apart; TVM_LLVM_DUMP (which shows what LLVM sees) bypasses
 # the cache.  The cuda plugin's NVRTC modules likewise, where it is built
@@ -34,9 +34,13 @@ set -- $(hits b.log)
 [ "$1" = "$n" ] || die "second compile: $1 hits for $n entries"
 cmp -s a.tvmpkg b.tvmpkg || die "the package from the cache differs"
 [ "$(entries)" = "$n" ] || die "the second compile changed the entry count"
+# tvmc's summary says it too
+grep -q "^cache     0 of $n compiled objects reused" a.log || die "first compile's summary: $(grep '^cache' a.log)"
+grep -q "^cache     $n of $n compiled objects reused" b.log || die "second compile's summary: $(grep '^cache' b.log)"
 
 TVM_CACHE_DIR=off "$tvmc" compile $model --target llvm-cpu -o c.tvmpkg > c.log 2>&1 || die "compile with the cache off"
 [ "$(hits c.log)" = "0 0" ] || die "TVM_CACHE_DIR=off still read the cache"
+grep -q "^cache " c.log && die "a summary line with the cache off: $(grep '^cache' c.log)"
 cmp -s a.tvmpkg c.tvmpkg || die "the package without the cache differs"
 
 # damage every entry (a byte of the payload): all misses, rewritten
@@ -64,7 +68,7 @@ cmp -s a.tvmpkg g.tvmpkg || die "the package with TVM_LLVM_DUMP differs"
 
 # cuda (NVRTC, no GPU needed) keeps its modules the same way, when built
 if "$tvmc" compile zoo:mlp --target cuda-sm80 -o h.tvmpkg > h.log 2>&1; then
-  grep -q "from the compiled-code cache" h.log && die "first cuda compile hit the cache"
+  grep -q "cuda: sm_80 module from the compiled-code cache" h.log && die "first cuda compile hit the cache"
   m=$(ls "$tmp/cache/cuda" 2>/dev/null | wc -l)
   [ "$m" -gt 0 ] || die "the cuda compile wrote no cache entry"
   "$tvmc" compile zoo:mlp --target cuda-sm80 -o i.tvmpkg > i.log 2>&1 || die "second cuda compile: $(cat i.log)"

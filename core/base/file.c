@@ -189,12 +189,16 @@ static tvm_status write_file(const char *path, const char *what,
                               path, strerror(e))
                : TVM_OK;
   }
-  size_t tl = strlen(path) + 32;
+  size_t tl = strlen(path) + 48;
   char *tmp = tvm_malloc(tl);
   if (!tmp)
     return tvm_diag_set(TVM_ERR_NOMEM, "out of memory writing %s %s", what,
                         path);
-  snprintf(tmp, tl, "%s.tmp%ld", path, (long)getpid());
+  /* unique per process and call: two threads writing one path each get
+   * their own temporary file, and the last rename wins whole */
+  static unsigned serial;
+  snprintf(tmp, tl, "%s.tmp%ld.%u", path, (long)getpid(),
+           __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
   if (fd < 0) {
     tvm_status st = tvm_diag_set(TVM_ERR_IO, "cannot create %s: %s", tmp,

@@ -14,9 +14,9 @@
  *     40     8   tvm_hash_wide of the payload
  *     48     -   payload
  *
- * It is written to a temporary file in the same folder and renamed into
- * place, so a reader sees a whole entry or none, and concurrent writers of
- * one key leave one of their (identical) entries.  A reader checks the
+ * It is written by tvm_write_file (a temporary file in the same folder,
+ * renamed into place), so a reader sees a whole entry or none, and
+ * concurrent writers of one key leave one of their (identical) entries.  A reader checks the
  * magic, the key, the size against the file's and the payload's checksum:
  * anything else is a miss and the entry is removed (a torn write, a full
  * disk, a stray file), so the compile runs and rewrites it.  A hit touches
@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tvm/plugin_sdk.h"
@@ -148,17 +147,6 @@ static int read_all(int fd, void *p, size_t n) {
   return 1;
 }
 
-static int write_all(int fd, const void *p, size_t n) {
-  size_t put = 0;
-  while (put < n) {
-    ssize_t r = write(fd, (const char *)p + put, n - put);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return 0;
-    put += (size_t)r;
-  }
-  return 1;
-}
-
 static void count(uint64_t *c) {
   pthread_mutex_lock(&stats_lock);
   (*c)++;
@@ -217,9 +205,9 @@ static int by_mtime(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Removes the oldest entries of dir (but keep, the one just written) past
- * 80% of the size limit, and temporary files older than an hour (a
- * writer that died). */
+/* Removes the oldest files of dir (but keep, the entry just written) past
+ * 80% of the size limit; a writer's leftover temporary file counts like
+ * an entry and goes the same way. */
 static void trim(const char *dir, const char *keep) {
   const char *env = getenv("TVM_CACHE_MAX_MB");
   long long mb = env && env[0] ? atoll(env) : 256;
@@ -229,21 +217,14 @@ static void trim(const char *dir, const char *keep) {
   cache_file *f = NULL;
   size_t n = 0, cap = 0;
   uint64_t total = 0;
-  time_t now = time(NULL);
   struct dirent *e;
   char path[4200];
   while ((e = readdir(d)) != NULL) {
     struct stat sb;
-    if ((e->d_name[0] == '.' && strncmp(e->d_name, ".tmp-", 5) != 0) ||
-        strcmp(e->d_name, keep) == 0)
-      continue;
+    if (e->d_name[0] == '.' || strcmp(e->d_name, keep) == 0) continue;
     if (strlen(e->d_name) >= sizeof f->name) continue;
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
     if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) continue;
-    if (e->d_name[0] == '.') {
-      if (now - sb.st_mtime > 3600) unlink(path);
-      continue;
-    }
     if (n == cap) {
       size_t nc = cap ? 2 * cap : 256;
       cache_file *g = realloc(f, nc * sizeof *g);
@@ -270,26 +251,24 @@ static void trim(const char *dir, const char *keep) {
 /* See tvm/plugin_sdk.h. */
 void tvm_sdk_cache_put(const char *ns, const tvm_sdk_cache_key *k,
                        const void *data, uint64_t size) {
-  char dir[4096], path[4200], tmp[4300];
+  char dir[4096], path[4200];
   uint64_t key[3];
-  static unsigned serial;
   if (!data && size) return;
   if (!cache_dir(ns, dir, sizeof dir, 1)) return;
   entry_name(k, path, sizeof path, dir, key);
   pthread_mutex_lock(&stats_lock);
-  unsigned s = serial++;
   uint64_t w = n_writes++;
   pthread_mutex_unlock(&stats_lock);
-  snprintf(tmp, sizeof tmp, "%s/.tmp-%ld-%u", dir, (long)getpid(), s);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return;
   unsigned char hdr[CACHE_HDR];
   uint64_t h[5] = {key[0], key[1], key[2], size, tvm_hash_wide(data, size)};
   memcpy(hdr, CACHE_MAGIC, 8);
   memcpy(hdr + 8, h, sizeof h);
-  int ok = write_all(fd, hdr, sizeof hdr) && write_all(fd, data, size);
-  ok = close(fd) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0) unlink(tmp);
+  /* the project's whole-file write: a temporary file renamed over the
+   * entry, removed on failure */
+  const void *parts[2] = {hdr, data};
+  size_t lens[2] = {sizeof hdr, (size_t)size};
+  if (tvm_write_file(path, "cache entry", parts, lens, 2, 0600) != TVM_OK)
+    tvm_diag_clear(); /* a skipped write, not an error */
   if (w % CACHE_TRIM_EVERY == 0) trim(dir, strrchr(path, '/') + 1);
 }
 

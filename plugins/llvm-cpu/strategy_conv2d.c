@@ -89,23 +89,26 @@ static int64_t divisor_upto(int64_t n, int64_t cap) {
 /* Estimated cycles of one reduction step of a register block of cv
  * weight vectors by p pixels over P pixels (the last block ragged): each
  * block takes the most of its FMAs over the two FMA pipes, its loads
- * over the two load ports, its weight vectors at a cycle each from L2
- * when they stream from there (Zen 3 moves 32 bytes a cycle from L2 to
- * L1; at two cycles, as first fitted to 960->320, the model passed over
+ * over the two load ports, its weight vectors at wcyc cycles each when
+ * they stream from L2 (0 when they stay in L1), and `lat` cycles, the
+ * FMA latency its accumulators wait on (the default block in
+ * schedule_flat says what the two are on AVX2 and on AVX-512).  Zen 3
+ * moves 32 bytes a cycle from L2 to L1, a cycle per AVX2 vector; at two
+ * cycles, as first fitted to 960->320, the model passed over
  * SqueezeNet's 5 chunks x 2 pixels of 512->1000 on 13x13, an odd 125
  * chunks, for 1 x 12, which ran 1.22-1.35x its time, in-process A/B of
- * the step on 1 and 2 threads), and the FMA latency of 4 cycles (fewer
- * than 8 accumulators wait on it). */
-static double flat_cycles(int64_t cv, int64_t p, int64_t P, int streamed) {
+ * the step on 1 and 2 threads. */
+static double flat_cycles(int64_t cv, int64_t p, int64_t P, double wcyc,
+                          double lat) {
   double total = 0;
   for (int last = 0; last < 2; last++) {
     int64_t n = last ? (P % p ? 1 : 0) : P / p;
     int64_t q = last ? P % p : p;
     double f = (double)(cv * q) / 2, l = (double)(cv + q) / 2;
-    double w = streamed ? (double)cv : 0;
+    double w = wcyc * (double)cv;
     double cy = f > l ? f : l;
     if (w > cy) cy = w;
-    total += (double)n * (cy > 4 ? cy : 4);
+    total += (double)n * (cy > lat ? cy : lat);
   }
   return total;
 }
@@ -160,7 +163,19 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
    * 4 unrolled 0.92-0.98x).  Where several blocks keep the FMAs busy in
    * the model, more accumulators measured faster (Zen 3, in-process A/B
    * of the conv step: 16->96 at 112x112 3 x 4 0.86-0.87x the time of 2 x
-   * 4, 2 x 6 0.91-0.94x; 144->24 at 56x56 3 x 4 0.95x of 3 x 3) */
+   * 4, 2 x 6 0.91-0.94x; 144->24 at 56x56 3 x 4 0.95x of 3 x 3).
+   *
+   * AVX-512 (32 registers of 64 bytes) is modelled apart, from
+   * ResNet-18's direct layers on an Ice Lake Xeon (every block of
+   * each layer measured by `tvmc tune --tuner random`, 1 thread,
+   * 2026-11-30): a streamed weight vector costs two cycles (64 bytes at
+   * L2's 32 a cycle), blocks of 8 accumulators ran at 0.5-0.8x the speed
+   * of 20-28 (3x3 512->512 on 7x7: 2 x 4 68-72 GFLOP/s, 4 x 2 40-51,
+   * 2 x 13 84-110, 2 x 14 89-112), so a step takes at least 8 cycles,
+   * and the input-channel loop left a loop costs nothing measurable
+   * there (its 16 steps carry 16-28 FMAs each). */
+  const int wide = isa->vregs >= 32;
+  const double wcyc = wide ? 2 : 1, lat = wide ? 8 : 4;
   int64_t cch[8], pch[16];
   double cyc[8][16];
   int nc = 0, np = 0, dc = -1, dp = -1;
@@ -178,8 +193,9 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
        * oneDNN, 2 x 4 0.92-0.98x; the model ties them now, and the most
        * accumulators decide) */
       int streamed = (double)(c * red * O->shape_c[4]) * 4 > isa->l1_bytes / 2;
-      double cy = (double)(OCC / c) * flat_cycles(c * vpo, p, P, streamed);
-      if (c * p * vpo * ib > FLAT_UNROLL_STORES) cy *= 1.15;
+      double cy = (double)(OCC / c) *
+                  flat_cycles(c * vpo, p, P, streamed ? wcyc : 0, lat);
+      if (!wide && c * p * vpo * ib > FLAT_UNROLL_STORES) cy *= 1.15;
       cyc[i][j] = cy;
       if (lo == 0 || cy < lo) lo = cy;
     }

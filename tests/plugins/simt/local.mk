@@ -11,7 +11,8 @@ tests_plugins_simt_tvm_simt_la_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_plugins_simt_tvm_simt_la_CFLAGS = $(AM_CFLAGS) $(LLVM_CFLAGS)
 tests_plugins_simt_tvm_simt_la_LDFLAGS = $(TVM_TEST_PLUGIN_LINK)
 tests_plugins_simt_tvm_simt_la_LIBADD = libtvm_plugin_sdk.la $(TVM_LIBS) $(LLVM_LIBS) -lpthread -ldl
-EXTRA_DIST += tests/plugins/simt/simt.yaml tests/plugins/simt/known_failures.txt
+EXTRA_DIST += tests/plugins/simt/simt.yaml tests/plugins/simt/simt-avx2.yaml \
+	tests/plugins/simt/known_failures.txt
 
 # every operator case of tvm-backend-ops (plugin-sdk/tools), on simt
 TESTS += tests/plugins/simt/test_simt_backend_ops.sh

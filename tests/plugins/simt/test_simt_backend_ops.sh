@@ -6,7 +6,10 @@
 # known_failures.txt lists open defects (one case per line, with the
 # reason): those cases must fail, and are reported; any other failure,
 # or a listed case that passes, fails this test, so the list can neither
-# hide a new bug nor outlive its fix.
+# hide a new bug nor outlive its fix.  On a host with AVX2 the Pow and
+# Cast cases run once more on simt-avx2.yaml (AVX2 code, whatever the
+# host's vector width), so a conversion that AVX2 and AVX-512 lower
+# differently fails on either kind of machine.
 set -u
 b=${TVM_BUILDDIR:?run through make check}
 s=${TVM_SRCDIR:?run through make check}

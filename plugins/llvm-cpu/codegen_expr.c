@@ -346,9 +346,10 @@ static LLVMValueRef convert(lc_cg *cg, LLVMValueRef v, tvm_dtype from,
   if (ffl && tfl) return LLVMBuildFPCast(cg->b, v, ty, "");
   if (ffl && to.bits < 32) {
     /* to 8 or 16 bits through int32, then truncated: a value past the
-     * narrow type wraps as the reference's C conversion does, on every
-     * ISA (a direct fptosi is poison there: AVX2's lowering saturated
-     * 11^5 to 127 in int8, AVX-512's wrapped it to 27) */
+     * narrow type (within int32's range) wraps as the reference's C
+     * conversion through int64 does, on every ISA (a direct fptosi is
+     * poison there: AVX2's lowering saturated 11^5 to 127 in int8,
+     * AVX-512's wrapped it to 27) */
     LLVMTypeRef it = lc_type(cg, tvm_dtype_with_lanes(TVM_I32, lanes_of(v)));
     return LLVMBuildTrunc(cg->b, LLVMBuildFPToSI(cg->b, v, it, ""), ty, "");
   }

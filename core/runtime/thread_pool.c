@@ -34,7 +34,8 @@
  *    The caller's own wait for `finished` pairs with `caller_asleep`.
  *
  * Each worker is bound to one CPU, never the one the pool's first caller
- * runs on, round-robin over the CPUs the process may use (skipped when
+ * runs on (nor, later, the one a caller runs on when it submits a job:
+ * follow_caller), round-robin over the CPUs the process may use (skipped when
  * the pool has more threads than those CPUs, or TVM_BIND_THREADS=0): an
  * unbound worker woken by the caller was often placed on the caller's
  * own CPU and polled there while the caller waited (bench/pool, 2 vCPUs,
@@ -61,6 +62,8 @@ struct tvm_thread_pool {
   int size;               /* wanted size (caller + workers), 0 = unset */
   int started;            /* workers match size */
   int bound;              /* atomic: every worker is bound to a CPU */
+  int *cpu_of;            /* bound: the CPU of each worker */
+  cpu_set_t allowed;      /* bound: the process's CPUs at binding */
   /* the current job: written only while no job is open and inside == 0 */
   tvm_task_fn task;
   void *data;
@@ -220,6 +223,8 @@ static void stop_workers(tvm_thread_pool *P) {
   for (int i = 0; i < P->nworkers; i++) pthread_join(P->workers[i], NULL);
   tvm_free(P->workers);
   P->workers = NULL;
+  tvm_free(P->cpu_of);
+  P->cpu_of = NULL;
   P->nworkers = 0;
   P->stop = 0;
   P->bound = 0;
@@ -238,15 +243,57 @@ static void bind_workers(tvm_thread_pool *P, int want) {
   for (int c = 0; c < CPU_SETSIZE; c++)
     if (CPU_ISSET(c, &allowed) && c != me) cpus[n++] = c;
   if (n == 0 || want > n) return;
+  int *cpu_of = tvm_calloc((size_t)want, sizeof *cpu_of);
+  if (cpu_of == NULL) return;
   int ok = 1;
   for (int i = 0; i < want; i++) {
     unsigned k = __atomic_fetch_add(&next_cpu, 1, __ATOMIC_RELAXED);
     cpu_set_t one;
     CPU_ZERO(&one);
-    CPU_SET(cpus[k % (unsigned)n], &one);
+    cpu_of[i] = cpus[k % (unsigned)n];
+    CPU_SET(cpu_of[i], &one);
     ok &= pthread_setaffinity_np(P->workers[i], sizeof one, &one) == 0;
   }
-  __atomic_store_n(&P->bound, ok, __ATOMIC_RELAXED);
+  if (!ok) {
+    tvm_free(cpu_of);
+    return;
+  }
+  P->cpu_of = cpu_of;
+  P->allowed = allowed;
+  __atomic_store_n(&P->bound, 1, __ATOMIC_RELAXED);
+}
+
+/* Keeps the caller off its workers' CPUs.  The workers were bound away
+ * from the CPU the first caller ran on, but the scheduler moves an
+ * unbound caller where it likes: onto a worker's CPU after other threads
+ * ran (oneDNN's OpenMP team in bench/kernels, any busy neighbour), where
+ * the two then shared one CPU, a bound worker polling without yielding,
+ * while the other CPU idled until the load balancer moved the caller
+ * back (bench/kernels, 2 threads, before this: the strided ResNet-18
+ * convolutions as slow as on 1 thread, 0.55-0.61x oneDNN).  A worker
+ * found on the caller's CPU moves to a CPU of the process that no worker
+ * of this pool holds (one exists: bind_workers leaves one free).  Costs
+ * a sched_getcpu per job, and one pthread_setaffinity_np when the caller
+ * moved.  Called with submit held. */
+static void follow_caller(tvm_thread_pool *P) {
+  int me = sched_getcpu();
+  if (me < 0) return;
+  int w = -1;
+  for (int i = 0; i < P->nworkers && w < 0; i++)
+    if (P->cpu_of[i] == me) w = i;
+  if (w < 0) return;
+  for (int c = 0; c < CPU_SETSIZE; c++) {
+    if (c == me || !CPU_ISSET(c, &P->allowed)) continue;
+    int held = 0;
+    for (int i = 0; i < P->nworkers && !held; i++) held = P->cpu_of[i] == c;
+    if (held) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(c, &one);
+    if (pthread_setaffinity_np(P->workers[w], sizeof one, &one) == 0)
+      P->cpu_of[w] = c;
+    return;
+  }
 }
 
 /* Starts size-1 workers.  Called with submit held.  A failed
@@ -300,6 +347,7 @@ int32_t tvm_thread_pool_run(tvm_thread_pool *P, tvm_task_fn task, void *data,
     pthread_mutex_unlock(&P->submit);
     return run_serial(task, data, n);
   }
+  if (__atomic_load_n(&P->bound, __ATOMIC_RELAXED)) follow_caller(P);
   /* A worker that entered the last job may still be on its way out. */
   spinner sp = {0, 1, 0};
   while (__atomic_load_n(&P->inside, SC) != 0)

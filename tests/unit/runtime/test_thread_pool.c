@@ -6,8 +6,11 @@
  * devices own) run side by side, and a task of one pool calling another
  * runs serially.  Workers that wake late (after idle gaps, on an
  * oversubscribed pool) never run a job's task after that job returned.
+ * A caller that the scheduler moved onto a worker's CPU finds that worker
+ * moved off it at its next job (workers are bound to CPUs).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -276,6 +279,55 @@ static void test_late_workers(void **state) {
   assert_int_equal(late_stale, 0);
 }
 
+/* Two tasks that meet (so the worker runs one) and record on which CPU
+ * each thread ran while both were inside. */
+typedef struct cpu_meet {
+  rendezvous r;
+  pthread_t caller;
+  int caller_cpu, worker_cpu;
+} cpu_meet;
+
+static int32_t cpu_task(int64_t i, int64_t n, void *data) {
+  cpu_meet *m = data;
+  if (meet_task(i, n, &m->r) != 0) return 1;
+  int cpu = sched_getcpu();
+  if (pthread_equal(pthread_self(), m->caller))
+    m->caller_cpu = cpu;
+  else
+    m->worker_cpu = cpu;
+  return 0;
+}
+
+static void test_worker_leaves_callers_cpu(void **state) {
+  cpu_set_t all;
+  assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof all, &all),
+                   0);
+  if (CPU_COUNT(&all) < 2) skip(); /* one CPU: nothing to keep apart */
+  tvm_thread_pool *p = NULL;
+  assert_int_equal(tvm_thread_pool_create(2, &p), TVM_OK);
+  cpu_meet m = {{0, 2}, pthread_self(), -1, -1};
+  assert_int_equal(tvm_thread_pool_run(p, cpu_task, &m, 2), 0);
+  int w = m.worker_cpu; /* the CPU the worker is bound to */
+  assert_true(w >= 0);
+  /* the scheduler moving the caller onto the worker's CPU, done here by
+   * hand: the next job must find the worker elsewhere */
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(w, &one);
+  assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof one, &one),
+                   0);
+  for (int k = 0; k < 3; k++) {
+    m = (cpu_meet){{0, 2}, pthread_self(), -1, -1};
+    assert_int_equal(tvm_thread_pool_run(p, cpu_task, &m, 2), 0);
+    assert_int_equal(m.caller_cpu, w);
+    assert_true(m.worker_cpu >= 0);
+    assert_int_not_equal(m.worker_cpu, w);
+  }
+  assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof all, &all),
+                   0);
+  tvm_thread_pool_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_index_once),
@@ -286,6 +338,7 @@ int main(void) {
       cmocka_unit_test(test_concurrent_callers),
       cmocka_unit_test(test_pools_side_by_side),
       cmocka_unit_test(test_late_workers),
+      cmocka_unit_test(test_worker_leaves_callers_cpu),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
  * group lowered.
  */
 #include <string.h>
+#include <time.h>
 
 #include "compiler_int.h"
 #include "tvm/host_program.h"
@@ -574,6 +575,14 @@ out:
 /* ---- the pipeline -------------------------------------------------------- */
 
 /* Compiles g for t (see tvm/compiler.h).  g is rewritten in place. */
+/* Seconds on the monotonic clock (the phase times TVM_LOG_LEVEL=debug
+ * prints). */
+static double mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
                        const tvm_compile_options *o, tvm_plan **out) {
   tvm_compile_options dflt;
@@ -593,6 +602,7 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   tvm_tune_apply tapply;
   tvm_tune_hooks thooks;
   const tvm_tune_hooks *hooks = o ? o->tune : NULL;
+  double t0, tg = 0, t1 = 0, t2 = 0, t3 = 0; /* phase times (debug log) */
 
   if (out)
     *out = NULL;
@@ -627,10 +637,12 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   }
   tvm_compile_options og = *o; /* the graph passes see these hooks */
   og.tune = hooks;
+  t0 = mono_s();
   if ((st = run_graph_pipeline(g, t, &og)))
     goto out;
   if ((st = tvm_graph_groups_collect(g, &gr)))
     goto out;
+  tg = mono_s();
 
   if (o->dump_ir) {
     lo.dump_pass = o->dump_ir;
@@ -681,6 +693,7 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
                   gk[i].kernel ? gk[i].kernel : "(nothing to compute)");
   }
 
+  t1 = mono_s();
   if (o->lower_only) /* p stays NULL */
     goto out;
   if ((st = tvm_graph_plan_memory(g, gr, o->plan_memory, &mem)))
@@ -694,6 +707,7 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   }
   if ((st = compiler_plan_new(&p)))
     goto out;
+  t2 = mono_s();
   for (int d = 0; d < ndev && !st; d++) {
     tvm_plugin_blob *blob = d ? &p->fallback_blob : &p->blob;
     const tvm_module *all = kernel_builder_module(kb[d]);
@@ -710,8 +724,14 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
       st = tvm_target_codegen(tdev[d], all, blob);
     }
   }
+  t3 = mono_s();
   if (!st)
     st = fill_plan(p, g, t, gr, gk, mem, hosts);
+  if (!st)
+    tvm_log(TVM_LOG_DEBUG,
+            "compile: graph passes %.3f s, lowering %.3f s, memory plan "
+            "%.3f s, codegen %.3f s, plan %.3f s", tg - t0, t1 - tg,
+            t2 - t1, t3 - t2, mono_s() - t3);
 out:
   tvm_free(gk);
   tvm_free(copy_args);

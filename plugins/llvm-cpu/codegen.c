@@ -28,6 +28,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
@@ -258,6 +259,13 @@ static void maybe_dump(LLVMModuleRef mod, const char *name,
   if (LLVMPrintModuleToFile(mod, file, &err)) LLVMDisposeMessage(err);
 }
 
+/* Seconds on the monotonic clock (the part times of the debug log). */
+static double lc_now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* ---- one part: a context, its functions, built, optimized, emitted ------- */
 
 /* Counts statements (the size estimate of a function). */
@@ -275,6 +283,7 @@ typedef struct lc_part {
   int func;                /* index into m->funcs, or -1 */
   int64_t weight;          /* statements of its function */
   int hit;                 /* obj came from the compiled-code cache */
+  double opt_s, emit_s;    /* time in LLVM's optimizer and its backend */
   LLVMMemoryBufferRef obj; /* the part as an ELF object */
   int32_t status;
   char msg[LC_CG_MSG];
@@ -406,8 +415,11 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
       p->hit = p->obj != NULL;
     }
   }
+  double t0 = lc_now_s();
   if (p->status == TVM_OK && !p->hit)
     p->status = optimize(&cg, tm, cg.target->opt_level);
+  double t1 = lc_now_s();
+  p->opt_s = t1 - t0;
   if (p->status == TVM_OK && !p->hit) {
     char *err = NULL;
     maybe_dump(cg.mod, name, ".opt.ll");
@@ -423,6 +435,7 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
     }
     LLVMDisposeMessage(err);
   }
+  p->emit_s = lc_now_s() - t1;
   cg_close(&cg);
   LLVMDisposeTargetMachine(tm);
   return 0; /* failures stay in the part: every part runs */
@@ -471,6 +484,11 @@ static int32_t build_parts(const tvm_plugin_target *t, const tvm_module *m,
   int hits = 0;
   for (int q = 0; st == TVM_OK && q < nparts; q++) {
     hits += ps.part[q].hit;
+    tvm_sdk_log(lc_host(), TVM_LOG_DEBUG,
+                "llvm-cpu: part %s (%lld statements): optimize %.3f s, "
+                "emit %.3f s%s", q ? names[q] : "globals",
+                (long long)ps.part[q].weight, ps.part[q].opt_s,
+                ps.part[q].emit_s, ps.part[q].hit ? " (cached)" : "");
     objs[q] = (const uint8_t *)LLVMGetBufferStart(ps.part[q].obj);
     sizes[q] = LLVMGetBufferSize(ps.part[q].obj);
   }

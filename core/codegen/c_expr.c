@@ -578,8 +578,16 @@ void codegen_expr(codegen_c *e, const tvm_expr *x, int lane) {
     }
     tvm_strbuf_printf(e->out, "((%s)(",
                       codegen_type(e, tvm_dtype_element(x->dtype)));
+    /* float to an integer narrower than 32 bits goes through int: a
+     * direct conversion of a value out of the narrow type's range is
+     * undefined in C, CUDA C and OpenCL C, where through int it wraps
+     * as the reference and llvm-cpu do (within int's range) */
+    int via_int = tvm_dtype_is_float(x->u.un.a->dtype) &&
+                  tvm_dtype_is_int(x->dtype) && x->dtype.bits < 32;
+    if (via_int)
+      tvm_strbuf_append(e->out, "(int)(");
     codegen_expr(e, x->u.un.a, lane);
-    tvm_strbuf_append(e->out, "))");
+    tvm_strbuf_append(e->out, via_int ? ")))" : "))");
     return;
   case TVM_CALL:
     emit_call(e, x, lane);

@@ -165,6 +165,13 @@ uint32_t cg_convert(cg *g, uint32_t v, tvm_dtype from, tvm_dtype to) {
     return cg_op3(g, SpvOpSelect, ty, v, cg_const(g, to, 1, 1),
                cg_const(g, to, 0, 0));
   if (cg_is_float(from) && cg_is_float(to)) return cg_op1(g, SpvOpFConvert, ty, v);
+  if (cg_is_float(from) && to.bits < 32) {
+    /* to a narrower integer through int32: OpConvertFToS/U is undefined
+     * for a value out of the result type's range; through int32 it wraps
+     * as the reference and llvm-cpu do (within int32's range) */
+    tvm_dtype i32 = tvm_dt(kDLInt, 32, to.lanes);
+    return cg_convert(g, cg_convert(g, v, from, i32), i32, to);
+  }
   if (cg_is_float(from))
     return cg_op1(g, cg_is_signed(to) ? SpvOpConvertFToS : SpvOpConvertFToU, ty, v);
   if (cg_is_float(to))

@@ -3,7 +3,7 @@
  * tensor expressions scheduled onto blocks and threads (an elementwise
  * chain with a ragged tail, a matrix product staged through shared
  * memory with barriers, a row reduction, a 64-bit integer kernel, int8 /
- * int16 / float16 / bool buffers) are
+ * int16 / float16 / bool buffers, float to narrow integers) are
  * lowered for the vulkan target, compiled to SPIR-V, checked by
  * `spirv-val --target-env vulkan1.1` when it is installed, and, when this
  * machine has a Vulkan device (lavapipe in CI), run and compared with
@@ -358,6 +358,64 @@ static void test_small_types(void **state) {
   tvm_ctx_destroy(c);
 }
 
+/* float32 to int8, uint8 and int16 with values out of those ranges: each
+ * converts through int32 (OpConvertFToS to a narrow type is undefined
+ * out of its range), so the results wrap as the reference and llvm-cpu
+ * do. */
+static tvm_expr *nc_i8(tvm_ctx *c, tvm_expr **i, void *ud) {
+  return tvm_cast(c, TVM_I8, TVM_AT(c, ((tvm_tensor **)ud)[0], i[0]));
+}
+static tvm_expr *nc_u8(tvm_ctx *c, tvm_expr **i, void *ud) {
+  return tvm_cast(c, tvm_dt(kDLUInt, 8, 1),
+                  TVM_AT(c, ((tvm_tensor **)ud)[0], i[0]));
+}
+static tvm_expr *nc_i16(tvm_ctx *c, tvm_expr **i, void *ud) {
+  return tvm_cast(c, TVM_I16, TVM_AT(c, ((tvm_tensor **)ud)[0], i[0]));
+}
+
+static void test_narrow_conversions(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *in[1] = {tvm_placeholder(c, "A", TVM_F32, (int64_t[]){SN}, 1)};
+  tvm_tensor *outs[3] = {
+      tvm_compute(c, "B", (int64_t[]){SN}, 1, nc_i8, in),
+      tvm_compute(c, "C", (int64_t[]){SN}, 1, nc_u8, in),
+      tvm_compute(c, "D", (int64_t[]){SN}, 1, nc_i16, in)};
+  tvm_schedule *s = NULL;
+  assert_int_equal(tvm_schedule_create(c, outs, 3, &s), TVM_OK);
+  for (int i = 0; i < 3; i++) bind1d(c, s, outs[i]);
+  tvm_module m = {c, NULL, 0};
+  vk_lower(s, (tvm_tensor *[]){in[0], outs[0], outs[1], outs[2]}, 4, "narrow",
+           &m);
+  tvm_plugin_blob blob;
+  int narrow = vk_compile_validate_grep(
+      &m, &blob, "OpConvertFTo[SU] %u*char\\|OpConvertFTo[SU] %u*short");
+  assert_true(narrow <= 0); /* -1: spirv-dis missing */
+  if (!vk_have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  static float a[SN];
+  static int8_t d[SN];
+  static uint8_t e[SN];
+  static int16_t f[SN];
+  for (int i = 0; i < SN; i++)
+    a[i] = (float)((i * 7919) % 140000 - 70000) + 0.75f * (float)(i % 3);
+  vk_run_all(&m, &blob, (void *[]){a, d, e, f},
+             (uint64_t[]){sizeof a, sizeof d, sizeof e, sizeof f}, 4);
+  for (int i = 0; i < SN; i++) {
+    int32_t w = (int32_t)a[i];
+    assert_int_equal(d[i], (int8_t)w);
+    assert_int_equal(e[i], (uint8_t)w);
+    assert_int_equal(f[i], (int16_t)w);
+  }
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
 /* A device without 8-bit storage (TVM_VULKAN_HIDE pretends so) refuses
  * the int8 kernels when the module loads, naming the feature; a target
  * with attrs.int8 false declines them at compile time. */
@@ -478,6 +536,7 @@ int main(void) {
       cmocka_unit_test(test_row_max),
       cmocka_unit_test(test_int64),
       cmocka_unit_test(test_small_types),
+      cmocka_unit_test(test_narrow_conversions),
       cmocka_unit_test(test_small_types_refused),
       cmocka_unit_test(test_binding_paths),
   };

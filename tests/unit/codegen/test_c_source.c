@@ -309,6 +309,37 @@ static void test_floordiv_and_vectors(void **state) {
   tvm_ctx_destroy(c);
 }
 
+/* Float to integers narrower than 32 bits converts through int (a direct
+ * conversion out of the narrow type's range is undefined in C, CUDA C and
+ * OpenCL C; through int it wraps as the reference does); to 32 and 64
+ * bits and from integers it stays one cast. */
+static void test_narrow_float_to_int(void **state) {
+  (void)state;
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *C = tvm_var(c, "C", TVM_HANDLE);
+  tvm_expr *tx = tvm_var(c, "tx", TVM_I32);
+  tvm_expr *x = tvm_load(c, TVM_F32, A, tx, NULL);
+  tvm_expr *sum = tvm_add(
+      c,
+      tvm_add(c,
+              tvm_cast(c, TVM_I32, tvm_cast(c, tvm_dt(kDLInt, 8, 1), x)),
+              tvm_cast(c, TVM_I32, tvm_cast(c, tvm_dt(kDLUInt, 16, 1), x))),
+      tvm_add(c, tvm_cast(c, TVM_I32, x),
+              tvm_cast(c, TVM_I32, tvm_cast(c, tvm_dt(kDLInt, 8, 1), tx))));
+  tvm_stmt *body = tvm_for(c, tx, tvm_int(c, 0), tvm_int(c, 8), TVM_FOR_THREAD,
+                           "threadIdx.x",
+                           tvm_store(c, C, tx, tvm_cast(c, TVM_F32, sum), NULL));
+  tvm_module *m = module_of(c, body, (tvm_expr *[]){A, C}, 2, 1, 8);
+  tvm_c_source s;
+  assert_int_equal(tvm_c_emit_module(&dialect, m, &s), TVM_OK);
+  assert_non_null(strstr(s.text, "((i8)((int)(A[tx])))"));
+  assert_non_null(strstr(s.text, "((u16)((int)(A[tx])))"));
+  assert_non_null(strstr(s.text, "((i32)(A[tx]))"));
+  assert_non_null(strstr(s.text, "((i8)(tx))"));
+  tvm_c_source_free(&s);
+  tvm_ctx_destroy(c);
+}
+
 /* tx(8) { S[ramp(base, 1, lanes)] = v } over A, S of 16-bit type t: v
  * the load A[ramp(base, 1, lanes)] (arith 0), or that load plus itself
  * (arith 1). */
@@ -545,6 +576,7 @@ int main(void) {
       cmocka_unit_test(test_dynamic_shared),
       cmocka_unit_test(test_warp_combine),
       cmocka_unit_test(test_floordiv_and_vectors),
+      cmocka_unit_test(test_narrow_float_to_int),
       cmocka_unit_test(test_copy_16bit_vectors),
       cmocka_unit_test(test_unsupported),
       cmocka_unit_test(test_fragments_and_externs),

@@ -4,8 +4,13 @@
  * (AVX-512) or 256-bit ones (AVX2), enough to cover the FMA latency on
  * every x86 core we know; the wide kernels are compiled with target
  * attributes and run only after __builtin_cpu_supports says the CPU has
- * them, so nothing here executes an instruction the CPU lacks.
+ * them, so nothing here executes an instruction the CPU lacks.  The
+ * all-CPU figure runs the same chains on every online CPU at once: on a
+ * VM whose vCPUs are at times two hardware threads of one core (the
+ * project's 2-vCPU VMs, by their phases), it reads near one core's, and
+ * a multi-threaded result of that moment cannot scale.
  */
+#include <pthread.h>
 #include "machine.h"
 
 #include <immintrin.h>
@@ -65,6 +70,46 @@ double bench_fma_peak(int bits, double secs) {
   return 0;
 }
 
+/* One thread of bench_fma_peak_all: waits for the others, then runs. */
+typedef struct peak_arg {
+  int bits;
+  double secs, out;
+  int *ready, n;
+} peak_arg;
+
+static void *peak_thread(void *p) {
+  peak_arg *a = p;
+  __atomic_add_fetch(a->ready, 1, __ATOMIC_ACQ_REL);
+  while (__atomic_load_n(a->ready, __ATOMIC_ACQUIRE) < a->n) {
+  }
+  a->out = bench_fma_peak(a->bits, a->secs);
+  return NULL;
+}
+
+double bench_fma_peak_all(int bits, double secs, int ncpu) {
+  if (ncpu < 2) return bench_fma_peak(bits, secs);
+  if (ncpu > 256) ncpu = 256;
+  pthread_t th[256];
+  peak_arg arg[256];
+  int ready = 0, started = 1;
+  for (int i = 0; i < ncpu; i++)
+    arg[i] = (peak_arg){bits, secs, 0, &ready, ncpu};
+  for (int i = 1; i < ncpu; i++) {
+    if (pthread_create(&th[i], NULL, peak_thread, &arg[i]) != 0) break;
+    started++;
+  }
+  if (started < ncpu) { /* fewer threads than CPUs: release them */
+    for (int i = 0; i < ncpu; i++) arg[i].n = started;
+  }
+  peak_thread(&arg[0]);
+  double sum = arg[0].out;
+  for (int i = 1; i < started; i++) {
+    pthread_join(th[i], NULL);
+    sum += arg[i].out;
+  }
+  return started == ncpu ? sum : 0;
+}
+
 static int has_avx512(void) {
   return __builtin_cpu_supports("avx512f") &&
          __builtin_cpu_supports("avx512bw") &&
@@ -103,23 +148,29 @@ void bench_machine_detect(bench_machine *m) {
     m->isa = "AVX-512";
     m->vector_bits = 512;
     m->peak_core = bench_fma_peak(512, 0.3);
+    m->peak_all_bits = 512;
   } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     m->isa = "AVX2+FMA";
     m->vector_bits = 256;
     m->peak_core = bench_fma_peak(256, 0.3);
+    m->peak_all_bits = 256;
   } else {
     m->isa = __builtin_cpu_supports("avx") ? "AVX" : "SSE";
     m->vector_bits = __builtin_cpu_supports("avx") ? 256 : 128;
   }
   m->ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (m->peak_all_bits)
+    m->peak_all = bench_fma_peak_all(m->peak_all_bits, 0.3, m->ncpu);
 }
 
 void bench_machine_print(FILE *f, const bench_machine *m) {
   fprintf(f, "# cpu: %s, %d online; isa: %s; fp32 FMA peak (measured): ",
           m->cpu, m->ncpu, m->isa);
-  if (m->peak_core > 0)
-    fprintf(f, "%.1f GFLOP/s per core, %.1f on %d\n", m->peak_core,
-            m->peak_core * m->ncpu, m->ncpu);
+  if (m->peak_core > 0 && m->peak_all > 0)
+    fprintf(f, "%.1f GFLOP/s per core, %.1f on all %d at once (%.2fx one)\n",
+            m->peak_core, m->peak_all, m->ncpu, m->peak_all / m->peak_core);
+  else if (m->peak_core > 0)
+    fprintf(f, "%.1f GFLOP/s per core\n", m->peak_core);
   else
     fprintf(f, "not measured (no FMA unit detected)\n");
 }

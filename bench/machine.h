@@ -14,10 +14,13 @@ typedef struct bench_machine {
   const char *isa;   /* "AVX-512", "AVX2+FMA", "AVX", "SSE4.2", "x86-64" */
   int vector_bits;   /* 512, 256 or 128 */
   double peak_core;  /* measured GFLOP/s fp32 per core, widest FMA */
+  double peak_all;   /* measured on every online CPU at once (summed) */
+  int peak_all_bits; /* the width both were measured at; 0: none */
   int ncpu;          /* online CPUs */
 } bench_machine;
 
-/* Detects the CPU and measures its FMA peak (about 0.3 s). */
+/* Detects the CPU and measures its FMA peak, on one core and on every
+ * online CPU at once (about 0.6 s). */
 void bench_machine_detect(bench_machine *m);
 /* "# cpu: ..., isa: ..., fp32 FMA peak: ... GFLOP/s per core (...)". */
 void bench_machine_print(FILE *f, const bench_machine *m);
@@ -28,6 +31,8 @@ const char *bench_openblas_coretype(void);
 /* Measures the FMA peak of one core at the given width (512 or 256);
  * 0 when the CPU lacks it. */
 double bench_fma_peak(int bits, double seconds);
+/* The same on ncpu threads at once, summed (0 when threads fail). */
+double bench_fma_peak_all(int bits, double seconds, int ncpu);
 
 /* Monotonic milliseconds. */
 double bench_now_ms(void);

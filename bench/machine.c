@@ -10,10 +10,10 @@
  * project's 2-vCPU VMs, by their phases), it reads near one core's, and
  * a multi-threaded result of that moment cannot scale.
  */
-#include <pthread.h>
 #include "machine.h"
 
 #include <immintrin.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -574,8 +574,7 @@ out:
 
 /* ---- the pipeline -------------------------------------------------------- */
 
-/* Compiles g for t (see tvm/compiler.h).  g is rewritten in place. */
-/* Seconds on the monotonic clock (the phase times TVM_LOG_LEVEL=debug
+/* Seconds on the monotonic clock (the phase times TVM_LOG_LEVEL=3
  * prints). */
 static double mono_s(void) {
   struct timespec ts;
@@ -583,6 +582,7 @@ static double mono_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Compiles g for t (see tvm/compiler.h).  g is rewritten in place. */
 tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
                        const tvm_compile_options *o, tvm_plan **out) {
   tvm_compile_options dflt;

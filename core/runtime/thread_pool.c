@@ -269,8 +269,8 @@ static void bind_workers(tvm_thread_pool *P, int want) {
  * ran (oneDNN's OpenMP team in bench/kernels, any busy neighbour), where
  * the two then shared one CPU, a bound worker polling without yielding,
  * while the other CPU idled until the load balancer moved the caller
- * back (bench/kernels, 2 threads, before this: the strided ResNet-18
- * convolutions as slow as on 1 thread, 0.55-0.61x oneDNN).  A worker
+ * back (the unit test makes the move by hand; bench/kernels' 2-thread
+ * conv section met it twice in 6267 jobs).  A worker
  * found on the caller's CPU moves to a CPU of the process that no worker
  * of this pool holds (one exists: bind_workers leaves one free).  Costs
  * a sched_getcpu per job, and one pthread_setaffinity_np when the caller

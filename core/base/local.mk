@@ -11,6 +11,7 @@ libtvm_runtime_la_SOURCES += \
 	core/base/editdist.c \
 	core/base/file.c \
 	core/base/checked.c \
+	core/base/clock.c \
 	core/base/json.c
 
 base_tests = tests/unit/base/test_alloc tests/unit/base/test_containers \

@@ -19,7 +19,6 @@
  * group lowered.
  */
 #include <string.h>
-#include <time.h>
 
 #include "compiler_int.h"
 #include "tvm/host_program.h"
@@ -574,14 +573,6 @@ out:
 
 /* ---- the pipeline -------------------------------------------------------- */
 
-/* Seconds on the monotonic clock (the phase times TVM_LOG_LEVEL=3
- * prints). */
-static double mono_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Compiles g for t (see tvm/compiler.h).  g is rewritten in place. */
 tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
                        const tvm_compile_options *o, tvm_plan **out) {
@@ -637,12 +628,12 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   }
   tvm_compile_options og = *o; /* the graph passes see these hooks */
   og.tune = hooks;
-  t0 = mono_s();
+  t0 = tvm_now_s();
   if ((st = run_graph_pipeline(g, t, &og)))
     goto out;
   if ((st = tvm_graph_groups_collect(g, &gr)))
     goto out;
-  tg = mono_s();
+  tg = tvm_now_s();
 
   if (o->dump_ir) {
     lo.dump_pass = o->dump_ir;
@@ -693,7 +684,7 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
                   gk[i].kernel ? gk[i].kernel : "(nothing to compute)");
   }
 
-  t1 = mono_s();
+  t1 = tvm_now_s();
   if (o->lower_only) /* p stays NULL */
     goto out;
   if ((st = tvm_graph_plan_memory(g, gr, o->plan_memory, &mem)))
@@ -707,7 +698,7 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
   }
   if ((st = compiler_plan_new(&p)))
     goto out;
-  t2 = mono_s();
+  t2 = tvm_now_s();
   for (int d = 0; d < ndev && !st; d++) {
     tvm_plugin_blob *blob = d ? &p->fallback_blob : &p->blob;
     const tvm_module *all = kernel_builder_module(kb[d]);
@@ -724,14 +715,14 @@ tvm_status tvm_compile(tvm_graph *g, const tvm_target *t,
       st = tvm_target_codegen(tdev[d], all, blob);
     }
   }
-  t3 = mono_s();
+  t3 = tvm_now_s();
   if (!st)
     st = fill_plan(p, g, t, gr, gk, mem, hosts);
   if (!st)
     tvm_log(TVM_LOG_DEBUG,
             "compile: graph passes %.3f s, lowering %.3f s, memory plan "
             "%.3f s, codegen %.3f s, plan %.3f s", tg - t0, t1 - tg,
-            t2 - t1, t3 - t2, mono_s() - t3);
+            t2 - t1, t3 - t2, tvm_now_s() - t3);
 out:
   tvm_free(gk);
   tvm_free(copy_args);

@@ -34,7 +34,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tvm/runtime.h"
@@ -89,12 +88,6 @@ static int write_all(int fd, const void *p, size_t n) {
     c += w, n -= (size_t)w;
   }
   return 0;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* The child: builds l, reports "built", waits for go (unless go_fd < 0),
@@ -233,11 +226,11 @@ static tvm_status spawn(tvm_tune_measurer *m, const tvm_tune_lowered *l,
 /* Waits up to timeout_s for the kid's next message; 1 = got one, 0 = the
  * pipe closed (the child died), -1 = timed out. */
 static int next_msg(kid *k, double timeout_s) {
-  double end = now_s() + timeout_s;
+  double end = tvm_now_s() + timeout_s;
   size_t have = 0;
   char *p = (char *)&k->last;
   while (have < sizeof k->last) {
-    double left = end - now_s();
+    double left = end - tvm_now_s();
     if (left <= 0)
       return -1;
     struct pollfd pf = {k->res_fd, POLLIN, 0};

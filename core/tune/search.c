@@ -152,12 +152,6 @@ static uint64_t rnd(search *s) {
 
 static double rnd01(search *s) { return (double)(rnd(s) >> 11) * 0x1p-53; }
 
-static double wall(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static size_t slot_of(uint64_t idx, size_t cap) {
   return (size_t)((idx + 1) * 0x9E3779B97F4A7C15ull >> 17) & (cap - 1);
 }
@@ -347,7 +341,7 @@ static tvm_status pick_xgb(search *s, uint64_t *picks, int want, int *n_out) {
     *n_out = pick_random(s, picks, 0, want);
     return TVM_OK;
   }
-  double t0 = wall();
+  double t0 = tvm_now_s();
   const float *x, *y;
   const int *g;
   tvm_tune_data_rows(o->data, &x, &y, &g);
@@ -415,7 +409,7 @@ static tvm_status pick_xgb(search *s, uint64_t *picks, int want, int *n_out) {
     }
   n = pick_random(s, picks, n, want);
   *n_out = n;
-  s->res->model_seconds += wall() - t0;
+  s->res->model_seconds += tvm_now_s() - t0;
   return TVM_OK;
 }
 
@@ -617,7 +611,7 @@ tvm_status tvm_tune_task(tvm_tune_kernel *k, tvm_config *cfg,
   search s;
   tvm_tune_measurer *m = NULL;
   tvm_status st;
-  double t0 = wall();
+  double t0 = tvm_now_s();
   memset(out, 0, sizeof *out);
   memset(&s, 0, sizeof s);
   s.k = k;
@@ -722,7 +716,7 @@ tvm_status tvm_tune_task(tvm_tune_kernel *k, tvm_config *cfg,
       st = tvm_config_preset(cfg, tvm_config_knob(s.cfg, i)->name, d[i]);
   }
 out:
-  out->seconds = wall() - t0;
+  out->seconds = tvm_now_s() - t0;
   tvm_tune_measurer_free(m);
   tvm_config_free(s.cfg);
   tvm_free(s.tab);

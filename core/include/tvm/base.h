@@ -64,6 +64,9 @@ TVM_API void tvm_diag_clear(void);
 enum { TVM_LOG_ERROR = 0, TVM_LOG_WARN = 1, TVM_LOG_INFO = 2, TVM_LOG_DEBUG = 3 };
 TVM_API void tvm_log(int level, const char *fmt, ...) TVM_PRINTF(2, 3);
 
+/* Seconds on the monotonic clock (for differences only). */
+TVM_API double tvm_now_s(void);
+
 /* ---- allocator ------------------------------------------------------ */
 /* All heap memory of the core goes through this one function, which the
  * embedder may replace (Lua's lua_Alloc): realloc semantics, with

@@ -278,6 +278,17 @@ static tvm_expr *plus_min(tvm_ctx *c, tvm_expr *x, const tvm_range *r) {
   return tvm_add(c, x, r->min);
 }
 
+/* See lower_int.h. */
+int lower_split_shifted(const tvm_iv_relation *rel, const tvm_ptrmap *ranges,
+                        int64_t *factor, int64_t *extent) {
+  tvm_range *rp = rel->kind == TVM_REL_SPLIT && rel->shift_tail && rel->factor
+                      ? lower_range_of(ranges, rel->parent)
+                      : NULL;
+  return rp && rp->extent && tvm_is_const_int(rel->factor, factor) &&
+         tvm_is_const_int(rp->extent, extent) && *factor >= 1 &&
+         *extent >= *factor && *extent % *factor != 0;
+}
+
 /* Values of all iter vars of st in terms of leaf loop variables. */
 tvm_status lower_iv_values(tvm_ctx *c, const tvm_stage *st,
                            const tvm_ptrmap *ranges, tvm_ptrmap *values) {
@@ -308,7 +319,11 @@ tvm_status lower_iv_values(tvm_ctx *c, const tvm_stage *st,
                             "value for its outputs",
                             rel->parent->var->u.var.name, st->op->name);
       tvm_expr *f = rel->factor ? rel->factor : ri->extent;
-      tvm_expr *v = plus_min(c, tvm_add(c, tvm_mul(c, o, f), in), rp);
+      tvm_expr *base = tvm_mul(c, o, f);
+      int64_t sf, se;
+      if (lower_split_shifted(rel, ranges, &sf, &se))
+        base = tvm_min(c, base, tvm_int(c, se - sf));
+      tvm_expr *v = plus_min(c, tvm_add(c, base, in), rp);
       if (tvm_ptrmap_put(values, rel->parent, tvm_simplify(c, v, NULL)) !=
           TVM_OK)
         return TVM_ERR_NOMEM;

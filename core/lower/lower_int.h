@@ -88,14 +88,21 @@ tvm_range *lower_range_of(const tvm_ptrmap *ranges, const tvm_iter_var *iv);
 
 /* The value of every iteration variable of st (tvm_iter_var* -> tvm_expr*)
  * in terms of the leaf loop variables: leaves map to var (+ min), split
- * parents to outer*factor + inner + min, fused axes to floordiv/floormod of
- * the fused variable.  Expressions are simplified.  TVM_ERR_INTERNAL when a
- * range is missing. */
+ * parents to outer*factor + inner + min (min(outer*factor, extent -
+ * factor) + inner + min where the last tile is shifted), fused axes to
+ * floordiv/floormod of the fused variable.  Expressions are simplified.
+ * TVM_ERR_INTERNAL when a range is missing. */
 tvm_status lower_iv_values(tvm_ctx *c, const tvm_stage *st,
                            const tvm_ptrmap *ranges, tvm_ptrmap *values);
 /* Marks (map value non-NULL) every iter var of st derived from a reduce
  * axis, following the relations. */
 tvm_status lower_reduce_derived(const lower_stage *ls, tvm_ptrmap *set);
+/* 1 when split rel's last tile is shifted back (tvm_split_shift_tail: a
+ * constant factor that does not divide a constant extent at least as
+ * large), with *factor and *extent set; 0 when it lowers as a plain
+ * split. */
+int lower_split_shifted(const tvm_iv_relation *rel, const tvm_ptrmap *ranges,
+                        int64_t *factor, int64_t *extent);
 
 /* A thread axis bound to a leaf: does a producer stored in `scope` need
  * the loop relaxed (range over all threads) even outside its attach point?

@@ -17,7 +17,9 @@
  * loop from 0 (lower_int.h); root axis values are rebuilt from the loop
  * variables; an `if` guards the body when a root value may leave its
  * inferred range or its declared domain (a split that does not divide, a
- * tile at the edge), unless tvm_prove shows it cannot.  A reduction stores
+ * tile at the edge), or may be one a shifted last tile overlaps
+ * (tvm_split_shift_tail: the tile before stores it), unless tvm_prove
+ * shows it cannot.  A reduction stores
  * the identity right before its outermost reduce loop (in an init nest
  * over the data-parallel loops that follow it, with fresh `.init`
  * variables) and accumulates inside.  Annotations: pragmas become
@@ -203,6 +205,24 @@ static tvm_expr *guard(ops *o, nest *nb, int all, const tvm_ptrmap *map) {
     if (map)
       v = tvm_simplify(o->c, tvm_substitute(o->c, v, map), NULL);
     acc = guard_root(o, iv, v, lower_range_of(o->ranges, iv), acc);
+  }
+  /* a shifted last tile stores only what the tile before it does not:
+   * parent >= outer * factor + min */
+  const tvm_ptrvec *rels = &ls->st->relations;
+  for (size_t k = 0; k < rels->len; k++) {
+    const tvm_iv_relation *rel = rels->data[k];
+    int64_t f, e;
+    if (!lower_split_shifted(rel, o->ranges, &f, &e)) continue;
+    tvm_expr *pv = map_get(&nb->values, rel->parent);
+    tvm_expr *ov = map_get(&nb->values, rel->outer);
+    tvm_range *rp = lower_range_of(o->ranges, rel->parent);
+    if (!pv || !ov || !rp) continue;
+    tvm_expr *cond = tvm_ge(
+        o->c, pv, tvm_add(o->c, tvm_mul(o->c, ov, tvm_int(o->c, f)), rp->min));
+    if (map) cond = tvm_substitute(o->c, cond, map);
+    cond = cond ? tvm_simplify(o->c, cond, NULL) : NULL;
+    if (!cond || tvm_prove(o->c, cond, &o->loops)) continue;
+    acc = acc ? tvm_and(o->c, acc, cond) : cond;
   }
   return acc;
 }

@@ -90,6 +90,25 @@ tvm_status tvm_split(tvm_stage *st, tvm_iter_var *iv, int64_t factor,
   return split_impl(st, iv, factor, 0, outer, inner);
 }
 
+/* See tvm/schedule.h. */
+tvm_status tvm_split_shift_tail(tvm_stage *st, tvm_iter_var *iv,
+                                int64_t factor, tvm_iter_var **outer,
+                                tvm_iter_var **inner) {
+  tvm_iter_var *o = NULL, *in = NULL;
+  if (st && iv && iv->kind == TVM_IV_REDUCE)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "split_shift_tail: stage %s, axis %s is a reduction "
+                        "axis (a shifted tile would add its overlap twice); "
+                        "use split",
+                        st->op->name, sched_iv_name(iv));
+  tvm_status rc = tvm_split(st, iv, factor, &o, &in);
+  if (rc != TVM_OK) return rc;
+  ((tvm_iv_relation *)st->relations.data[st->relations.len - 1])->shift_tail = 1;
+  if (outer) *outer = o;
+  if (inner) *inner = in;
+  return TVM_OK;
+}
+
 /* Splits leaf iv into nparts outer iterations of an inner loop. */
 tvm_status tvm_split_nparts(tvm_stage *st, tvm_iter_var *iv, int64_t nparts,
                             tvm_iter_var **outer, tvm_iter_var **inner) {

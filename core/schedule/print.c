@@ -83,6 +83,7 @@ static void print_relation(tvm_strbuf *out, const tvm_iv_relation *r) {
     if (r->factor) {
       tvm_strbuf_append(out, "by ");
       print_value(out, r->factor);
+      if (r->shift_tail) tvm_strbuf_append(out, ", last tile shifted");
     } else {
       tvm_strbuf_append(out, "into ");
       print_value(out, r->nparts);

@@ -23,7 +23,8 @@ typedef enum tvm_attach_kind {
 } tvm_attach_kind;
 
 typedef enum tvm_rel_kind {
-  TVM_REL_SPLIT, /* parent -> outer * factor + inner */
+  TVM_REL_SPLIT, /* parent -> outer * factor + inner (shift_tail: see
+                  * tvm_split_shift_tail) */
   TVM_REL_FUSE,  /* outer, inner -> fused */
   TVM_REL_REBASE /* parent -> rebased (min 0), made by bound inference */
 } tvm_rel_kind;
@@ -33,6 +34,8 @@ typedef struct tvm_iv_relation {
   tvm_iter_var *parent, *outer, *inner, *fused, *rebased;
   tvm_expr *factor; /* split: inner extent, or NULL when nparts given */
   tvm_expr *nparts; /* split: outer extent, or NULL when factor given */
+  int shift_tail;   /* split by factor: the last tile ends at the extent's
+                     * end (tvm_split_shift_tail) */
 } tvm_iv_relation;
 
 typedef struct tvm_pragma {
@@ -101,6 +104,23 @@ TVM_API tvm_status tvm_split(tvm_stage *st, tvm_iter_var *iv, int64_t factor,
 TVM_API tvm_status tvm_split_nparts(tvm_stage *st, tvm_iter_var *iv,
                                     int64_t nparts, tvm_iter_var **outer,
                                     tvm_iter_var **inner);
+/* tvm_split by a factor that need not divide the extent E, without a
+ * partial last tile: the last tile is moved back to end at E,
+ *
+ *   iv = min(outer * factor, E - factor) + inner,
+ *
+ * overlapping the tile before it.  Each element is still stored once:
+ * the stage's body is guarded by iv >= outer * factor (the overlapped
+ * elements belong to the tile before), but stages computed at or inside
+ * the tile (compute_at) compute the whole shifted region, every element
+ * of it inside their domain, so that they need no guard (a register
+ * block of a convolution over 49 pixels in blocks of 13: the fourth
+ * computes pixels 36-48 and stores 39-48).  Data-parallel axes only.
+ * Where E is not a constant of at least factor at lowering, it lowers
+ * as tvm_split. */
+TVM_API tvm_status tvm_split_shift_tail(tvm_stage *st, tvm_iter_var *iv,
+                                        int64_t factor, tvm_iter_var **outer,
+                                        tvm_iter_var **inner);
 TVM_API tvm_status tvm_tile(tvm_stage *st, tvm_iter_var *x, tvm_iter_var *y,
                             int64_t xf, int64_t yf, tvm_iter_var **xo,
                             tvm_iter_var **yo, tvm_iter_var **xi,

@@ -4,8 +4,7 @@
  * factors do not divide: tiled matmul with a split reduction, the classic
  * cache_write schedule, compute_at at a ragged edge, padded conv2d with
  * the padding inlined or computed per row, conv2d + bias + relu fused,
- * rfactor, fuse + split, and
- * staged copies.  Buffers allocated by the function start as NaN, so a
+ * rfactor, fuse + split, staged copies, and a shifted last tile.  Buffers allocated by the function start as NaN, so a
  * read of an element nobody wrote shows up as a wrong result.
  */
 #include <math.h>
@@ -215,6 +214,59 @@ static void test_stencil_inline_fused(void **state) {
   check_stencil(f, A, C, 7, 9);
 }
 
+static tvm_expr *rowsum(tvm_ctx *c, tvm_expr **i, void *ud);
+
+/* ---- a shifted last tile (tvm_split_shift_tail) ----------------------- */
+static tvm_expr *times2_1d(tvm_ctx *c, tvm_expr **i, void *ud) {
+  return tvm_mul(c, TVM_AT(c, (tvm_tensor *)ud, i[0]), tvm_f32(c, 2.0));
+}
+static tvm_expr *plus1_1d(tvm_ctx *c, tvm_expr **i, void *ud) {
+  return tvm_add(c, TVM_AT(c, (tvm_tensor *)ud, i[0]), tvm_f32(c, 1.0));
+}
+
+/* C = 2A + 1 over 63 elements in tiles of 8, B = 2A computed per tile:
+ * the eighth tile covers 55..62, so B is computed without a guard (every
+ * tile inside its 63 elements) and C stores 56..62 only (55 is the
+ * seventh tile's). */
+static void test_split_shift_tail(void **state) {
+  fixture *f = *state;
+  tvm_tensor *A = tvm_placeholder(f->c, "A", TVM_F32, (int64_t[]){63}, 1);
+  tvm_tensor *B = tvm_compute(f->c, "B", (int64_t[]){63}, 1, times2_1d, A);
+  tvm_tensor *C = tvm_compute(f->c, "C", (int64_t[]){63}, 1, plus1_1d, B);
+  tvm_schedule *s = sched(f, C);
+  tvm_stage *sc = tvm_stage_of(s, C);
+  tvm_iter_var *o, *i;
+  assert_int_equal(tvm_split_shift_tail(sc, tvm_stage_axis(sc, 0), 8, &o, &i),
+                   TVM_OK);
+  assert_int_equal(tvm_compute_at(tvm_stage_of(s, B), sc, o), TVM_OK);
+  expect_flat(s, (tvm_tensor *[]){A, C}, 2,
+              "func f(A: float32[63], C: float32[63]) {\n"
+              "  for (i.outer, 0, 8) {\n"
+              "    allocate B[float32 * 8] scope=global\n"
+              "    for (i, 0, 8) {\n"
+              "      B[i] = A[i + min(i.outer * 8, 55)] * 2.0f\n"
+              "    }\n"
+              "    for (i.inner, 0, 8) {\n"
+              "      if (min(i.outer * 8, 55) + i.inner >= i.outer * 8) {\n"
+              "        C[min(i.outer * 8, 55) + i.inner] = B[i.inner] + 1.0f\n"
+              "      }\n"
+              "    }\n"
+              "  }\n"
+              "}\n");
+  float *a = rand_array(63, 9), got[63], want[63];
+  for (int k = 0; k < 63; k++) want[k] = a[k] * 2.0f + 1.0f;
+  run(s, (tvm_tensor *[]){A, C}, 2, (float *[]){a, got}, (int64_t[]){63, 63});
+  expect_close(got, want, 63);
+  free(a);
+  /* a reduction axis cannot be shifted (its overlap would add twice) */
+  tvm_tensor *R = tvm_placeholder(f->c, "R", TVM_F32, (int64_t[]){5, 30}, 2);
+  tvm_tensor *S = tvm_compute(f->c, "S", (int64_t[]){5}, 1, rowsum, R);
+  tvm_stage *ss = tvm_stage_of(sched(f, S), S);
+  assert_int_equal(
+      tvm_split_shift_tail(ss, tvm_stage_reduce_axis(ss, 0), 8, &o, &i),
+      TVM_ERR_INVALID);
+}
+
 /* ---- padded conv2d ---------------------------------------------------- */
 static void check_conv(fixture *f, tvm_tensor *in[3], tvm_tensor *out,
                        int64_t C, int64_t H, int64_t W, int64_t F) {
@@ -358,6 +410,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_conv_bias_relu_fused, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_rfactor_ragged, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_split_shift_tail, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

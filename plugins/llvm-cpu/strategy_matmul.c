@@ -30,8 +30,9 @@
  * value up to 12 whose mr x nr/lanes accumulators, nr/lanes B vectors and
  * one broadcast fit the ISA's vector registers (12 with AVX-512's 32 and
  * two-vector panels, 6 with AVX2's 16) and whose row blocks pad the rows
- * by less than an eighth (a ragged last block computes padding rows:
- * 16 rows in blocks of 12 waste a third), unless that leaves fewer than 8
+ * by less than an eighth (the last block, shifted back to end at the
+ * last row, recomputes rows of the block before: 16 rows in blocks of 12
+ * compute 24), unless that leaves fewer than 8
  * accumulators (2 rows: too few chains of FMAs to hide their latency),
  * where the block of 8 or more (or of all the rows) that pads least wins;
  * larger blocks are rejected as spilling.  The packing width nr is not a
@@ -91,6 +92,20 @@ static tvm_status register_block(tvm_stage *st, int nd, int64_t ku) {
   return rc;
 }
 
+/* tvm_tile of rows x by mr and columns y by nr, but where mr does not
+ * divide the rows the last row block ends at the last row
+ * (tvm_split_shift_tail): the register block computes mr rows without a
+ * guard, recomputing rows of the block before, and stores only its own. */
+static tvm_status tile_rows_cols(tvm_stage *so, tvm_iter_var *x,
+                                 tvm_iter_var *y, int64_t mr, int64_t nr,
+                                 tvm_iter_var **io, tvm_iter_var **jo,
+                                 tvm_iter_var **ii, tvm_iter_var **ji) {
+  tvm_status rc = tvm_split_shift_tail(so, x, mr, io, ii);
+  if (!rc) rc = tvm_split(so, y, nr, jo, ji);
+  if (!rc) rc = tvm_reorder(so, (tvm_iter_var *[]){*io, *jo, *ii, *ji}, 4);
+  return rc;
+}
+
 /* Tiles stage so (nd axes: batch..., row, col) into mr x nr blocks within
  * one batch entry, batch and block loops fused and parallel, the block's
  * columns vectorized; *at is the fused loop.  The blocks of a batch entry
@@ -106,7 +121,7 @@ static tvm_status tile_batched(tvm_stage *so, int nd, int64_t mr, int64_t nr,
   if (nd > 2) batch = lead[0];
   for (int d = 1; d < nd - 2 && !rc; d++)
     rc = tvm_fuse(so, batch, lead[d], &batch);
-  if (!rc) rc = tvm_tile(so, lead[nd - 2], lead[nd - 1], mr, nr, &io, &jo, &ii, &ji);
+  if (!rc) rc = tile_rows_cols(so, lead[nd - 2], lead[nd - 1], mr, nr, &io, &jo, &ii, &ji);
   if (!rc && panels_outer) {
     rc = tvm_reorder(so, (tvm_iter_var *[]){jo, io}, 2);
     tvm_iter_var *t = io;
@@ -289,8 +304,8 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   sbp = tvm_stage_of(s, Bp);
 
   /* C: mr x nr blocks, row blocks in parallel, the copy-out vectorized. */
-  st = tvm_tile(sc, tvm_stage_axis(sc, 0), tvm_stage_axis(sc, 1), mr, nr,
-                &io, &jo, &ii, &ji);
+  st = tile_rows_cols(sc, tvm_stage_axis(sc, 0), tvm_stage_axis(sc, 1), mr,
+                      nr, &io, &jo, &ii, &ji);
   if (st == TVM_OK) st = tvm_parallel(sc, io);
   if (st == TVM_OK) st = tvm_vectorize(sc, ji);
   if (st != TVM_OK) return st;

@@ -207,18 +207,19 @@ static tvm_expr *guard(ops *o, nest *nb, int all, const tvm_ptrmap *map) {
     acc = guard_root(o, iv, v, lower_range_of(o->ranges, iv), acc);
   }
   /* a shifted last tile stores only what the tile before it does not:
-   * parent >= outer * factor + min */
+   * min(outer*f, E-f) + inner >= outer*f, written as the equivalent
+   * outer*f <= E-f + inner (inner >= 0), which interval arithmetic
+   * proves once inner is an unrolled constant of at least the overlap */
   const tvm_ptrvec *rels = &ls->st->relations;
   for (size_t k = 0; k < rels->len; k++) {
     const tvm_iv_relation *rel = rels->data[k];
     int64_t f, e;
     if (!lower_split_shifted(rel, o->ranges, &f, &e)) continue;
-    tvm_expr *pv = map_get(&nb->values, rel->parent);
+    tvm_expr *iv = map_get(&nb->values, rel->inner);
     tvm_expr *ov = map_get(&nb->values, rel->outer);
-    tvm_range *rp = lower_range_of(o->ranges, rel->parent);
-    if (!pv || !ov || !rp) continue;
-    tvm_expr *cond = tvm_ge(
-        o->c, pv, tvm_add(o->c, tvm_mul(o->c, ov, tvm_int(o->c, f)), rp->min));
+    if (!iv || !ov) continue;
+    tvm_expr *cond = tvm_le(o->c, tvm_mul(o->c, ov, tvm_int(o->c, f)),
+                            tvm_add(o->c, tvm_int(o->c, e - f), iv));
     if (map) cond = tvm_substitute(o->c, cond, map);
     cond = cond ? tvm_simplify(o->c, cond, NULL) : NULL;
     if (!cond || tvm_prove(o->c, cond, &o->loops)) continue;

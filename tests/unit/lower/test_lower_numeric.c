@@ -247,7 +247,7 @@ static void test_split_shift_tail(void **state) {
               "      B[i] = A[i + min(i.outer * 8, 55)] * 2.0f\n"
               "    }\n"
               "    for (i.inner, 0, 8) {\n"
-              "      if (min(i.outer * 8, 55) + i.inner >= i.outer * 8) {\n"
+              "      if (i.outer * 8 <= i.inner + 55) {\n"
               "        C[min(i.outer * 8, 55) + i.inner] = B[i.inner] + 1.0f\n"
               "      }\n"
               "    }\n"

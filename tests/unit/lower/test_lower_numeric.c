@@ -261,6 +261,8 @@ static void test_split_shift_tail(void **state) {
   /* a reduction axis cannot be shifted (its overlap would add twice) */
   tvm_tensor *R = tvm_placeholder(f->c, "R", TVM_F32, (int64_t[]){5, 30}, 2);
   tvm_tensor *S = tvm_compute(f->c, "S", (int64_t[]){5}, 1, rowsum, R);
+  tvm_schedule_free(f->s); /* the fixture holds one schedule */
+  f->s = NULL;
   tvm_stage *ss = tvm_stage_of(sched(f, S), S);
   assert_int_equal(
       tvm_split_shift_tail(ss, tvm_stage_reduce_axis(ss, 0), 8, &o, &i),

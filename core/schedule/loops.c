@@ -103,7 +103,8 @@ tvm_status tvm_split_shift_tail(tvm_stage *st, tvm_iter_var *iv,
                         st->op->name, sched_iv_name(iv));
   tvm_status rc = tvm_split(st, iv, factor, &o, &in);
   if (rc != TVM_OK) return rc;
-  ((tvm_iv_relation *)st->relations.data[st->relations.len - 1])->shift_tail = 1;
+  tvm_iv_relation *r = st->relations.data[st->relations.len - 1];
+  r->shift_tail = 1;
   if (outer) *outer = o;
   if (inner) *inner = in;
   return TVM_OK;

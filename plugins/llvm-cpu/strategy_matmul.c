@@ -121,7 +121,9 @@ static tvm_status tile_batched(tvm_stage *so, int nd, int64_t mr, int64_t nr,
   if (nd > 2) batch = lead[0];
   for (int d = 1; d < nd - 2 && !rc; d++)
     rc = tvm_fuse(so, batch, lead[d], &batch);
-  if (!rc) rc = tile_rows_cols(so, lead[nd - 2], lead[nd - 1], mr, nr, &io, &jo, &ii, &ji);
+  if (!rc)
+    rc = tile_rows_cols(so, lead[nd - 2], lead[nd - 1], mr, nr, &io, &jo,
+                        &ii, &ji);
   if (!rc && panels_outer) {
     rc = tvm_reorder(so, (tvm_iter_var *[]){jo, io}, 2);
     tvm_iter_var *t = io;

@@ -4,8 +4,9 @@
  * factors do not divide: tiled matmul with a split reduction, the classic
  * cache_write schedule, compute_at at a ragged edge, padded conv2d with
  * the padding inlined or computed per row, conv2d + bias + relu fused,
- * rfactor, fuse + split, staged copies, and a shifted last tile.  Buffers allocated by the function start as NaN, so a
- * read of an element nobody wrote shows up as a wrong result.
+ * rfactor, fuse + split, staged copies, and a shifted last tile.
+ * Buffers allocated by the function start as NaN, so a read of an
+ * element nobody wrote shows up as a wrong result.
  */
 #include <math.h>
 

@@ -30,17 +30,24 @@ static tvm_iter_var *relation_axis(tvm_stage *st, const char *base,
   return iv;
 }
 
-/* Shared body of split and split_nparts: exactly one of factor / nparts
- * is positive. */
+/* Shared body of split, split_shift_tail (shift) and split_nparts:
+ * exactly one of factor / nparts is positive. */
 static tvm_status split_impl(tvm_stage *st, tvm_iter_var *iv, int64_t factor,
-                             int64_t nparts, tvm_iter_var **outer,
+                             int64_t nparts, int shift, tvm_iter_var **outer,
                              tvm_iter_var **inner) {
-  const char *prim = factor ? "split" : "split_nparts";
+  const char *prim =
+      shift ? "split_shift_tail" : factor ? "split" : "split_nparts";
   if (!st)
     return tvm_diag_set(TVM_ERR_INVALID, "%s: the stage is NULL", prim);
   tvm_status rc = sched_check_leaf(st, iv, prim);
   if (rc != TVM_OK)
     return rc;
+  if (shift && iv->kind == TVM_IV_REDUCE)
+    return tvm_diag_set(TVM_ERR_INVALID,
+                        "%s: stage %s, axis %s is a reduction axis (a "
+                        "shifted tile would add its overlap twice); use "
+                        "split",
+                        prim, st->op->name, sched_iv_name(iv));
   if (factor < 0 || nparts < 0 || (factor == 0 && nparts == 0))
     return tvm_diag_set(TVM_ERR_INVALID,
                         "%s: stage %s, axis %s: the %s must be positive "
@@ -60,6 +67,7 @@ static tvm_status split_impl(tvm_stage *st, tvm_iter_var *iv, int64_t factor,
   r->inner = in;
   r->factor = factor ? tvm_int(st->ctx, factor) : NULL;
   r->nparts = nparts ? tvm_int(st->ctx, nparts) : NULL;
+  r->shift_tail = shift;
   if ((factor && !r->factor) || (nparts && !r->nparts))
     return tvm_diag_set(TVM_ERR_NOMEM, "%s: out of memory", prim);
   /* Replace iv by outer, inner in the leaves. */
@@ -87,27 +95,19 @@ tvm_status tvm_split(tvm_stage *st, tvm_iter_var *iv, int64_t factor,
                         "split: stage %s, axis %s: the factor must be "
                         "positive (got %lld)",
                         st->op->name, sched_iv_name(iv), (long long)factor);
-  return split_impl(st, iv, factor, 0, outer, inner);
+  return split_impl(st, iv, factor, 0, 0, outer, inner);
 }
 
 /* See tvm/schedule.h. */
 tvm_status tvm_split_shift_tail(tvm_stage *st, tvm_iter_var *iv,
                                 int64_t factor, tvm_iter_var **outer,
                                 tvm_iter_var **inner) {
-  tvm_iter_var *o = NULL, *in = NULL;
-  if (st && iv && iv->kind == TVM_IV_REDUCE)
+  if (factor <= 0 && st)
     return tvm_diag_set(TVM_ERR_INVALID,
-                        "split_shift_tail: stage %s, axis %s is a reduction "
-                        "axis (a shifted tile would add its overlap twice); "
-                        "use split",
-                        st->op->name, sched_iv_name(iv));
-  tvm_status rc = tvm_split(st, iv, factor, &o, &in);
-  if (rc != TVM_OK) return rc;
-  tvm_iv_relation *r = st->relations.data[st->relations.len - 1];
-  r->shift_tail = 1;
-  if (outer) *outer = o;
-  if (inner) *inner = in;
-  return TVM_OK;
+                        "split_shift_tail: stage %s, axis %s: the factor "
+                        "must be positive (got %lld)",
+                        st->op->name, sched_iv_name(iv), (long long)factor);
+  return split_impl(st, iv, factor, 0, 1, outer, inner);
 }
 
 /* Splits leaf iv into nparts outer iterations of an inner loop. */
@@ -118,7 +118,7 @@ tvm_status tvm_split_nparts(tvm_stage *st, tvm_iter_var *iv, int64_t nparts,
                         "split_nparts: stage %s, axis %s: the number of "
                         "parts must be positive (got %lld)",
                         st->op->name, sched_iv_name(iv), (long long)nparts);
-  return split_impl(st, iv, 0, nparts, outer, inner);
+  return split_impl(st, iv, 0, nparts, 0, outer, inner);
 }
 
 /* Tiles the 2-D loop (x, y): split x by xf and y by yf, then order the

@@ -28,7 +28,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
@@ -259,13 +258,6 @@ static void maybe_dump(LLVMModuleRef mod, const char *name,
   if (LLVMPrintModuleToFile(mod, file, &err)) LLVMDisposeMessage(err);
 }
 
-/* Seconds on the monotonic clock (the part times of the debug log). */
-static double lc_now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---- one part: a context, its functions, built, optimized, emitted ------- */
 
 /* Counts statements (the size estimate of a function). */
@@ -415,10 +407,10 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
       p->hit = p->obj != NULL;
     }
   }
-  double t0 = lc_now_s();
+  double t0 = tvm_now_s();
   if (p->status == TVM_OK && !p->hit)
     p->status = optimize(&cg, tm, cg.target->opt_level);
-  double t1 = lc_now_s();
+  double t1 = tvm_now_s();
   p->opt_s = t1 - t0;
   if (p->status == TVM_OK && !p->hit) {
     char *err = NULL;
@@ -435,7 +427,7 @@ static int32_t part_task(int64_t i, int64_t n, void *data) {
     }
     LLVMDisposeMessage(err);
   }
-  p->emit_s = lc_now_s() - t1;
+  p->emit_s = tvm_now_s() - t1;
   cg_close(&cg);
   LLVMDisposeTargetMachine(tm);
   return 0; /* failures stay in the part: every part runs */

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "model_load.h"
@@ -25,12 +24,6 @@
 #include "tvm/plugin_sdk.h"
 #include "tvm/zoo.h"
 #include "tvmc.h"
-
-double tvmc_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 const char *tvmc_bytes(uint64_t n, char buf[32]) {
   if (n < 1024)
@@ -315,7 +308,7 @@ static void draw_progress(void *ud, int done, int total, const char *what) {
   for (int i = 0; i < W; i++) bar[i] = i < fill ? '#' : '.';
   bar[W] = 0;
   fprintf(stderr, "\r\033[K[%s] %d/%d %.40s (%.1f s)", bar, done, total,
-          what ? what : "", tvmc_now() - pr->start);
+          what ? what : "", tvm_now_s() - pr->start);
   fflush(stderr);
   pr->shown = 1;
 }
@@ -357,7 +350,7 @@ tvm_plan *tvmc_compile_graph(const char *cmd, tvm_graph *g,
                              const tvm_target *t, const tvmc_compile_args *a,
                              double *seconds) {
   tvm_compile_options o;
-  progress pr = {0, tvmc_now()};
+  progress pr = {0, tvm_now_s()};
   placement pl = {a, t, {0, 0}};
   tvm_plan *p = NULL;
   tvm_compile_options_init(&o);
@@ -390,7 +383,7 @@ tvm_plan *tvmc_compile_graph(const char *cmd, tvm_graph *g,
   tvm_status st = tvm_compile(g, t, &o, &p);
   calib_free(&cs);
   if (pr.shown) fprintf(stderr, "\r\033[K");
-  *seconds = tvmc_now() - pr.start;
+  *seconds = tvm_now_s() - pr.start;
   if (st != TVM_OK) {
     fprintf(stderr, "tvmc %s: %s\n", cmd, tvm_diag_message());
     return NULL;
@@ -534,10 +527,10 @@ int tvmc_cmd_compile(int argc, char **argv) {
   pthread_t tth;
   int threaded = pthread_create(&tth, NULL, load_target, &tj) == 0;
   if (!threaded) load_target(&tj);
-  double t_read = tvmc_now();
+  double t_read = tvm_now_s();
   g = tvmc_load_model("compile", model, &shapes);
   if (threaded) pthread_join(tth, NULL);
-  t_read = tvmc_now() - t_read;
+  t_read = tvm_now_s() - t_read;
   t = tj.t;
   if (tj.st != TVM_OK) {
     fprintf(stderr, "tvmc compile: %s\n", tj.msg);
@@ -552,14 +545,14 @@ int tvmc_cmd_compile(int argc, char **argv) {
   ca.calib = &calib;
   if ((p = tvmc_compile_graph("compile", g, t, &ca, &secs)) == NULL)
     goto done;
-  double t_write = tvmc_now();
+  double t_write = tvm_now_s();
   if (tvm_package_save(p, out) != TVM_OK ||
       (sign_key && tvm_package_sign(out, sign_key) != TVM_OK)) {
     fprintf(stderr, "tvmc compile: %s\n", tvm_diag_message());
     if (sign_key) remove(out); /* never leave an unsigned package behind */
     goto done;
   }
-  t_write = tvmc_now() - t_write;
+  t_write = tvm_now_s() - t_write;
   FILE *f = ca.placement;
   char b1[32], b2[32], b3[32];
   struct stat sb;

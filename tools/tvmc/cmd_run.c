@@ -473,12 +473,12 @@ int tvmc_cmd_run(int argc, char **argv) {
   outs = calloc(p->noutputs + 1, sizeof(DLTensor *));
   if (times == NULL || outs == NULL) goto done;
   for (int r = -1; r < o.repeat; r++) {
-    double t0 = tvmc_now();
+    double t0 = tvm_now_s();
     if (tvm_executor_run(e) != TVM_OK) {
       fprintf(stderr, "tvmc run: %s\n", tvm_diag_message());
       goto done;
     }
-    if (r >= 0) times[r] = 1e3 * (tvmc_now() - t0);
+    if (r >= 0) times[r] = 1e3 * (tvm_now_s() - t0);
   }
   qsort(times, (size_t)o.repeat, sizeof(double), cmp_double);
   double med = o.repeat % 2 ? times[o.repeat / 2]

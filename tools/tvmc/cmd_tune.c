@@ -133,7 +133,7 @@ static void progress(void *ud, int trials, int total, double best) {
   r->done_trials++;
   if (!r->tty)
     return;
-  double el = tvmc_now() - r->pass_start;
+  double el = tvm_now_s() - r->pass_start;
   double left = r->done_trials > 0
                     ? el / r->done_trials * (r->total_trials - r->done_trials)
                     : -1;
@@ -447,7 +447,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
   if (!parse_args(r, argc, argv))
     return usage();
   r->tty = isatty(2);
-  r->start = tvmc_now();
+  r->start = tvm_now_s();
   if (tvm_target_load(r->target_name, &t) != TVM_OK) {
     fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());
     return 1;
@@ -519,7 +519,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
   printf("%s on %s: %d tasks (%d selected), %.2f GFLOP per run, "
          "%.1f s extraction\n",
          r->model, t->name, r->ntasks, r->nselected, total_flops * 1e-9,
-         tvmc_now() - r->start);
+         tvm_now_s() - r->start);
   if (r->prior)
     printf("resuming from %s: %d records (%d malformed lines skipped)\n",
            r->log_path, tvm_tune_log_count(r->prior),
@@ -542,7 +542,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
     r->left_budget = r->trials * r->nselected;
     r->total_trials = r->left_budget;
     r->done_trials = 0;
-    r->pass_start = tvmc_now();
+    r->pass_start = tvm_now_s();
     tvm_tune_hooks ht = {tune_hook, r, tune_best_layout};
     if ((cr = tune_compile_hooked(r, &ht)) != 0) {
       if (cr > 0) {
@@ -553,7 +553,7 @@ int tvmc_cmd_tune(int argc, char **argv) {
       goto out;
     }
     printf("[%s] done in %.1f s\n", tvm_tuner_name(tuner),
-           tvmc_now() - r->pass_start);
+           tvm_now_s() - r->pass_start);
   }
   /* 4. table and curves */
   print_table(r);

@@ -75,9 +75,6 @@ tvm_plan *tvmc_compile_graph(const char *cmd, tvm_graph *g,
                              const tvm_target *t, const tvmc_compile_args *a,
                              double *seconds);
 
-/* Monotonic clock in seconds. */
-double tvmc_now(void);
-
 /* "1.5 KiB", "3.2 MiB" into buf. */
 const char *tvmc_bytes(uint64_t n, char buf[32]);
 

@@ -230,7 +230,7 @@ int tune_layout_pass(tune_run *r) {
     }
   if (maxl < 2)
     return 1;
-  double t0 = tvmc_now();
+  double t0 = tvm_now_s();
   int rounds = r->layout_trials < 8 ? r->layout_trials : 8;
   printf("layouts: %d nodes with layout knobs, up to %d layouts each, "
          "measured in %d pass(es)\n", n, maxl, rounds);
@@ -294,7 +294,7 @@ int tune_layout_pass(tune_run *r) {
                : ch->is_default ? "keeps the default"
                                 : "takes the fastest");
   }
-  printf("layouts: done in %.1f s\n", tvmc_now() - t0);
+  printf("layouts: done in %.1f s\n", tvm_now_s() - t0);
   fflush(stdout);
   return 1;
 }

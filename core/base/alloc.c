@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "tvm/base.h"
+#include "base_int.h"
 
 #define HDR 16
 
@@ -38,6 +39,9 @@ void tvm_set_allocator(tvm_alloc_fn fn, void *ud) {
   cur_fn = fn ? fn : default_alloc;
   cur_ud = fn ? ud : NULL;
 }
+
+/* See base_int.h. */
+int base_alloc_is_default(void) { return cur_fn == default_alloc; }
 
 /* The size stored in the header of the block behind user pointer p. */
 static size_t *hdr_of(void *p) { return (size_t *)((char *)p - HDR); }

@@ -124,6 +124,23 @@ static void test_arena_align_zero(void **state) {
   tvm_arena_destroy(a);
 }
 
+/* Chunks of a destroyed arena are recycled by the next one: what the
+ * next one hands out is still zero, though the first wrote over it. */
+static void test_arena_recycled_zero(void **state) {
+  for (int round = 0; round < 3; round++) {
+    tvm_arena *a = tvm_arena_create();
+    assert_non_null(a);
+    for (int i = 0; i < 300; i++) {
+      size_t n = 200 + (size_t)(i * 53) % 900;
+      unsigned char *p = tvm_arena_alloc(a, n);
+      assert_non_null(p);
+      for (size_t k = 0; k < n; k++) assert_int_equal(p[k], 0);
+      memset(p, 0xCD, n);
+    }
+    tvm_arena_destroy(a);
+  }
+}
+
 static void test_arena_frees_all(void **state) {
   counter c = {0, 0, 0, 0, 0, -1};
   tvm_set_allocator(count_alloc, &c);
@@ -193,6 +210,7 @@ int main(void) {
       cmocka_unit_test(test_replace_counts),
       cmocka_unit_test(test_failures_are_null),
       cmocka_unit_test(test_arena_align_zero),
+      cmocka_unit_test(test_arena_recycled_zero),
       cmocka_unit_test(test_arena_frees_all),
       cmocka_unit_test(test_arena_share),
       cmocka_unit_test(test_arena_oom),

@@ -4,6 +4,7 @@ libtvm_runtime_la_SOURCES += \
 	core/base/diag.c \
 	core/base/alloc.c \
 	core/base/arena.c \
+	core/base/base_int.h \
 	core/base/ptrvec.c \
 	core/base/strbuf.c \
 	core/base/ptrmap.c \

@@ -154,13 +154,31 @@ static tvm_stmt *main_loops(ops *o, nest *nb, int lo, int hi,
   return inner;
 }
 
+/* Is [lo, hi] inside the range of constant min m and extent e? */
+static int within(int64_t lo, int64_t hi, const tvm_expr *m,
+                  const tvm_expr *e) {
+  int64_t mv, ev;
+  return m && e && tvm_is_const_int(m, &mv) && tvm_is_const_int(e, &ev) &&
+         lo >= mv && hi < mv + ev;
+}
+
 /* AND of the conditions keeping root value v inside range r and inside
- * the declared domain of iv, leaving out those tvm_prove shows. */
+ * the declared domain of iv, leaving out those tvm_prove shows.  Most
+ * roots stay inside both by construction: one interval of v under the
+ * loops' ranges shows that for constant ranges, where proving the four
+ * conditions one by one took a fifth of the time of lowering a tuning
+ * candidate (features-only lowering, perf over bench/tune_model). */
 static tvm_expr *guard_root(ops *o, tvm_iter_var *iv, tvm_expr *v,
                             const tvm_range *r, tvm_expr *acc) {
   tvm_ctx *c = o->c;
   tvm_expr *cands[4];
   int n = 0;
+  int64_t lo, hi;
+  if (tvm_const_bounds(c, v, &o->loops, &lo, &hi) &&
+      (!r || within(lo, hi, r->min, r->extent)) &&
+      (!iv->dom.min || !iv->dom.extent ||
+       within(lo, hi, iv->dom.min, iv->dom.extent)))
+    return acc;
   if (r) {
     cands[n++] = tvm_ge(c, v, r->min);
     cands[n++] = tvm_lt(c, v, tvm_add(c, r->min, r->extent));

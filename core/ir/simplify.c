@@ -557,9 +557,57 @@ static tvm_expr *simplify_let(arith_env *env, tvm_expr *e) {
 }
 
 /* See arith_int.h: children first, then rewrite(). */
+/* ---- sums --------------------------------------------------------------- */
+
+#define CHAIN_MAX 32
+
+/* The operands of the maximal chain of + and - of type t at e, each with
+ * its sign, into leaf[] and sign[] (*n so far); 0 past CHAIN_MAX. */
+static int chain_leaves(tvm_expr *e, tvm_dtype t, tvm_expr **leaf, int *sign,
+                        int s, int *n) {
+  if ((e->kind == TVM_ADD || e->kind == TVM_SUB) &&
+      tvm_dtype_eq(e->dtype, t))
+    return chain_leaves(e->u.bin.a, t, leaf, sign, s, n) &&
+           chain_leaves(e->u.bin.b, t, leaf, sign,
+                        e->kind == TVM_SUB ? -s : s, n);
+  if (*n >= CHAIN_MAX) return 0;
+  leaf[*n] = e;
+  sign[*n] = s;
+  (*n)++;
+  return 1;
+}
+
+/* A sum of three or more operands (scalar, of an affine type) in one
+ * step: the operands simplified, added into one affine form in their
+ * order, divmod pairs merged and the form emitted once.  Rewriting each
+ * + on the way up parsed and rebuilt every partial sum again (quadratic
+ * in the operands: a flat index of five dimensions, each a sum); the
+ * result is the one the top + gave (same terms in the same order).  NULL
+ * where the chain is short or long or a step fails: the caller then
+ * rewrites node by node. */
+static tvm_expr *simplify_chain(arith_env *env, tvm_expr *e) {
+  tvm_expr *leaf[CHAIN_MAX];
+  int sign[CHAIN_MAX], n = 0;
+  arith_affine A, B;
+  if (!chain_leaves(e, e->dtype, leaf, sign, 1, &n) || n < 3) return NULL;
+  arith_affine_const(&A, e->dtype, 0);
+  for (int i = 0; i < n; i++) {
+    tvm_expr *x = arith_simplify(env, leaf[i]);
+    if (!x || !arith_affine_of(x, &B) || !arith_affine_add(&A, &B, sign[i]))
+      return NULL;
+  }
+  if (!arith_affine_merge_divmod(&A)) return NULL;
+  return arith_emit(env, &A);
+}
+
 tvm_expr *arith_simplify(arith_env *env, tvm_expr *e) {
   tvm_expr *a, *b, *c, *n = NULL;
   if (!e) return e;
+  if ((e->kind == TVM_ADD || e->kind == TVM_SUB) && e->dtype.lanes == 1 &&
+      arith_affine_type(e->dtype)) {
+    tvm_expr *r = simplify_chain(env, e);
+    if (r) return r;
+  }
   switch (e->kind) {
   case TVM_INT: case TVM_FLOAT: case TVM_STR: case TVM_VAR:
     return e;

@@ -176,6 +176,21 @@ static void test_affine(void **state) {
         0, "f");
   check(t, tvm_add(c, tvm_mul(c, tvm_div(c, t->f, I(4)), I(4)), tvm_mod(c, t->f, I(4))),
         0, "f");
+  /* a chain of + and - is one affine form (the pair merges across it) */
+  check(t, tvm_add(c, tvm_add(c, tvm_mul(c, tvm_floordiv(c, t->f, I(8)), I(8)), y),
+                   tvm_floormod(c, t->f, I(8))),
+        0, "f + y");
+  /* chains of 20 and of 40 operands (past the one-step path's 32): x and
+   * y cancel, z stays, the constants fold */
+  for (int len = 20; len <= 40; len += 20) {
+    tvm_expr *e = z;
+    for (int k = 0; k < len; k++) {
+      tvm_expr *v = k % 4 < 2 ? x : y;
+      e = k % 2 ? tvm_sub(c, e, v) : tvm_add(c, e, v);
+      if (k % 5 == 0) e = tvm_add(c, e, I(k));
+    }
+    check(t, e, 0, len == 20 ? "z + 30" : "z + 140");
+  }
 }
 
 static void test_divmod(void **state) {

@@ -20,7 +20,7 @@
  * on the way out (what an arena uses, not the whole chunk).  Only while
  * the default allocator is installed (base_int.h): a replaced allocator
  * sees every block.  The pool's chunks stay reachable from the pool and
- * are not freed at exit.
+ * are not freed at exit.  Off under AddressSanitizer (POOL_MAX).
  *
  * A big block may be shared with another arena (tvm_arena_share): the
  * block's chunk counts the arenas that hold it, the sharing arena holds a
@@ -37,7 +37,18 @@
 #define ALIGN 16
 #define CHUNK_ALIGN 64 /* a chunk (so each big block) starts on a cache line */
 #define CHUNK_SIZE (64 * 1024)
-#define POOL_MAX 64 /* recycled chunks kept: 4 MiB */
+/* Recycled chunks kept: 4 MiB.  None under AddressSanitizer, which can
+ * only see a use after tvm_arena_destroy in memory that was freed. */
+#if defined(__SANITIZE_ADDRESS__)
+#define POOL_MAX 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOL_MAX 0
+#endif
+#endif
+#ifndef POOL_MAX
+#define POOL_MAX 64
+#endif
 
 typedef struct chunk {
   struct chunk *next;

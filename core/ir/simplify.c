@@ -556,7 +556,6 @@ static tvm_expr *simplify_let(arith_env *env, tvm_expr *e) {
   return r ? r : e;
 }
 
-/* See arith_int.h: children first, then rewrite(). */
 /* ---- sums --------------------------------------------------------------- */
 
 #define CHAIN_MAX 32
@@ -600,6 +599,7 @@ static tvm_expr *simplify_chain(arith_env *env, tvm_expr *e) {
   return arith_emit(env, &A);
 }
 
+/* See arith_int.h: children first, then rewrite(); a sum as one chain. */
 tvm_expr *arith_simplify(arith_env *env, tvm_expr *e) {
   tvm_expr *a, *b, *c, *n = NULL;
   if (!e) return e;

@@ -373,9 +373,12 @@ static int prepare(const run_opts *o, tvm_plan **p, tvm_target **t) {
   ca.placement = o->json ? NULL : stdout; /* the counts */
   if (tvm_target_load(o->target ? o->target : "llvm-cpu", t) != TVM_OK)
     goto fail;
-  /* inputs given as files fix their own shapes unless --input-shape did */
+  /* inputs given as files fix their own shapes unless --input-shape did
+   * (an ONNX model's symbolic dimensions; the zoo's shapes are static,
+   * and a file of another shape is refused when it is bound) */
   tvmc_shapes sh = o->shapes;
-  for (int k = 0; k < o->nin; k++) {
+  int zoo = !strncmp(o->model, "zoo:", 4);
+  for (int k = 0; k < o->nin && !zoo; k++) {
     size_t nl = (size_t)(o->in_files[k] - 1 - o->in_names[k]);
     if (tvmc_shapes_has(&sh, o->in_names[k], nl)) continue;
     DLTensor *x = NULL;

@@ -183,14 +183,15 @@ static int32_t schedule_conv(tvm_plugin_target *t,
   int64_t PH = pad->shape_c[2];
   int64_t S = OH > 1 ? (PH - K) / (OH - 1) : 1;
   if (S < 1) S = 1;
-  int64_t nvt = tvm_cfg_choice(cfg, "n_vt", vt_choices, 2, 1);
-  int dflt_axis = 0;
-  if (nvt > 1) { /* the threads split what costs less */
-    int64_t b0[4], b1[4];
-    double ch = conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 1, !!bias, b0);
-    double co = conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, 0, !!bias, b1);
-    dflt_axis = co < ch;
-  }
+  /* two threads by default where tiles split evenly between them exist
+   * (rows or channel blocks; SqueezeNet's 55x55 maps of one channel block
+   * have neither), and they split what costs less */
+  int64_t b0[4], b1[4];
+  double cost_h = conv_default(hw, OH, OW, OCO, ICO, K, S, 2, 1, !!bias, b0);
+  double cost_oc = conv_default(hw, OH, OW, OCO, ICO, K, S, 2, 0, !!bias, b1);
+  int64_t nvt = tvm_cfg_choice(cfg, "n_vt", vt_choices, 2,
+                               cost_h < 1e300 || cost_oc < 1e300 ? 1 : 0);
+  int dflt_axis = nvt > 1 && cost_oc < cost_h;
   int vt_h = tvm_cfg_category(cfg, "vt_axis", vt_axes, 2, dflt_axis) == 0;
   int64_t d[4];
   conv_default(hw, OH, OW, OCO, ICO, K, S, nvt, vt_h, !!bias, d);

@@ -32,7 +32,6 @@ out=$("$b/tvmc" run "$tmp/r.tvmpkg" --repeat 1 --json 2>&1) || {
   printf '%s\n' "$out"; echo "tvmc run --json failed"; exit 1; }
 check json '"device_split": \[\{"device": "vdla", "ms": [0-9.e+]+' "$out"
 check json-fallback '\{"device": "llvm-cpu", "ms"' "$out"
-# a plan on one device has no split
 # SqueezeNet: 55x55 maps of one channel block, which two virtual threads
 # cannot split evenly (its default is one thread there)
 out=$("$b/tvmc" compile zoo:squeezenet --target vdla -o "$tmp/s.tvmpkg" 2>&1) || {
@@ -41,6 +40,7 @@ check squeeze '^place +fire2\.squeeze\.qconv +QConv_blocked +-> vdla$' "$out"
 out=$("$b/tvmc" run "$tmp/s.tvmpkg" --repeat 1 2>&1) || {
   printf '%s\n' "$out"; echo "tvmc run squeezenet failed"; exit 1; }
 check squeeze-split '^devices +vdla [0-9.e+]+ ms' "$out"
+# a plan on one device has no split
 out=$("$b/tvmc" run zoo:mlp --repeat 1 2>&1) || {
   printf '%s\n' "$out"; echo "tvmc run zoo:mlp failed"; exit 1; }
 if printf '%s\n' "$out" | grep -q '^devices'; then

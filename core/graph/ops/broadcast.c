@@ -7,7 +7,8 @@
  * one dtype); integer Div truncates toward zero (C semantics) and the
  * reference gives 0 for a zero divisor instead of trapping.  Pow's output
  * has the base's dtype (float32, int32, int64) and its exponent may be
- * any of them (an integer base is raised in float64 and truncated back).
+ * any of them (an integer base is raised in float64 and truncated back;
+ * with an integer exponent >= 0, rounded back: the power is an integer).
  * Sum, Mean and PRelu are float32.
  */
 #include <math.h>
@@ -120,8 +121,22 @@ static tvm_expr *combine(tvm_ctx *c, bkind k, tvm_expr *a, tvm_expr *b) {
       return NULL;
     if (!tvm_dtype_is_float(a->dtype)) { /* integer base: pow in float64 */
       tvm_expr *args[2] = {tvm_cast(c, TVM_F64, a), tvm_cast(c, TVM_F64, b)};
-      return tvm_cast(c, a->dtype,
-                      tvm_call(c, TVM_F64, TVM_INTRIN_POW, args, 2));
+      tvm_expr *p = tvm_call(c, TVM_F64, TVM_INTRIN_POW, args, 2);
+      /* A device's pow may be 2 ulp off (CUDA's is): 3^1 as 2.9999999
+       * would truncate to 2.  Where the exact power is an integer (an
+       * integer exponent >= 0, or a base of -1, 0 or 1) round to it;
+       * elsewhere (|result| <= 1/2) truncate, as the reference does. */
+      if (!tvm_dtype_is_float(b->dtype)) {
+        tvm_expr *one = op_te_const(c, a->dtype, 1);
+        tvm_expr *unit = a->dtype.code == kDLUInt
+                             ? tvm_le(c, a, one)
+                             : tvm_and(c, tvm_ge(c, a, op_te_const(c, a->dtype, -1)),
+                                       tvm_le(c, a, one));
+        tvm_expr *whole = tvm_or(c, tvm_ge(c, b, op_te_const(c, b->dtype, 0)), unit);
+        tvm_expr *r = tvm_call(c, TVM_F64, TVM_INTRIN_ROUND, &p, 1);
+        p = tvm_select(c, whole, r, p);
+      }
+      return tvm_cast(c, a->dtype, p);
     }
     tvm_expr *args[2] = {
         a, tvm_dtype_eq(b->dtype, a->dtype) ? b : tvm_cast(c, a->dtype, b)};

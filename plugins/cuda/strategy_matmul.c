@@ -97,7 +97,12 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
   int64_t vec = tvm_cfg_choice(
       cfg, "fetch_vec", vec_choices, 2,
       can_vec && bk % 4 == 0 && (bm * bk / 4) % (nt * nt) == 0 ? 1 : 0);
-  int64_t db = tvm_cfg_choice(cfg, "double_buffer", db_choices, 2, 0);
+  /* double-buffered and with k unrolled by default where the defaults
+   * above hold: 3.25 ms on an H200 against 3.85 ms with neither, 4.13
+   * with only the double buffer, 4.11 with only the unrolled k (one run,
+   * bench/RESULTS.md, 2026-11-30); 64 KiB of tiles, past the static 48 */
+  int fast = big && K % 32 == 0 && 2 * 2 * 128 * 32 * 4 <= t->max_shared;
+  int64_t db = tvm_cfg_choice(cfg, "double_buffer", db_choices, 2, fast);
   int64_t copies = db ? 2 : 1;
   if (tm % vt)
     return tvm_diag_set(TVM_ERR_UNSUPPORTED,
@@ -167,11 +172,11 @@ int32_t cuda_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
    * with unroll_k a k step of 32 is unrolled as 2 x 16, and consecutive k
    * of one row of the A tile become one 128-bit shared load (the PTX of
    * 4096^3: 8 scalar loads of A per k rolled, 128 vector loads per 2048
-   * FMA unrolled; NVRTC 4 s instead of 0.5).  Off by default: the rolled
-   * k by 32 is the fastest measured on an H200, and k by 16 (unrolled
-   * by lowering) was slower there (bench/RESULTS.md). */
+   * FMA unrolled; NVRTC 4 to 7 s instead of 0.5).  On by default with
+   * the double buffer (above): together they were the fastest measured
+   * on an H200, either alone slower than neither. */
   static const int64_t unroll_choices[] = {0, 1};
-  int64_t unroll_k = tvm_cfg_choice(cfg, "unroll_k", unroll_choices, 2, 0);
+  int64_t unroll_k = tvm_cfg_choice(cfg, "unroll_k", unroll_choices, 2, fast);
   tvm_iter_var *ko, *ki, *kio = NULL;
   tvm_iter_var *ci = tvm_stage_axis(scl, 0), *cj = tvm_stage_axis(scl, 1);
   OK(tvm_split(scl, tvm_stage_reduce_axis(scl, 0), bk, &ko, &ki));

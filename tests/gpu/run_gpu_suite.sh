@@ -31,6 +31,10 @@ S=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -gt 0 ] || set -- cuda-sm90 vulkan opencl
 L=${GPU_LOGS:-$(mktemp -d /tmp/gpu-suite.XXXXXX)}
 mkdir -p "$L"
+# the shards' folders of links to the node tests, apart from the logs
+# (a folder of logs stays small enough to copy back from a lent machine)
+SH=$(mktemp -d /tmp/gpu-shards.XXXXXX) || exit 1
+trap 'rm -rf "$SH"' EXIT
 TO=${GPU_TIMEOUT:-900}
 NODE_DIR=${TVM_ONNX_NODE_TESTS:-/usr/share/libonnx-testdata/data/node}
 SHARDS=${GPU_SHARDS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
@@ -58,7 +62,7 @@ for t in "$@"; do
   esac
   echo "$t: running"
   for k in $(seq 0 $(( SHARDS - 1 ))); do
-    d=$L/nodes-$t-$k.d
+    d=$SH/nodes-$t-$k.d
     mkdir -p "$d"
     ls "$NODE_DIR" | awk -v k="$k" -v n="$SHARDS" 'NR % n == k' |
       while read -r x; do ln -sf "$NODE_DIR/$x" "$d/$x"; done

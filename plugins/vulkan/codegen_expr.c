@@ -240,7 +240,10 @@ static uint32_t call(cg *g, const tvm_expr *e, uint32_t ty) {
       {TVM_INTRIN_RSQRT, GLSLstd450InverseSqrt},
       {TVM_INTRIN_TANH, GLSLstd450Tanh},   {TVM_INTRIN_FABS, GLSLstd450FAbs},
       {TVM_INTRIN_FLOOR, GLSLstd450Floor}, {TVM_INTRIN_CEIL, GLSLstd450Ceil},
-      {TVM_INTRIN_ROUND, GLSLstd450Round}, {TVM_INTRIN_TRUNC, GLSLstd450Trunc},
+      /* ties to even, as rint and llvm.nearbyint: GLSL's Round leaves
+       * the direction of a .5 to the implementation */
+      {TVM_INTRIN_ROUND, GLSLstd450RoundEven},
+      {TVM_INTRIN_TRUNC, GLSLstd450Trunc},
       {TVM_INTRIN_SIN, GLSLstd450Sin},     {TVM_INTRIN_COS, GLSLstd450Cos},
   };
   for (size_t i = 0; i < sizeof math / sizeof *math; i++)

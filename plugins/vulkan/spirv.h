@@ -82,7 +82,8 @@ enum {
 
 /* GLSL.std.450 extended instructions. */
 enum {
-  GLSLstd450Round = 1, GLSLstd450Trunc = 3, GLSLstd450FAbs = 4,
+  GLSLstd450Round = 1, GLSLstd450RoundEven = 2, GLSLstd450Trunc = 3,
+  GLSLstd450FAbs = 4,
   GLSLstd450Floor = 8, GLSLstd450Ceil = 9, GLSLstd450Sin = 13,
   GLSLstd450Cos = 14, GLSLstd450Tanh = 21, GLSLstd450Pow = 26,
   GLSLstd450Exp = 27, GLSLstd450Log = 28, GLSLstd450Sqrt = 31,

@@ -86,6 +86,46 @@ static void test_elementwise(void **state) {
   tvm_ctx_destroy(c);
 }
 
+/* ---- rounding: ties to even, as rint -------------------------------------- */
+static tvm_expr *rnd(tvm_ctx *c, tvm_expr **i, void *ud) {
+  return tvm_math(c, TVM_INTRIN_ROUND, TVM_AT(c, (tvm_tensor *)ud, i[0]));
+}
+
+static void test_round_ties_even(void **state) {
+  (void)state;
+  enum { N = 64 };
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){N}, 1);
+  tvm_tensor *B = tvm_compute(c, "B", (int64_t[]){N}, 1, rnd, A);
+  tvm_schedule *s = NULL;
+  assert_int_equal(tvm_schedule_create(c, &B, 1, &s), TVM_OK);
+  tvm_stage *st = tvm_stage_of(s, B);
+  assert_int_equal(tvm_bind(st, tvm_stage_axis(st, 0),
+                            tvm_thread_axis(c, "threadIdx.x", NULL)),
+                   TVM_OK);
+  tvm_module m = {c, NULL, 0};
+  vk_lower(s, (tvm_tensor *[]){A, B}, 2, "rnd", &m);
+  tvm_plugin_blob blob;
+  /* GLSL.std.450 Round leaves the direction of a .5 to the driver */
+  int even = vk_compile_validate_grep(&m, &blob, "RoundEven");
+  assert_true(even != 0); /* -1: spirv-dis missing */
+  if (!vk_have_device) {
+    tvm_plugin_blob_free(&blob);
+    tvm_schedule_free(s);
+    tvm_ctx_destroy(c);
+    skip();
+  }
+  static float a[N], b[N];
+  for (int i = 0; i < N; i++) a[i] = (float)(i - N / 2) / 2 + (i % 4 == 1 ? 0.01f : 0), b[i] = -7;
+  vk_run_all(&m, &blob, (void *[]){a, b}, (uint64_t[]){sizeof a, sizeof b}, 2);
+  for (int i = 0; i < N; i++)
+    if (b[i] != nearbyintf(a[i]))
+      fail_msg("round(%g) = %g, want %g", a[i], b[i], nearbyintf(a[i]));
+  tvm_plugin_blob_free(&blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
 /* ---- matmul through shared memory ------------------------------------------- */
 enum { MM = 64, MN = 48, MK = 40, TILE = 8 };
 static tvm_expr *mm(tvm_ctx *c, tvm_expr **i, void *ud) {
@@ -532,6 +572,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_probe_message),
       cmocka_unit_test(test_elementwise),
+      cmocka_unit_test(test_round_ties_even),
       cmocka_unit_test(test_matmul_shared),
       cmocka_unit_test(test_row_max),
       cmocka_unit_test(test_int64),

@@ -528,11 +528,39 @@ static tvm_status schedule_group(kernel_builder *kb, const tvm_graph_group *G,
   *sp = NULL;
   if (!cfg)
     return tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
+  const char *used = NULL;
+  int pat = a->def ? (int)a->def->pattern : -1;
   st = call_hook(kb, G, first_strategy(kb, G, outs), key, flops, 0, cfg);
   if (!st)
-    st = tvm_strategy_schedule(kb->env, a->op,
-                               a->def ? (int)a->def->pattern : -1, a, outs,
-                               G->noutputs, cfg, sp, NULL);
+    st = tvm_strategy_schedule(kb->env, a->op, pat, a, outs, G->noutputs, cfg,
+                               sp, &used);
+  /* A configuration its template rejects (tvm_cfg_reject: e.g. more
+   * accumulators than the registers) would be built anyway: a tuning
+   * log's record from another CPU, or an edited one.  The template's
+   * default is used instead, and said; a default the template rejects
+   * itself is built as it is (as before), and said. */
+  if (!st && tvm_config_rejected(cfg)) {
+    char why[256], *was = tvm_config_str(cfg);
+    snprintf(why, sizeof why, "%s", tvm_config_rejected(cfg));
+    tvm_schedule_free(*sp);
+    *sp = NULL;
+    tvm_config_free(cfg);
+    cfg = tvm_config_create();
+    st = cfg ? tvm_strategy_schedule(kb->env, a->op, pat, a, outs,
+                                     G->noutputs, cfg, sp, &used)
+             : tvm_diag_set(TVM_ERR_NOMEM, "compile: out of memory");
+    if (!st && !tvm_config_rejected(cfg))
+      tvm_log(TVM_LOG_WARN, "%s '%s': strategy '%s' rejects the tuning "
+              "log's configuration (%s): %s; its default is used (a log "
+              "from another CPU or target? re-tune)", a->op, a->name,
+              used ? used : "?", was ? was : "?", why);
+    else if (!st)
+      tvm_log(TVM_LOG_WARN, "%s '%s': strategy '%s' rejects its own "
+              "default configuration (%s): %s; built as it is (a defect "
+              "of the target's plugin: report it)", a->op, a->name,
+              used ? used : "?", was ? was : "?", why);
+    tvm_free(was);
+  }
   tvm_config_free(cfg);
   return st;
 }

@@ -6,7 +6,8 @@
 # shape (and the layouts of its nodes only), a malformed log line
 # reported with its line number and skipped,
 # tvmc compile --tuning-log (tuned workloads applied, a missing one
-# reported), the xgb tuner when XGBoost is built in, and crashing /
+# reported, one its template rejects replaced by the default), the xgb
+# tuner when XGBoost is built in, and crashing /
 # hanging candidates (fault injection) recorded without killing the
 # tuner; layout knobs (convolution channel blocks) measured, logged and
 # applied.
@@ -155,6 +156,21 @@ out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log l0.jsonl \
       --tuner random --layout-trials 0 --confirm 0 2>&1) || die "layout-trials 0: $out"
 case "$out" in *"layouts:"*) die "--layout-trials 0 measured layouts: $out";; esac
 grep -q '"template":"layout"' l0.jsonl && die "--layout-trials 0 logged layouts"
+# a record whose configuration its template rejects (here every knob of
+# the convolutions at its largest choice: register blocks far past the
+# registers, as a log from another CPU may ask) is said and replaced by
+# the default: the package is the one an empty log gives ($out, the run
+# above, is read again below)
+grep '"template":"llvm-cpu.conv2d_NCHWc"' l0.jsonl |
+  perl -pe 's/\[(\d+),(\d+)\]/"[".($2-1).",$2]"/ge' > big.jsonl
+[ -s big.jsonl ] || die "no convolution records in l0.jsonl"
+rj=$("$tvmc" compile zoo:dqn --target fast.yaml --tuning-log big.jsonl -o big.tvmpkg 2>&1) \
+  || die "compile with rejected records: $rj"
+has "$rj" "rejects the tuning log's configuration"
+has "$rj" "its default is used"
+"$tvmc" compile zoo:dqn --target fast.yaml --tuning-log empty.jsonl -o dflt.tvmpkg \
+  > /dev/null 2>&1 || die "compile zoo:dqn with an empty log"
+cmp -s big.tvmpkg dflt.tvmpkg || die "rejected records did not give the default package"
 # --tasks limits the layouts measured to the selected kernel's node (the
 # 9x9 convolution's kernel, by its shape in the default layouts as the
 # run above printed it: its channel block follows the vector width) or

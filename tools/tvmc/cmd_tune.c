@@ -453,6 +453,16 @@ int tvmc_cmd_tune(int argc, char **argv) {
     return 1;
   }
   r->t = t;
+  /* every candidate runs on the target's device: refuse before the log
+   * is opened (and truncated) where there is none */
+  if (tvm_target_probe(t) != TVM_OK) {
+    fprintf(stderr, "tvmc tune: target '%s' cannot run on this machine, "
+            "and tuning measures every candidate on it: %s\n  (the log "
+            "%s is left as it was; tune where the device is, then `tvmc "
+            "compile --tuning-log` needs no device)\n", r->target_name,
+            tvm_diag_message(), r->log_path);
+    goto out;
+  }
   if (r->resume && access(r->log_path, R_OK) == 0 &&
       tvm_tune_log_read(r->log_path, &r->prior) != TVM_OK) {
     fprintf(stderr, "tvmc tune: %s\n", tvm_diag_message());

@@ -7,7 +7,8 @@
 # reported with its line number and skipped,
 # tvmc compile --tuning-log (tuned workloads applied, a missing one
 # reported, one its template rejects replaced by the default), the xgb
-# tuner when XGBoost is built in, and crashing /
+# tuner when XGBoost is built in, a target without its device refused
+# before the log is touched, and crashing /
 # hanging candidates (fault injection) recorded without killing the
 # tuner; layout knobs (convolution channel blocks) measured, logged and
 # applied.
@@ -192,6 +193,22 @@ has "$out" "layout Conv 1x32x20x20"
 out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log l9.jsonl --layout-trials 9 2>&1) \
   && die "--layout-trials 9 accepted"
 has "$out" "bad value '9' for --layout-trials"
+
+# a target this machine cannot run (mali-g76 without a GPU, cuda without
+# a driver): refused before the log is opened, which keeps its records
+un=$("$tvmc" targets 2>&1 | awk '/^targets/ { on = 1; next }
+  on && /^      unavailable/ { print name; exit } on { name = $1 }')
+if [ -n "$un" ]; then
+  printf 'an earlier record\n' > keep.jsonl
+  out=$("$tvmc" tune zoo:mlp --target "$un" --trials 2 --log keep.jsonl 2>&1) &&
+    die "tune on unavailable $un succeeded: $out"
+  has "$out" "cannot run on this machine"
+  has "$out" "is left as it was"
+  [ "$(cat keep.jsonl)" = "an earlier record" ] || die "the log of a refused tune changed"
+  echo "tune on $un (unavailable here) refused, its log kept"
+else
+  echo "every target runs here: the refusal of an unavailable one not checked"
+fi
 
 # usage errors
 "$tvmc" tune zoo:mlp --target fast.yaml --log y.jsonl >/dev/null 2>&1 && die "no --trials accepted"

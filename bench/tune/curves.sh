@@ -14,6 +14,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$p/lib" TVM_PLUGIN_PATH="$p/lib/tvm/plugins" \
        TVM_NO_INSTALLED=1 TVM_TARGET_PATH="$here/../../targets"
 for s in $(seq 1 "$seeds"); do
+  rm -f "$out/seed$s.jsonl" # an earlier run's (tvmc tune keeps a log unless told)
   "$p/bin/tvmc" tune zoo:resnet18 --target "$target" --trials "$trials" \
     --tasks Conv --max-tasks "$k" --tuner xgb,random,ga --seed "$s" \
     --log "$out/seed$s.jsonl" --curves "$out/seed$s.csv" \

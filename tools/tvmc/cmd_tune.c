@@ -35,6 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -438,6 +441,49 @@ static void write_svg(tune_run *r) {
     fprintf(stderr, "tvmc tune: cannot write %s\n", path);
 }
 
+/* Can this machine run t?  Asked in a child process: a device driver
+ * initialized in this one does not survive the fork of each measuring
+ * child (PoCL's builds hung in them; CUDA's refuse with
+ * CUDA_ERROR_NOT_INITIALIZED).  On no, why holds the probe's fix-it.  A
+ * child that cannot be made leaves the question to the first candidate. */
+static int probe_apart(const tvm_target *t, char *why, size_t cap) {
+  int fd[2];
+  why[0] = 0;
+  if (pipe(fd) != 0)
+    return 1;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return 1;
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    int ok = tvm_target_probe(t) == TVM_OK;
+    if (!ok) {
+      const char *m = tvm_diag_message();
+      size_t n = strlen(m);
+      if (write(fd[1], m, n) != (ssize_t)n) {}
+    }
+    _exit(ok ? 0 : 1);
+  }
+  close(fd[1]);
+  size_t got = 0;
+  ssize_t k;
+  while (got + 1 < cap && (k = read(fd[0], why + got, cap - 1 - got)) > 0)
+    got += (size_t)k;
+  why[got] = 0;
+  close(fd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 1) {
+    if (!why[0]) snprintf(why, cap, "the target's probe failed");
+    return 0;
+  }
+  return 1;
+}
+
 int tvmc_cmd_tune(int argc, char **argv) {
   static tune_run run;
   tune_run *r = &run;
@@ -454,13 +500,23 @@ int tvmc_cmd_tune(int argc, char **argv) {
   }
   r->t = t;
   /* every candidate runs on the target's device: refuse before the log
-   * is opened (and truncated) where there is none */
-  if (tvm_target_probe(t) != TVM_OK) {
+   * is opened where there is none */
+  char why[1024];
+  if (!probe_apart(t, why, sizeof why)) {
     fprintf(stderr, "tvmc tune: target '%s' cannot run on this machine, "
             "and tuning measures every candidate on it: %s\n  (the log "
             "%s is left as it was; tune where the device is, then `tvmc "
             "compile --tuning-log` needs no device)\n", r->target_name,
-            tvm_diag_message(), r->log_path);
+            why, r->log_path);
+    goto out;
+  }
+  /* a log with records is continued with --resume, never truncated:
+   * re-running a command would lose a tuning run's measurements */
+  struct stat sb;
+  if (!r->resume && stat(r->log_path, &sb) == 0 && sb.st_size > 0) {
+    fprintf(stderr, "tvmc tune: the log %s already holds records (%lld "
+            "bytes); pass --resume to continue it, or name another --log "
+            "(nothing was written)\n", r->log_path, (long long)sb.st_size);
     goto out;
   }
   if (r->resume && access(r->log_path, R_OK) == 0 &&

@@ -7,8 +7,9 @@
 # reported with its line number and skipped,
 # tvmc compile --tuning-log (tuned workloads applied, a missing one
 # reported, one its template rejects replaced by the default), the xgb
-# tuner when XGBoost is built in, a target without its device refused
-# before the log is touched, and crashing /
+# tuner when XGBoost is built in, a log with records kept unless
+# --resume, a target without its device refused before the log is
+# touched, and crashing /
 # hanging candidates (fault injection) recorded without killing the
 # tuner; layout knobs (convolution channel blocks) measured, logged and
 # applied.
@@ -193,6 +194,14 @@ has "$out" "layout Conv 1x32x20x20"
 out=$("$tvmc" tune zoo:dqn --target fast.yaml --trials 1 --log l9.jsonl --layout-trials 9 2>&1) \
   && die "--layout-trials 9 accepted"
 has "$out" "bad value '9' for --layout-trials"
+
+# a log with records is not truncated by a run without --resume
+n=$(wc -l < a.jsonl)
+out=$("$tvmc" tune zoo:mlp --target fast.yaml --trials 1 --log a.jsonl \
+      --tuner random 2>&1) && die "tune over a log with records succeeded: $out"
+has "$out" "already holds records"
+has "$out" "pass --resume"
+[ "$(wc -l < a.jsonl)" -eq "$n" ] || die "the log lost records: $(wc -l < a.jsonl) of $n lines"
 
 # a target this machine cannot run (mali-g76 without a GPU, cuda without
 # a driver): refused before the log is opened, which keeps its records

@@ -45,12 +45,12 @@ static tvm_expr *ew(tvm_ctx *c, tvm_expr **i, void *ud) {
                  tvm_math(c, TVM_INTRIN_ERF, a));
 }
 
-static void test_elementwise(void **state) {
-  (void)state;
-  enum { N = 1000 };
-  tvm_ctx *c = tvm_ctx_create();
-  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){N}, 1);
-  tvm_tensor *B = tvm_compute(c, "B", (int64_t[]){N}, 1, ew, A);
+/* B = body(A) over n floats in blocks of 64 threads, lowered into *m;
+ * returns the schedule (the caller frees it). */
+static tvm_schedule *unary_kernel(tvm_ctx *c, int64_t n, tvm_compute_fn body,
+                                  const char *name, tvm_module *m) {
+  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){n}, 1);
+  tvm_tensor *B = tvm_compute(c, "B", (int64_t[]){n}, 1, body, A);
   tvm_schedule *s = NULL;
   assert_int_equal(tvm_schedule_create(c, &B, 1, &s), TVM_OK);
   tvm_stage *st = tvm_stage_of(s, B);
@@ -60,8 +60,17 @@ static void test_elementwise(void **state) {
                    TVM_OK);
   assert_int_equal(tvm_bind(st, bi, tvm_thread_axis(c, "threadIdx.x", NULL)),
                    TVM_OK);
-  tvm_module m = {c, NULL, 0};
-  vk_lower(s, (tvm_tensor *[]){A, B}, 2, "ew", &m);
+  *m = (tvm_module){c, NULL, 0};
+  vk_lower(s, (tvm_tensor *[]){A, B}, 2, name, m);
+  return s;
+}
+
+static void test_elementwise(void **state) {
+  (void)state;
+  enum { N = 1000 };
+  tvm_ctx *c = tvm_ctx_create();
+  tvm_module m;
+  tvm_schedule *s = unary_kernel(c, N, ew, "ew", &m);
   tvm_plugin_blob blob;
   vk_compile_and_validate(&m, &blob);
   assert_int_equal(blob.kernels[0].grid[0], 16);
@@ -95,16 +104,8 @@ static void test_round_ties_even(void **state) {
   (void)state;
   enum { N = 64 };
   tvm_ctx *c = tvm_ctx_create();
-  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){N}, 1);
-  tvm_tensor *B = tvm_compute(c, "B", (int64_t[]){N}, 1, rnd, A);
-  tvm_schedule *s = NULL;
-  assert_int_equal(tvm_schedule_create(c, &B, 1, &s), TVM_OK);
-  tvm_stage *st = tvm_stage_of(s, B);
-  assert_int_equal(tvm_bind(st, tvm_stage_axis(st, 0),
-                            tvm_thread_axis(c, "threadIdx.x", NULL)),
-                   TVM_OK);
-  tvm_module m = {c, NULL, 0};
-  vk_lower(s, (tvm_tensor *[]){A, B}, 2, "rnd", &m);
+  tvm_module m;
+  tvm_schedule *s = unary_kernel(c, N, rnd, "rnd", &m);
   tvm_plugin_blob blob;
   /* GLSL.std.450 Round leaves the direction of a .5 to the driver */
   int even = vk_compile_validate_grep(&m, &blob, "RoundEven");

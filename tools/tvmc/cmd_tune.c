@@ -31,11 +31,11 @@
  * Between 1 and 2, the layouts of nodes with layout knobs are measured
  * and chosen (--layout-trials, tune_layouts.c).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>

@@ -7,6 +7,8 @@
  *             [--max-tasks K] [--svg FILE] [--curves FILE.csv]
  *             [--confirm R]
  *
+ * 0. The target is probed (in a child process) and a LOG that holds
+ *    records needs --resume: nothing is written otherwise.
  * 1. Task extraction: the model is compiled once with a hook that
  *    records each distinct templated kernel (workload, FLOPs, uses).
  * 2. Budget: N x tasks measurements in all, split by expected gain: a

@@ -6,4 +6,4 @@
 # of AM_TESTS_ENVIRONMENT (build-tree plugin and target paths only).
 EXTRA_DIST += tests/e2e/onnx/node_tests_floor.sh
 # the device suite, run by hand where there is a GPU (CI has none)
-EXTRA_DIST += tests/gpu/run_gpu_suite.sh tests/gpu/carry.sh
+EXTRA_DIST += tests/gpu/run_gpu_suite.sh tests/gpu/carry.sh tests/gpu/device_run.sh

@@ -60,6 +60,21 @@ static void test_flat_pixels_applies(void **state) {
   }
 }
 
+/* A 1x1 convolution C -> M on an HW x HW map compiled at its defaults
+ * and checked against the reference; where the host has `lanes` lanes,
+ * its flat block must hold `floats` accumulator floats. */
+static void flat_default(int64_t C, int64_t M, int64_t HW, uint64_t seed,
+                         double scale, uint64_t in_seed, int lanes,
+                         int floats) {
+  tvm_graph *g = conv_relu_graph(1, C, M, HW, HW, 1, NULL, 0, seed, scale, 0);
+  char *ir = NULL;
+  tvm_plan *p = compile_check_vectorized(g, in_seed, &ir);
+  if (test_lanes() == lanes) expect_accumulators(ir, 0, floats);
+  free(ir);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
 /* SqueezeNet's classifier shape: 1x1, C -> 1000 channels on a 13x13 map,
  * 125 chunks of 8 (AVX2): the flat block's chunks may be any divisor up
  * to 8, and the default (the cycle model, weights streamed from L2 at a
@@ -69,13 +84,7 @@ static void test_flat_pixels_applies(void **state) {
  * the test checks the result only. */
 static void test_conv_flat_odd_chunks(void **state) {
   (void)state;
-  tvm_graph *g = conv_relu_graph(1, 128, 1000, 13, 13, 1, NULL, 0, 21, 0.1, 0);
-  char *ir = NULL;
-  tvm_plan *p = compile_check_vectorized(g, 62, &ir);
-  if (test_lanes() == 8) expect_accumulators(ir, 0, 5 * 2 * 8);
-  free(ir);
-  tvm_plan_free(p);
-  tvm_graph_free(g);
+  flat_default(128, 1000, 13, 21, 0.1, 62, 8, 5 * 2 * 8);
 }
 
 /* MobileNetV2's last pointwise shape, 960 -> 320 on 7x7 (49 pixels).
@@ -86,13 +95,7 @@ static void test_conv_flat_odd_chunks(void **state) {
  * Other vector widths: the result only. */
 static void test_conv_flat_least_recompute(void **state) {
   (void)state;
-  tvm_graph *g = conv_relu_graph(1, 960, 320, 7, 7, 1, NULL, 0, 23, 0.05, 0);
-  char *ir = NULL;
-  tvm_plan *p = compile_check_vectorized(g, 63, &ir);
-  if (test_lanes() == 16) expect_accumulators(ir, 0, 5 * 5 * 16);
-  free(ir);
-  tvm_plan_free(p);
-  tvm_graph_free(g);
+  flat_default(960, 320, 7, 23, 0.05, 63, 16, 5 * 5 * 16);
 }
 
 /* Layout hook: flat pixels off (the rows' schedule) for every node. */

@@ -65,6 +65,25 @@ static tvm_schedule *unary_kernel(tvm_ctx *c, int64_t n, tvm_compute_fn body,
   return s;
 }
 
+/* Frees what unary_kernel and the codegen made. */
+static void unary_free(tvm_plugin_blob *blob, tvm_schedule *s, tvm_ctx *c) {
+  tvm_plugin_blob_free(blob);
+  tvm_schedule_free(s);
+  tvm_ctx_destroy(c);
+}
+
+/* Runs the kernel over a -> b (n floats each) on the device, or frees
+ * everything and skips the test where there is none. */
+static void unary_run(tvm_module *m, tvm_plugin_blob *blob, tvm_schedule *s,
+                      tvm_ctx *c, float *a, float *b, int n) {
+  if (!vk_have_device) {
+    unary_free(blob, s, c);
+    skip();
+  }
+  uint64_t bytes = (uint64_t)n * sizeof(float);
+  vk_run_all(m, blob, (void *[]){a, b}, (uint64_t[]){bytes, bytes}, 2);
+}
+
 static void test_elementwise(void **state) {
   (void)state;
   enum { N = 1000 };
@@ -75,24 +94,16 @@ static void test_elementwise(void **state) {
   vk_compile_and_validate(&m, &blob);
   assert_int_equal(blob.kernels[0].grid[0], 16);
   assert_int_equal(blob.kernels[0].block[0], 64);
-  if (!vk_have_device) {
-    tvm_plugin_blob_free(&blob);
-    tvm_schedule_free(s);
-    tvm_ctx_destroy(c);
-    skip();
-  }
   static float a[N], b[N];
   unsigned seed = 1;
   for (int i = 0; i < N; i++) a[i] = vk_frand(&seed), b[i] = -7;
-  vk_run_all(&m, &blob, (void *[]){a, b}, (uint64_t[]){sizeof a, sizeof b}, 2);
+  unary_run(&m, &blob, s, c, a, b, N);
   for (int i = 0; i < N; i++) {
     float want = expf(a[i]) * 2 + erff(a[i]);
     if (fabsf(b[i] - want) > 1e-5f * (1 + fabsf(want)))
       fail_msg("B[%d] = %g, want %g", i, b[i], want);
   }
-  tvm_plugin_blob_free(&blob);
-  tvm_schedule_free(s);
-  tvm_ctx_destroy(c);
+  unary_free(&blob, s, c);
 }
 
 /* ---- rounding: ties to even, as rint -------------------------------------- */
@@ -110,21 +121,14 @@ static void test_round_ties_even(void **state) {
   /* GLSL.std.450 Round leaves the direction of a .5 to the driver */
   int even = vk_compile_validate_grep(&m, &blob, "RoundEven");
   assert_true(even != 0); /* -1: spirv-dis missing */
-  if (!vk_have_device) {
-    tvm_plugin_blob_free(&blob);
-    tvm_schedule_free(s);
-    tvm_ctx_destroy(c);
-    skip();
-  }
   static float a[N], b[N];
-  for (int i = 0; i < N; i++) a[i] = (float)(i - N / 2) / 2 + (i % 4 == 1 ? 0.01f : 0), b[i] = -7;
-  vk_run_all(&m, &blob, (void *[]){a, b}, (uint64_t[]){sizeof a, sizeof b}, 2);
+  for (int i = 0; i < N; i++)
+    a[i] = (float)(i - N / 2) / 2 + (i % 4 == 1 ? 0.01f : 0), b[i] = -7;
+  unary_run(&m, &blob, s, c, a, b, N);
   for (int i = 0; i < N; i++)
     if (b[i] != nearbyintf(a[i]))
       fail_msg("round(%g) = %g, want %g", a[i], b[i], nearbyintf(a[i]));
-  tvm_plugin_blob_free(&blob);
-  tvm_schedule_free(s);
-  tvm_ctx_destroy(c);
+  unary_free(&blob, s, c);
 }
 
 /* ---- matmul through shared memory ------------------------------------------- */

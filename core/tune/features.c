@@ -26,6 +26,7 @@
  * access (the register block's shape).  49 + 6 x 5 = 79 numbers.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,73 +75,6 @@ typedef struct walk {
 
 static double lg(double x) { return x > 0 ? log2(x + 1) : 0; }
 
-/* Does e use variable v? */
-static int uses(const tvm_expr *e, const tvm_expr *v) {
-  if (!e)
-    return 0;
-  switch (e->kind) {
-  case TVM_VAR:
-    return e == v;
-  case TVM_INT:
-  case TVM_FLOAT:
-  case TVM_STR:
-    return 0;
-  case TVM_NOT:
-  case TVM_CAST:
-    return uses(e->u.un.a, v);
-  case TVM_SELECT:
-    return uses(e->u.sel.cond, v) || uses(e->u.sel.t, v) || uses(e->u.sel.f, v);
-  case TVM_RAMP:
-    return uses(e->u.ramp.base, v) || uses(e->u.ramp.stride, v);
-  case TVM_BROADCAST:
-    return uses(e->u.bcast.value, v);
-  case TVM_LOAD:
-    return uses(e->u.load.index, v);
-  case TVM_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (uses(e->u.call.args[i], v))
-        return 1;
-    return 0;
-  case TVM_LET:
-    return uses(e->u.let.value, v) || uses(e->u.let.body, v);
-  default:
-    if (e->kind >= TVM_ADD && e->kind <= TVM_OR)
-      return uses(e->u.bin.a, v) || uses(e->u.bin.b, v);
-    return 1; /* unknown: assume it does */
-  }
-}
-
-/* Coefficient of v in the affine index e; NAN when not affine in v. */
-static double coef(const tvm_expr *e, const tvm_expr *v) {
-  int64_t c;
-  if (!e)
-    return 0;
-  if (!uses(e, v))
-    return 0;
-  switch (e->kind) {
-  case TVM_VAR:
-    return 1;
-  case TVM_ADD:
-    return coef(e->u.bin.a, v) + coef(e->u.bin.b, v);
-  case TVM_SUB:
-    return coef(e->u.bin.a, v) - coef(e->u.bin.b, v);
-  case TVM_MUL:
-    if (tvm_is_const_int(e->u.bin.b, &c))
-      return coef(e->u.bin.a, v) * (double)c;
-    if (tvm_is_const_int(e->u.bin.a, &c))
-      return coef(e->u.bin.b, v) * (double)c;
-    return NAN;
-  case TVM_CAST:
-    return coef(e->u.un.a, v);
-  case TVM_RAMP:
-    return coef(e->u.ramp.base, v);
-  case TVM_BROADCAST:
-    return coef(e->u.bcast.value, v);
-  default:
-    return NAN;
-  }
-}
-
 /* Adds one access's elements to the footprint of every loop around it;
  * used[d]: the index uses the loop variable of level d. */
 static void footprint(walk *w, const unsigned char *used, tvm_dtype t) {
@@ -172,6 +106,129 @@ static double traffic(const walk *w, double c) {
   return t;
 }
 
+/* One walk of an access's index: used gets a bit per stack level whose
+ * loop variable the index uses, nonaff a bit per level whose variable it
+ * uses other than affinely (under a non-constant product, a division, a
+ * load, a call ...), and coefs[d] the coefficient of level d's variable
+ * where it is affine.  Replaces a walk per level (uses()) and one per
+ * level and node (coef()): the same answers in one pass. */
+typedef struct lin_acc {
+  const walk *w;
+  uint32_t used, nonaff;
+  double coefs[MAX_DEPTH];
+} lin_acc;
+
+static int level_of(const walk *w, const tvm_expr *v) {
+  for (int d = w->depth - 1; d >= 0; d--)
+    if (w->var[d] == v)
+      return d;
+  return -1;
+}
+
+/* Every level e uses, marked used and (all) non-affine too. */
+static void mark_all(lin_acc *l, const tvm_expr *e, int nonaff) {
+  if (!e)
+    return;
+  uint32_t bits = 0;
+  switch (e->kind) {
+  case TVM_VAR: {
+    int d = level_of(l->w, e);
+    if (d >= 0)
+      bits = 1u << d;
+    break;
+  }
+  case TVM_INT:
+  case TVM_FLOAT:
+  case TVM_STR:
+    return;
+  case TVM_NOT:
+  case TVM_CAST:
+    mark_all(l, e->u.un.a, nonaff);
+    return;
+  case TVM_SELECT:
+    mark_all(l, e->u.sel.cond, nonaff);
+    mark_all(l, e->u.sel.t, nonaff);
+    mark_all(l, e->u.sel.f, nonaff);
+    return;
+  case TVM_RAMP:
+    mark_all(l, e->u.ramp.base, nonaff);
+    mark_all(l, e->u.ramp.stride, nonaff);
+    return;
+  case TVM_BROADCAST:
+    mark_all(l, e->u.bcast.value, nonaff);
+    return;
+  case TVM_LOAD:
+    mark_all(l, e->u.load.index, nonaff);
+    return;
+  case TVM_CALL:
+    for (int i = 0; i < e->u.call.nargs; i++)
+      mark_all(l, e->u.call.args[i], nonaff);
+    return;
+  case TVM_LET:
+    mark_all(l, e->u.let.value, nonaff);
+    mark_all(l, e->u.let.body, nonaff);
+    return;
+  default:
+    if (e->kind >= TVM_ADD && e->kind <= TVM_OR) {
+      mark_all(l, e->u.bin.a, nonaff);
+      mark_all(l, e->u.bin.b, nonaff);
+      return;
+    }
+    /* unknown: assume it uses every level */
+    bits = l->w->depth >= 32 ? ~0u : (1u << l->w->depth) - 1;
+    break;
+  }
+  l->used |= bits;
+  if (nonaff)
+    l->nonaff |= bits;
+}
+
+/* Adds scale x (the coefficients of e) to l. */
+static void linear(lin_acc *l, const tvm_expr *e, double scale) {
+  int64_t c;
+  if (!e)
+    return;
+  switch (e->kind) {
+  case TVM_VAR: {
+    int d = level_of(l->w, e);
+    if (d >= 0) {
+      l->used |= 1u << d;
+      l->coefs[d] += scale;
+    }
+    return;
+  }
+  case TVM_ADD:
+    linear(l, e->u.bin.a, scale);
+    linear(l, e->u.bin.b, scale);
+    return;
+  case TVM_SUB:
+    linear(l, e->u.bin.a, scale);
+    linear(l, e->u.bin.b, -scale);
+    return;
+  case TVM_MUL:
+    if (tvm_is_const_int(e->u.bin.b, &c))
+      linear(l, e->u.bin.a, scale * (double)c);
+    else if (tvm_is_const_int(e->u.bin.a, &c))
+      linear(l, e->u.bin.b, scale * (double)c);
+    else
+      mark_all(l, e, 1);
+    return;
+  case TVM_CAST:
+    linear(l, e->u.un.a, scale);
+    return;
+  case TVM_RAMP: /* the stride's variables are used, not counted */
+    linear(l, e->u.ramp.base, scale);
+    mark_all(l, e->u.ramp.stride, 0);
+    return;
+  case TVM_BROADCAST:
+    linear(l, e->u.bcast.value, scale);
+    return;
+  default:
+    mark_all(l, e, 1);
+    return;
+  }
+}
+
 static void access(walk *w, const tvm_expr *index, tvm_dtype t, int store) {
   if (w->trip > w->inner_trip) { /* the most executed nest's inner loops */
     w->inner_trip = w->trip;
@@ -181,9 +238,15 @@ static void access(walk *w, const tvm_expr *index, tvm_dtype t, int store) {
       w->inner4_kind[k] = d >= 0 ? w->kind[d] + 1 : 0;
     }
   }
+  lin_acc ll, *l = &ll;
+  l->w = w;
+  l->used = l->nonaff = 0;
+  for (int d = 0; d < w->depth; d++)
+    l->coefs[d] = 0;
+  linear(l, index, 1);
   unsigned char used[MAX_DEPTH];
   for (int d = 0; d < w->depth; d++)
-    used[d] = (unsigned char)uses(index, w->var[d]);
+    used[d] = (unsigned char)((l->used >> d) & 1);
   footprint(w, used, t);
   if (w->nacc >= 64)
     return;
@@ -214,9 +277,9 @@ static void access(walk *w, const tvm_expr *index, tvm_dtype t, int store) {
   a->stride = -1;
   /* stride w.r.t. the innermost non-vectorized loop using it, else 0 */
   for (int d = w->depth - 1; d >= 0; d--) {
-    double c = coef(index, w->var[d]);
-    if (isnan(c))
+    if ((l->nonaff >> d) & 1)
       break;
+    double c = l->coefs[d];
     if (c != 0 || d == 0) {
       a->stride = fabs(c);
       break;

@@ -155,6 +155,15 @@ static const bo_case table[] = {
     {"ReduceMin", "D[2,3,4]", "axes=[0]", 0},
     {"ReduceLogSumExp", "D[2,3,4]", "axes=[2]", 0},
     {"ReduceProd", "D[2,3,4]", "axes=[1]", 0},
+    /* the last axis, long enough for a vector step (llvm-cpu's reduce
+     * template takes these; the cases above leave it alone) */
+    {"ReduceMean", "D[2,3,20]", "axes=[-1]", 0},
+    {"ReduceMin", "D[3,20]", "axes=[1]", 0},
+    {"ReduceProd", "Ds[3,6]", "axes=[1]", 0},
+    {"ReduceSumSquare", "D[2,3,20]", "axes=[2]", 0},
+    {"ReduceL1", "D[3,20]", "axes=[1]", 0},
+    {"ReduceL2", "D[3,20]", "axes=[1]", 0},
+    {"ReduceLogSum", "D+[3,20]", "axes=[1]", 0},
     {"ArgMax", "D~2[3,5]", "axis=1", 0},
     {"ArgMin", "D~2[3,5]", "axis=0", 0},
     {"Range", "#D(1) #D(7) #D(2)", "", 0},

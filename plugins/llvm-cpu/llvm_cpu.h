@@ -262,6 +262,9 @@ int32_t llvm_cpu_schedule_dense(tvm_plugin_target *t, tvm_schedule *s,
 int32_t llvm_cpu_schedule_rows(tvm_plugin_target *t, tvm_schedule *s,
                                tvm_tensor **outs, uint32_t nouts,
                                tvm_config *cfg);
+int32_t llvm_cpu_schedule_reduce(tvm_plugin_target *t, tvm_schedule *s,
+                                 tvm_tensor **outs, uint32_t nouts,
+                                 tvm_config *cfg);
 int32_t llvm_cpu_schedule_pool_nchwc(tvm_plugin_target *t, tvm_schedule *s,
                                      tvm_tensor **outs, uint32_t nouts,
                                      tvm_config *cfg);

@@ -55,6 +55,18 @@ static const tvm_plugin_strategy strategies[] = {
              llvm_cpu_schedule_pool_nchwc),
     STRATEGY("Softmax", "llvm-cpu.rows", llvm_cpu_schedule_rows),
     STRATEGY("LayerNormalization", "llvm-cpu.rows", llvm_cpu_schedule_rows),
+    STRATEGY("ReduceSum", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("ReduceMean", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("ReduceMax", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("ReduceMin", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("ReduceProd", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("ReduceSumSquare", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("ReduceL1", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("ReduceL2", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("ReduceLogSum", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("ReduceLogSumExp", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("GlobalAveragePool", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
+    STRATEGY("GlobalMaxPool", "llvm-cpu.reduce", llvm_cpu_schedule_reduce),
 };
 
 static const tvm_plugin_attr schema[] = {

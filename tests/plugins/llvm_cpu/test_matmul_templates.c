@@ -324,6 +324,77 @@ static void test_rows_template(void **state) {
   }
 }
 
+/* Reduce* and the global pools on the reduce template (strategy_rows.c):
+ * every kind over the last axis, over the last two and over all, with
+ * and without keepdims, rows of 4096, 197, 37 (ragged) and 768 elements,
+ * int32 sums and maxima, a Mul fused before a ReduceMean (LayerNorm as
+ * opset-13 exporters write it); results equal to the reference, and the
+ * template's factored ".rf" stage in the IR (rows of 3 too: one masked
+ * step).  A reduction that leaves the last axis alone (axis 1 of
+ * [4, 40, 64]) and a 0-d output are declined to the generic schedule (no
+ * ".rf"), still right. */
+static void test_reduce_template(void **state) {
+  (void)state;
+  static const struct {
+    const char *op;
+    int nd;
+    int64_t s[4];
+    int naxes;
+    int64_t axes[3];
+    int keep, i32, templ, sq;
+  } cs[] = {
+      {"ReduceSum", 2, {8, 4096}, 1, {1}, 1, 0, 1, 0},
+      {"ReduceMean", 3, {2, 197, 768}, 1, {-1}, 1, 0, 1, 0},
+      {"ReduceMax", 2, {5, 37}, 1, {1}, 0, 0, 1, 0},
+      {"ReduceMin", 3, {3, 7, 37}, 2, {1, 2}, 1, 0, 1, 0},
+      {"ReduceProd", 2, {6, 40}, 1, {1}, 1, 0, 1, 0},
+      {"ReduceSumSquare", 2, {6, 100}, 1, {1}, 0, 0, 1, 0},
+      {"ReduceL1", 2, {6, 100}, 1, {1}, 1, 0, 1, 0},
+      {"ReduceL2", 3, {2, 6, 100}, 1, {2}, 1, 0, 1, 0},
+      {"ReduceLogSum", 2, {6, 100}, 1, {1}, 1, 0, 1, 0},
+      {"ReduceLogSumExp", 2, {6, 100}, 1, {1}, 0, 0, 1, 0},
+      {"ReduceSum", 3, {2, 3, 50}, 3, {0, 1, 2}, 1, 0, 1, 0},
+      {"ReduceSum", 2, {9, 300}, 1, {1}, 1, 1, 1, 0},
+      {"ReduceMax", 2, {9, 300}, 1, {1}, 0, 1, 1, 0},
+      {"GlobalAveragePool", 4, {1, 8, 14, 14}, 0, {0}, 1, 0, 1, 0},
+      {"GlobalMaxPool", 4, {2, 3, 7, 9}, 0, {0}, 1, 0, 1, 0},
+      {"ReduceSum", 3, {4, 40, 64}, 1, {1}, 1, 0, 0, 0},
+      {"ReduceMean", 2, {40, 3}, 1, {1}, 1, 0, 1, 0},
+      {"ReduceSum", 2, {16, 64}, 2, {0, 1}, 0, 0, 0, 0},
+      {"ReduceMean", 3, {1, 16, 64}, 1, {-1}, 1, 0, 1, 1}};
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    tvm_graph *g = NULL;
+    CHECK_OK(tvm_graph_create(&g));
+    tvm_gvalue *x = tvm_graph_input(g, "x", cs[c].i32 ? TVM_I32 : F32,
+                                    cs[c].s, cs[c].nd);
+    if (cs[c].sq)
+      x = tvm_graph_apply(g, "Mul", "sq", TVM_IN(x, x), NULL, 0, 1, NULL);
+    tvm_gattr at[3];
+    int na = 0;
+    if (cs[c].naxes)
+      at[na++] = tvm_gattr_ints("axes", cs[c].axes, cs[c].naxes);
+    at[na++] = tvm_gattr_int("keepdims", cs[c].keep);
+    at[na++] = tvm_gattr_int("_opset", 11);
+    int pool = strncmp(cs[c].op, "Global", 6) == 0;
+    tvm_gvalue *y = tvm_graph_apply(g, cs[c].op, "r", TVM_IN(x), at,
+                                    pool ? 0 : na, 1, NULL);
+    assert_non_null(y);
+    CHECK_OK(tvm_graph_mark_output(g, y));
+    char *ir = NULL;
+    tvm_plan *p = compile_check_vectorized(g, 150 + c, &ir);
+    assert_int_equal(p->nsteps, 1); /* the Mul fused into the reduction */
+    if ((strstr(ir, ".rf[") != NULL) != cs[c].templ)
+      fail_msg("case %zu (%s): template %s expected:\n%.2000s", c, cs[c].op,
+               cs[c].templ ? "" : "not", ir);
+    if (cs[c].sq && strstr(ir, "allocate sq"))
+      fail_msg("case %zu: the Mul not inlined into the reduction:\n%.2000s",
+               c, ir);
+    free(ir);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+  }
+}
+
 /* A fixed query: every matrix product's B as NK4n (or a bad layout). */
 static tvm_status query_nk(void *ud, const tvm_gnode *n, tvm_layout_choice *c) {
   snprintf(c->weight, sizeof c->weight, "%s", (const char *)ud);
@@ -388,6 +459,7 @@ int main(void) {
       cmocka_unit_test(test_batch_matmul),
       cmocka_unit_test(test_ragged_tile_registers),
       cmocka_unit_test(test_rows_template),
+      cmocka_unit_test(test_reduce_template),
       cmocka_unit_test(test_matmul_pass_alone),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -15,6 +15,7 @@
  *        Gemm C' = C * a + b / beta, MatMul an Add of b);
  *      * otherwise replaced by Mul(x, a) and Add(., b) with constants of
  *        shape [C, 1, ..., 1] that broadcast over the channel dimension.
+ *  - Pow(x, 2) of a float x by a constant scalar is Mul(x, x).
  * New constants are named after their node ("<conv>.weight",
  * "<bn>.scale").  A new value replacing the BatchNormalization output (the
  * Add) takes that output's name; a producer's output that absorbed the
@@ -298,6 +299,41 @@ static int simplify_bn(walk *w, tvm_gnode *bn) {
   return rc;
 }
 
+/* The single element of CONST v (numel 1, of rank at most rank) as a
+ * double in *out; 0 when v is not such a constant. */
+static int const_scalar(const tvm_gvalue *v, int rank, double *out) {
+  if (!v || v->kind != TVM_GV_CONST || !v->data || v->ndim > rank ||
+      tvm_gvalue_numel(v) != 1)
+    return 0;
+  if (tvm_dtype_eq(v->dtype, TVM_F32)) *out = *(const float *)v->data;
+  else if (tvm_dtype_eq(v->dtype, TVM_F64)) *out = *(const double *)v->data;
+  else if (tvm_dtype_eq(v->dtype, TVM_I32)) *out = *(const int32_t *)v->data;
+  else if (tvm_dtype_eq(v->dtype, TVM_I64))
+    *out = (double)*(const int64_t *)v->data;
+  else return 0;
+  return 1;
+}
+
+/* Pow(x, 2) of a float x with a constant scalar exponent: Mul(x, x), the
+ * same correctly rounded square without a pow call per element (opset-13
+ * exporters write LayerNorm's variance that way).  1 when rewritten. */
+static int simplify_pow(walk *w, tvm_gnode *n) {
+  double e;
+  if (n->ninputs != 2 || n->noutputs != 1 || !n->outputs[0]) return 0;
+  tvm_gvalue *x = n->inputs[0];
+  if (!x || x->layout || !(tvm_dtype_eq(x->dtype, TVM_F32) ||
+                           tvm_dtype_eq(x->dtype, TVM_F64)))
+    return 0;
+  if (!const_scalar(n->inputs[1], x->ndim, &e) || e != 2.0) return 0;
+  const char *mn = tvm_arena_printf(w->g->arena, "%s.square", n->name);
+  if (!mn)
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory rewriting '%s'", n->name);
+  tvm_gvalue *y = binary(w->g, "Mul", mn, x, x);
+  if (!y) return tvm_graph_status(w->g);
+  take_over(w, n, y);
+  return 1;
+}
+
 /* Simplifies g for inference (see the top of the file). */
 tvm_status tvm_graph_pass_simplify_inference(tvm_graph *g) {
   if (!g) return tvm_diag_set(TVM_ERR_INVALID, "simplify_inference: graph is NULL");
@@ -314,6 +350,8 @@ tvm_status tvm_graph_pass_simplify_inference(tvm_graph *g) {
       done = 1;
     } else if (strcmp(n->op, "BatchNormalization") == 0) {
       done = simplify_bn(&w, n);
+    } else if (strcmp(n->op, "Pow") == 0) {
+      done = simplify_pow(&w, n);
     }
     if (done < 0) st = done;
     else if (done) st = tvm_ptrmap_put(&w.dead, n, n);

@@ -168,6 +168,52 @@ static void test_simplify_gemm_numeric(void **state) {
   tvm_graph_free(g);
 }
 
+/* Pow by a constant scalar 2 (float32 of rank 0, int64 of shape [1]) is
+ * a Mul of the base by itself; Pow by 3, by a [2]-shaped 2 (not a scalar:
+ * it broadcasts) and of an int32 base stay Pow.  Values unchanged. */
+static void test_simplify_pow(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){3, 2}, 2);
+  tvm_gvalue *xi = tvm_graph_input(g, "xi", tvm_dt(kDLInt, 32, 1),
+                                   (int64_t[]){3, 2}, 2);
+  float two = 2.0f, three = 3.0f, twos[2] = {2.0f, 2.0f};
+  int64_t two64 = 2;
+  tvm_gvalue *e0 = tvm_graph_const(g, "e0", F32, NULL, 0, &two);
+  tvm_gvalue *e1 = tvm_graph_const(g, "e1", tvm_dt(kDLInt, 64, 1),
+                                   (int64_t[]){1}, 1, &two64);
+  tvm_gvalue *e3 = tvm_graph_const(g, "e3", F32, NULL, 0, &three);
+  tvm_gvalue *e2 = tvm_graph_const(g, "e2", F32, (int64_t[]){2}, 1, twos);
+  tvm_gvalue *ei = tvm_graph_const(g, "ei", tvm_dt(kDLInt, 32, 1), NULL, 0,
+                                   (int32_t[]){2});
+  tvm_gvalue *y[5] = {
+      tvm_graph_apply(g, "Pow", "p0", TVM_IN(x, e0), NULL, 0, 1, NULL),
+      tvm_graph_apply(g, "Pow", "p1", TVM_IN(x, e1), NULL, 0, 1, NULL),
+      tvm_graph_apply(g, "Pow", "p3", TVM_IN(x, e3), NULL, 0, 1, NULL),
+      tvm_graph_apply(g, "Pow", "p2", TVM_IN(x, e2), NULL, 0, 1, NULL),
+      tvm_graph_apply(g, "Pow", "pi", TVM_IN(xi, ei), NULL, 0, 1, NULL)};
+  const char *names[5];
+  for (int i = 0; i < 5; i++) {
+    CHECK_OK(tvm_graph_mark_output(g, y[i]));
+    names[i] = y[i]->name;
+  }
+  check_pass_keeps_numbers(g, tvm_graph_pass_simplify_inference, 5);
+  int pow = 0, mul = 0;
+  for (size_t i = 0; i < g->nodes.len; i++) {
+    const tvm_gnode *n = g->nodes.data[i];
+    pow += strcmp(n->op, "Pow") == 0;
+    mul += strcmp(n->op, "Mul") == 0 && n->inputs[0] == x &&
+           n->inputs[1] == x;
+  }
+  assert_int_equal(pow, 3);
+  assert_int_equal(mul, 2);
+  /* the graph's outputs keep their names */
+  for (int i = 0; i < 5; i++)
+    assert_string_equal(((tvm_gvalue *)g->outputs.data[i])->name, names[i]);
+  tvm_graph_free(g);
+}
+
 /* The passes in a compiler's order on a small residual network with
  * duplicated branches, constant weight preprocessing and a dead head. */
 static tvm_status all_passes(tvm_graph *g) {
@@ -215,6 +261,7 @@ int main(void) {
       cmocka_unit_test(test_fold_numeric),
       cmocka_unit_test(test_simplify_numeric),
       cmocka_unit_test(test_simplify_gemm_numeric),
+      cmocka_unit_test(test_simplify_pow),
       cmocka_unit_test(test_pipeline_numeric),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,8 +7,10 @@
  * `axis` (default -1).
  *
  * Compute (numerically stable): "<name>.max" = rmax over the normalized
- * axes (kept as size 1), "<name>.sum" = sum of exp(x - max), then
- * exp(x - max) / sum, or x - max - log(sum) for LogSoftmax.
+ * axes (kept as size 1); Softmax: "<name>.exp" = exp(x - max) (a stage
+ * of its own: a schedule that computes it once per row reads it twice;
+ * the generic ones inline it), "<name>.sum" = its sum, then exp / sum;
+ * LogSoftmax: "<name>.sum" = sum of exp(x - max), then x - max - log(sum).
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,7 +47,7 @@ static tvm_status sm_infer(tvm_graph *g, tvm_gnode *n) {
 }
 
 typedef struct sm_ud {
-  tvm_tensor *x, *max, *sum;
+  tvm_tensor *x, *max, *sum, *e; /* e: Softmax's exp(x - max) */
   int axis, last; /* normalized axes: [axis, last] */
   int logsm;
 } sm_ud;
@@ -94,23 +96,36 @@ static tvm_expr *sum_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   if (!make_axes(c, u, r))
     return NULL;
   red_index(u, i, r, xi);
+  if (u->e)
+    return tvm_sum(c, tvm_tread(c, u->e, xi, u->x->ndim), r,
+                   u->last - u->axis + 1);
   kept_index(c, u, i, ki);
   tvm_expr *d = tvm_sub(c, tvm_tread(c, u->x, xi, u->x->ndim),
                         tvm_tread(c, u->max, ki, u->x->ndim));
   return tvm_sum(c, tvm_math(c, TVM_INTRIN_EXP, d), r, u->last - u->axis + 1);
 }
 
-/* exp(x - max) / sum, or x - max - log(sum). */
+/* Softmax's exp(x - max), elementwise. */
+static tvm_expr *exp_body(tvm_ctx *c, tvm_expr **i, void *ud) {
+  sm_ud *u = ud;
+  tvm_expr *ki[TVM_MAX_DIMS];
+  kept_index(c, u, i, ki);
+  return tvm_math(c, TVM_INTRIN_EXP,
+                  tvm_sub(c, tvm_tread(c, u->x, i, u->x->ndim),
+                          tvm_tread(c, u->max, ki, u->x->ndim)));
+}
+
+/* exp / sum, or x - max - log(sum). */
 static tvm_expr *out_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   sm_ud *u = ud;
   tvm_expr *ki[TVM_MAX_DIMS];
   kept_index(c, u, i, ki);
+  tvm_expr *s = tvm_tread(c, u->sum, ki, u->x->ndim);
+  if (!u->logsm)
+    return tvm_div(c, tvm_tread(c, u->e, i, u->x->ndim), s);
   tvm_expr *d = tvm_sub(c, tvm_tread(c, u->x, i, u->x->ndim),
                         tvm_tread(c, u->max, ki, u->x->ndim));
-  tvm_expr *s = tvm_tread(c, u->sum, ki, u->x->ndim);
-  if (u->logsm)
-    return tvm_sub(c, d, tvm_math(c, TVM_INTRIN_LOG, s));
-  return tvm_div(c, tvm_math(c, TVM_INTRIN_EXP, d), s);
+  return tvm_sub(c, d, tvm_math(c, TVM_INTRIN_LOG, s));
 }
 
 /* Compute: declares the outputs as tensor expressions of the inputs. */
@@ -131,6 +146,14 @@ static tvm_status sm_compute(tvm_ctx *c, const tvm_gnode *n, tvm_tensor **in,
   if ((st = op_te_status(c, n, u.max)))
     return st;
   tvm_tensor_set_tag(u.max, "softmax_max");
+  u.e = NULL;
+  if (!u.logsm) {
+    u.e = tvm_compute(c, op_te_name(c, n, "exp"), u.x->shape_c, u.x->ndim,
+                      exp_body, &u);
+    if ((st = op_te_status(c, n, u.e)))
+      return st;
+    tvm_tensor_set_tag(u.e, "softmax_exp");
+  }
   u.sum = tvm_compute(c, op_te_name(c, n, "sum"), ks, u.x->ndim, sum_body, &u);
   if ((st = op_te_status(c, n, u.sum)))
     return st;

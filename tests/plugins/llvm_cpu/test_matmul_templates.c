@@ -275,7 +275,8 @@ static void test_ragged_tile_registers(void **state) {
  * template (rows in parallel, every reduction a vector of partial results
  * per row: an ".rf" stage): 197 (ragged), 64, 16 and 3 columns (one
  * narrow masked step), 2-D to 4-D, LayerNorm with and without B; results
- * equal to the reference.  Softmax over two axes (opset 11, axis 1 of a
+ * equal to the reference; Softmax's exponentials computed once per element
+ * into a row buffer ("sm.exp").  Softmax over two axes (opset 11, axis 1 of a
  * 3-D input), LayerNorm over two axes and with its Mean output are
  * declined to the generic schedule (no ".rf" stage), LogSoftmax is not
  * registered (strategy_rows.c); all still right. */
@@ -318,6 +319,10 @@ static void test_rows_template(void **state) {
     if ((strstr(ir, ".rf[") != NULL) != cs[c].templ)
       fail_msg("case %zu: template %s expected:\n%.2000s", c,
                cs[c].templ ? "" : "not", ir);
+    /* Softmax's exponentials computed once, into a row of their own */
+    if (cs[c].templ && strcmp(cs[c].op, "Softmax") == 0 &&
+        !strstr(ir, "allocate sm.exp["))
+      fail_msg("case %zu: no row of exponentials:\n%.2000s", c, ir);
     free(ir);
     tvm_plan_free(p);
     tvm_graph_free(g);

@@ -9,7 +9,8 @@ interleaved run.
 
 What it does, per model and thread count:
   1. `tvmc export zoo:MODEL` writes the zoo model as an ONNX file: the one
-     file every framework reads;
+     file every framework reads (a --models entry ending in .onnx is such
+     a file already, of one float input: a single operator, say);
   2. one seeded input (numpy), saved as .npy (the workers and TvmC also
      take a .json mapping input names to .npy files, for models with
      several inputs: bench/peers/torch_models.py uses them that way);
@@ -337,13 +338,18 @@ def main():
                      "(pass --tvm-tune-trials N)")
     rows = []
     for model in a.models.split(","):
-        onnx_file = os.path.join(tmp, model + ".onnx")
-        r = subprocess.run([os.path.join(a.build, "tvmc"), "export",
-                            "zoo:" + model, "-o", onnx_file],
-                           capture_output=True, text=True)
-        if r.returncode:
-            lines.append("%s: export failed: %s" % (model, r.stderr.strip()))
-            continue
+        if model.endswith(".onnx"):  # a file of one input, as it is
+            onnx_file = os.path.abspath(model)
+            model = os.path.basename(model)[:-5]
+        else:
+            onnx_file = os.path.join(tmp, model + ".onnx")
+            r = subprocess.run([os.path.join(a.build, "tvmc"), "export",
+                                "zoo:" + model, "-o", onnx_file],
+                               capture_output=True, text=True)
+            if r.returncode:
+                lines.append("%s: export failed: %s" % (model,
+                                                        r.stderr.strip()))
+                continue
         import onnx
         g = onnx.load(onnx_file, load_external_data=False).graph
         inp = g.input[0]

@@ -125,7 +125,7 @@ static int level_of(const walk *w, const tvm_expr *v) {
   return -1;
 }
 
-/* Every level e uses, marked used and (all) non-affine too. */
+/* Marks every level e uses as used, and as non-affine when nonaff. */
 static void mark_all(lin_acc *l, const tvm_expr *e, int nonaff) {
   if (!e)
     return;

@@ -171,31 +171,20 @@ int32_t llvm_cpu_schedule_rows(tvm_plugin_target *t, tvm_schedule *s,
 
 /* ---- Reduce* over the trailing axes --------------------------------------- */
 
-/* Does e read a tensor with last index the variable v? */
-static int reads_along(const tvm_expr *e, const tvm_expr *v) {
-  if (!e) return 0;
-  switch (e->kind) {
-  case TVM_TREAD:
-    if (e->u.tread.n > 0 && e->u.tread.indices[e->u.tread.n - 1] == v)
-      return 1;
-    for (int i = 0; i < e->u.tread.n; i++)
-      if (reads_along(e->u.tread.indices[i], v)) return 1;
-    return 0;
-  case TVM_NOT:
-  case TVM_CAST:
-    return reads_along(e->u.un.a, v);
-  case TVM_SELECT:
-    return reads_along(e->u.sel.cond, v) || reads_along(e->u.sel.t, v) ||
-           reads_along(e->u.sel.f, v);
-  case TVM_CALL:
-    for (int i = 0; i < e->u.call.nargs; i++)
-      if (reads_along(e->u.call.args[i], v)) return 1;
-    return 0;
-  default:
-    if (e->kind >= TVM_ADD && e->kind <= TVM_OR)
-      return reads_along(e->u.bin.a, v) || reads_along(e->u.bin.b, v);
-    return 0;
-  }
+/* Visitor hook: a read of a tensor whose last index is the variable in
+ * v->data (found: v->data becomes NULL). */
+static int read_along(tvm_visitor *v, const tvm_expr *e) {
+  if (v->data && e->kind == TVM_TREAD && e->u.tread.n > 0 &&
+      e->u.tread.indices[e->u.tread.n - 1] == v->data)
+    v->data = NULL;
+  return v->data == NULL; /* found: stop descending */
+}
+
+/* Does e read a tensor with last index the variable var? */
+static int reads_along(const tvm_expr *e, const tvm_expr *var) {
+  tvm_visitor v = {read_along, NULL, (void *)var};
+  tvm_visit_expr(&v, e);
+  return v.data == NULL;
 }
 
 /* A reduction whose innermost reduce axis (of constant extent) walks the

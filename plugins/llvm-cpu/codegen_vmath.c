@@ -1,14 +1,20 @@
 /*
- * codegen_vmath.c - inline SIMD versions of exp and tanh for float32
+ * codegen_vmath.c - inline SIMD versions of exp, tanh and erf for float32
  * vectors.  LLVM has no vector math library here, so llvm.exp on a
  * vector becomes one expf call per lane; these expansions keep the lanes
  * in registers instead.
  *
  * exp: n = round(x / ln 2), r = x - n ln 2 (in two parts), e^r by a
- * degree-6 polynomial (Cephes' expf coefficients, ~1 ulp), scaled by
- * 2^n as two factors 2^(n/2) so that results down to the subnormal range
- * stay right; x above 88.72 gives +inf, below -103.97 gives 0, NaN stays
- * NaN.
+ * degree-6 polynomial (Cephes' expf coefficients, ~1 ulp), scaled by 2^n:
+ * by AVX-512's vscalefps on 16 lanes where the CPU has it (one
+ * instruction), else as two factors 2^(n/2) (2^128 is no float; six
+ * integer instructions and two multiplies).  x above 88.72 gives +inf,
+ * NaN stays NaN, and x below -87.3 gives 0 (e^-87.3 = 1.2e-38, FLT_MIN
+ * and 2.7% more): x is clamped to [-87.3, 88.73] first, so no lane
+ * computes a subnormal.  A subnormal result costs a microcode assist per
+ * vector on the x86 cores here: the old expansion computed them from
+ * -87.34 down to -103.97, and x clamped at -104 made BERT's Softmax rows
+ * (masked by adding -10000) 6x slower.
  * tanh: sign(x) (1 - e) / (1 + e) with e = exp(-2|x|), and the odd Taylor
  * series (to x^13) below |x| < 0.25 where the quotient loses digits.
  * erf: sign(x) times, for |x| <= 1, |x| p(x^2); for 1 < |x| < 4,
@@ -19,6 +25,7 @@
  * within 2.7 ulp (2e-7 relative).  GELU's erf was one libm call per lane.
  */
 #include <math.h>
+#include <string.h>
 
 #include "llvm_cpu.h"
 
@@ -36,21 +43,50 @@ static LLVMValueRef fmadd(lc_cg *cg, LLVMValueRef a, LLVMValueRef b,
   return lc_intrinsic(cg, "llvm.fmuladd", &ty, 1, args, 3);
 }
 
-/* e^x for a <N x float> value. */
+/* Does the CPU compiled for have AVX-512F (x86 only)? */
+static int has_avx512(lc_cg *cg) {
+  const char *tr = cg->target->triple;
+  return (strncmp(tr, "x86_64", 6) == 0 || strncmp(tr, "i686", 4) == 0) &&
+         lc_vector_bits_of(cg->target->mcpu, cg->target->mattr) >= 512;
+}
+
+/* p * 2^floor(k) by AVX-512's vscalefps on <16 x float> (one rounding;
+ * overflow gives inf, underflow a subnormal or 0). */
+static LLVMValueRef scalef16(lc_cg *cg, LLVMValueRef p, LLVMValueRef k) {
+  static const char name[] = "llvm.x86.avx512.mask.scalef.ps.512";
+  LLVMTypeRef vt = LLVMTypeOf(p);
+  LLVMTypeRef pt[5] = {vt, vt, vt, LLVMInt16TypeInContext(cg->ctx),
+                       cg->t_i32};
+  LLVMTypeRef fty = LLVMFunctionType(vt, pt, 5, 0);
+  LLVMValueRef f = LLVMGetNamedFunction(cg->mod, name);
+  if (!f) f = LLVMAddFunction(cg->mod, name, fty);
+  /* all lanes; rounding 4: the current direction */
+  LLVMValueRef args[5] = {p, k, LLVMGetUndef(vt),
+                          LLVMConstInt(pt[3], 0xffff, 0),
+                          LLVMConstInt(cg->t_i32, 4, 0)};
+  return LLVMBuildCall2(cg->b, fty, f, args, 5, "vexp");
+}
+
+/* e^x for a <N x float> value (see the top of the file). */
 LLVMValueRef lc_vexp_f32(lc_cg *cg, LLVMValueRef x) {
   LLVMTypeRef vt = LLVMTypeOf(x);
   unsigned n = LLVMGetVectorSize(vt);
   LLVMTypeRef it = LLVMVectorType(cg->t_i32, n);
-  LLVMValueRef two[2];
-  /* n = rint(x * log2(e)), clamped NaN-safely to [-150, 128] */
+  int scalef = n == 16 && has_avx512(cg);
+  LLVMValueRef x0 = x;
+  /* x clamped to [-87.3, 88.73] by selects that keep a NaN (x86's
+   * vminps / vmaxps with the constant first).  At ln(FLT_MIN) = -87.34
+   * itself the polynomial may land a rounding below 1 and the scaled
+   * result below FLT_MIN: subnormal, and one assist per vector of BERT's
+   * masked Softmax rows on AVX2 (6.5x their time). */
+  LLVMValueRef hi = splat(cg, vt, 88.73), lo = splat(cg, vt, -87.3);
+  x = LLVMBuildSelect(cg->b, LLVMBuildFCmp(cg->b, LLVMRealOLT, hi, x, ""),
+                      hi, x, "");
+  x = LLVMBuildSelect(cg->b, LLVMBuildFCmp(cg->b, LLVMRealOGT, lo, x, ""),
+                      lo, x, "");
+  /* k = rint(x log2(e)), in [-126, 128] (NaN for a NaN x) */
   LLVMValueRef t = LLVMBuildFMul(cg->b, x, splat(cg, vt, 1.44269504088896341), "");
   LLVMValueRef k = lc_intrinsic(cg, "llvm.rint", &vt, 1, &t, 1);
-  two[0] = k;
-  two[1] = splat(cg, vt, 128.0);
-  k = lc_intrinsic(cg, "llvm.minnum", &vt, 1, two, 2);
-  two[0] = k;
-  two[1] = splat(cg, vt, -150.0);
-  k = lc_intrinsic(cg, "llvm.maxnum", &vt, 1, two, 2);
   /* r = x - k ln2 (Cody-Waite split) */
   LLVMValueRef nk = LLVMBuildFNeg(cg->b, k, "");
   LLVMValueRef r = fmadd(cg, nk, splat(cg, vt, 0.693359375), x);
@@ -64,22 +100,28 @@ LLVMValueRef lc_vexp_f32(lc_cg *cg, LLVMValueRef x) {
   LLVMValueRef r2 = LLVMBuildFMul(cg->b, r, r, "");
   p = fmadd(cg, p, r2, r);
   p = LLVMBuildFAdd(cg->b, p, splat(cg, vt, 1.0), "");
-  /* scale by 2^k = 2^k1 * 2^k2, k1 = k >> 1 */
-  LLVMValueRef ki = LLVMBuildFPToSI(cg->b, k, it, "");
-  LLVMValueRef k1 = LLVMBuildAShr(cg->b, ki, lc_broadcast(cg, LLVMConstInt(cg->t_i32, 1, 0), (int)n), "");
-  LLVMValueRef k2 = LLVMBuildSub(cg->b, ki, k1, "");
-  LLVMValueRef bias = lc_broadcast(cg, LLVMConstInt(cg->t_i32, 127, 0), (int)n);
-  LLVMValueRef sh = lc_broadcast(cg, LLVMConstInt(cg->t_i32, 23, 0), (int)n);
-  LLVMValueRef s1 = LLVMBuildBitCast(
-      cg->b, LLVMBuildShl(cg->b, LLVMBuildAdd(cg->b, k1, bias, ""), sh, ""), vt, "");
-  LLVMValueRef s2 = LLVMBuildBitCast(
-      cg->b, LLVMBuildShl(cg->b, LLVMBuildAdd(cg->b, k2, bias, ""), sh, ""), vt, "");
-  LLVMValueRef y = LLVMBuildFMul(cg->b, LLVMBuildFMul(cg->b, p, s1, ""), s2, "");
-  /* overflow and underflow */
-  LLVMValueRef big = LLVMBuildFCmp(cg->b, LLVMRealOGT, x, splat(cg, vt, 88.72283935546875), "");
-  y = LLVMBuildSelect(cg->b, big, splat(cg, vt, INFINITY), y, "");
-  LLVMValueRef small = LLVMBuildFCmp(cg->b, LLVMRealOLT, x, splat(cg, vt, -103.972076416015625), "");
-  return LLVMBuildSelect(cg->b, small, splat(cg, vt, 0.0), y, "vexp");
+  LLVMValueRef y;
+  if (scalef) {
+    y = scalef16(cg, p, k); /* a NaN p or k gives NaN */
+  } else {
+    /* scale by 2^k = 2^k1 * 2^k2, k1 = k >> 1 (2^128 is not a float); a
+     * NaN k taken to -126 first (fptosi of NaN is poison; p is NaN) */
+    LLVMValueRef two[2] = {k, splat(cg, vt, -126.0)};
+    LLVMValueRef kn = lc_intrinsic(cg, "llvm.maxnum", &vt, 1, two, 2);
+    LLVMValueRef ki = LLVMBuildFPToSI(cg->b, kn, it, "");
+    LLVMValueRef k1 = LLVMBuildAShr(cg->b, ki, lc_broadcast(cg, LLVMConstInt(cg->t_i32, 1, 0), (int)n), "");
+    LLVMValueRef k2 = LLVMBuildSub(cg->b, ki, k1, "");
+    LLVMValueRef bias = lc_broadcast(cg, LLVMConstInt(cg->t_i32, 127, 0), (int)n);
+    LLVMValueRef sh = lc_broadcast(cg, LLVMConstInt(cg->t_i32, 23, 0), (int)n);
+    LLVMValueRef s1 = LLVMBuildBitCast(
+        cg->b, LLVMBuildShl(cg->b, LLVMBuildAdd(cg->b, k1, bias, ""), sh, ""), vt, "");
+    LLVMValueRef s2 = LLVMBuildBitCast(
+        cg->b, LLVMBuildShl(cg->b, LLVMBuildAdd(cg->b, k2, bias, ""), sh, ""), vt, "");
+    y = LLVMBuildFMul(cg->b, LLVMBuildFMul(cg->b, p, s1, ""), s2, "");
+  }
+  /* below e^-87.3 = 1.2e-38, FLT_MIN and 2.7% more: 0 */
+  LLVMValueRef tiny = LLVMBuildFCmp(cg->b, LLVMRealOLT, x0, lo, "");
+  return LLVMBuildSelect(cg->b, tiny, splat(cg, vt, 0.0), y, "vexp");
 }
 
 /* tanh(x) for a <N x float> value. */

@@ -37,7 +37,9 @@
  *                 one up to min(14, registers - 4) / tile_oc - 7 on
  *                 AVX-512's 32 zmm registers with two chunks, 6 on AVX2's
  *                 16 ymm - so the accumulators, the weight vectors and
- *                 the broadcast fit.
+ *                 the broadcast fit; half that for a depthwise
+ *                 convolution on AVX-512 whose epilogue calls exp,
+ *                 sigmoid, tanh or erf (EfficientNet's SiLU).
  *   tile_oh       a divisor of the output height up to 8: output rows in
  *                 the register block, by default what the width left of
  *                 that budget.  Blocks whose accumulators leave fewer than
@@ -338,6 +340,31 @@ int64_t lc_conv_rows_block(const lc_isa *isa, int64_t OCC, int64_t OH,
   return best;
 }
 
+/* Does e call exp, sigmoid, tanh or erf (an inline expansion of a dozen
+ * vector constants and twenty instructions per vector, codegen_vmath.c)? */
+static int calls_vmath(tvm_visitor *v, const tvm_expr *e) {
+  if (e->kind == TVM_CALL &&
+      (e->u.call.op == TVM_INTRIN_EXP || e->u.call.op == TVM_INTRIN_SIGMOID ||
+       e->u.call.op == TVM_INTRIN_TANH || e->u.call.op == TVM_INTRIN_ERF))
+    v->data = (void *)e;
+  return v->data == NULL; /* stop at the first */
+}
+
+/* Does the epilogue (the stages of ops other than conv and pad) call one
+ * of the functions above? */
+static int epilogue_vmath(const tvm_ptrvec *ops, const tvm_operation *conv,
+                          const tvm_operation *pad) {
+  for (size_t i = 0; i < ops->len; i++) {
+    const tvm_operation *op = ops->data[i];
+    if (op == conv || op == pad || op->kind != TVM_OP_COMPUTE || !op->body)
+      continue;
+    tvm_visitor v = {calls_vmath, NULL, NULL};
+    tvm_visit_expr(&v, op->body);
+    if (v.data) return 1;
+  }
+  return 0;
+}
+
 /* Schedules outs[0] as described at the top of the file. */
 int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
                                        tvm_tensor **outs, uint32_t nouts,
@@ -403,6 +430,21 @@ int32_t llvm_cpu_schedule_conv2d_nchwc(tvm_plugin_target *t, tvm_schedule *s,
    * 0.94-1.01x (2 threads) of the time, in-process A/B, Zen 3 */
   int64_t tc_dflt = 1, cap = 1;
   lc_conv_rows_block(&isa, OCC, OH, OW, vpo, depthwise, &tc_dflt, &cap);
+  /* A depthwise block whose epilogue calls exp, sigmoid, tanh or erf
+   * takes half the pixels on AVX-512.  With the expansion's dozen
+   * constants held in registers across the loop, LLVM spilled the
+   * block's accumulators and inputs (a 5x5 block of 14 pixels: 109
+   * spills and 321 reloads, against 26 and 27 with a ReLU epilogue), and
+   * an exp epilogue made the step 3.4x slower than a ReLU one (0.29
+   * against 0.085 ms, 240 channels on 28x28), 0.20 ms with 7 pixels.
+   * EfficientNet-B0's SiLU layers, one at a time (in-process A/B, Ice
+   * Lake, 1 thread): 3x3/2 96 on 112x112 0.83x the time, 5x5/2 144 on
+   * 56x56 0.73x, 5x5 240 on 28x28 0.87x, 5x5 672 on 14x14 0.98x, 3x3 on
+   * 112x112 and 56x56 0.96x and 1.04x.  Not on AVX2, whose block is 6
+   * pixels already: halved it ran 0.97-2.07x the time (7x7's 1152
+   * channels: 7 pixels to 1). */
+  if (depthwise && isa.vregs >= 32 && epilogue_vmath(&ops, conv, pad))
+    cap = cap / 2 > 1 ? cap / 2 : 1;
   int64_t choices[32];
   int nch = 0, dflt = 0;
   for (int64_t d = 1; d <= OW && d <= 32 && nch < 32; d++)

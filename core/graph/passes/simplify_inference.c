@@ -16,6 +16,8 @@
  *      * otherwise replaced by Mul(x, a) and Add(., b) with constants of
  *        shape [C, 1, ..., 1] that broadcast over the channel dimension.
  *  - Pow(x, 2) of a float x by a constant scalar is Mul(x, x).
+ *  - ReduceMean / ReduceMax of a 4-D float32 tensor over its two spatial
+ *    axes, keeping them, is GlobalAveragePool / GlobalMaxPool.
  * New constants are named after their node ("<conv>.weight",
  * "<bn>.scale").  A new value replacing the BatchNormalization output (the
  * Add) takes that output's name; a producer's output that absorbed the
@@ -334,6 +336,52 @@ static int simplify_pow(walk *w, tvm_gnode *n) {
   return 1;
 }
 
+/* ReduceMean / ReduceMax of a 4-D float32 x over its two spatial axes
+ * ({2, 3} or {-2, -1}, as the attribute or a constant input) with
+ * keepdims: GlobalAveragePool / GlobalMaxPool, the same [N, C, 1, 1].
+ * torch's dynamo exporter writes squeeze-and-excitation's squeeze that
+ * way; the pools run on the blocked layout of the convolutions around
+ * them (alter_layout), where a ReduceMean sent each map back to NCHW and
+ * its scale forth again (EfficientNet-B0 at opset 18: 32 LayoutTransform
+ * steps).  1 when rewritten. */
+static int simplify_spatial_reduce(walk *w, tvm_gnode *n, const char *pool) {
+  if (n->noutputs != 1 || !n->outputs[0] || n->ninputs < 1 || n->ninputs > 2)
+    return 0;
+  tvm_gvalue *x = n->inputs[0];
+  if (!x || x->layout || x->ndim != 4 || !tvm_dtype_eq(x->dtype, TVM_F32) ||
+      tvm_gnode_int(n, "keepdims", 1) != 1)
+    return 0;
+  int64_t ax[4];
+  int cnt = 0;
+  const tvm_gvalue *a = n->ninputs > 1 ? n->inputs[1] : NULL;
+  if (a) {
+    if (a->kind != TVM_GV_CONST || !a->data || a->ndim != 1 ||
+        !tvm_dtype_eq(a->dtype, TVM_I64) || a->shape[0] != 2)
+      return 0;
+    cnt = 2;
+    memcpy(ax, a->data, sizeof(int64_t) * 2);
+  } else {
+    const int64_t *v;
+    cnt = tvm_gnode_ints(n, "axes", &v);
+    if (cnt != 2) return 0;
+    memcpy(ax, v, sizeof(int64_t) * 2);
+  }
+  int seen[4] = {0, 0, 0, 0};
+  for (int k = 0; k < cnt; k++) {
+    int64_t d = ax[k] < 0 ? ax[k] + 4 : ax[k];
+    if (d != 2 && d != 3) return 0;
+    seen[d] = 1;
+  }
+  if (!seen[2] || !seen[3]) return 0;
+  const char *pn = tvm_arena_printf(w->g->arena, "%s.pool", n->name);
+  if (!pn)
+    return tvm_diag_set(TVM_ERR_NOMEM, "out of memory rewriting '%s'", n->name);
+  tvm_gvalue *y = tvm_graph_apply(w->g, pool, pn, &x, 1, NULL, 0, 1, NULL);
+  if (!y) return tvm_graph_status(w->g);
+  take_over(w, n, y);
+  return 1;
+}
+
 /* Simplifies g for inference (see the top of the file). */
 tvm_status tvm_graph_pass_simplify_inference(tvm_graph *g) {
   if (!g) return tvm_diag_set(TVM_ERR_INVALID, "simplify_inference: graph is NULL");
@@ -352,6 +400,10 @@ tvm_status tvm_graph_pass_simplify_inference(tvm_graph *g) {
       done = simplify_bn(&w, n);
     } else if (strcmp(n->op, "Pow") == 0) {
       done = simplify_pow(&w, n);
+    } else if (strcmp(n->op, "ReduceMean") == 0) {
+      done = simplify_spatial_reduce(&w, n, "GlobalAveragePool");
+    } else if (strcmp(n->op, "ReduceMax") == 0) {
+      done = simplify_spatial_reduce(&w, n, "GlobalMaxPool");
     }
     if (done < 0) st = done;
     else if (done) st = tvm_ptrmap_put(&w.dead, n, n);

@@ -214,6 +214,43 @@ static void test_simplify_pow(void **state) {
   tvm_graph_free(g);
 }
 
+/* ReduceMean / ReduceMax of a 4-D float32 tensor over {2, 3} (the
+ * attribute), {-1, -2} (a constant input, opset 18) with keepdims become
+ * GlobalAveragePool / GlobalMaxPool; over {1, 2}, without keepdims, or
+ * over one axis they stay.  Values unchanged. */
+static void test_simplify_spatial_reduce(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 3, 4, 5}, 4);
+  tvm_gvalue *a = tvm_graph_const(g, "a", tvm_dt(kDLInt, 64, 1),
+                                  (int64_t[]){2}, 1, (int64_t[]){-1, -2});
+  tvm_gattr hw = tvm_gattr_ints("axes", (int64_t[]){2, 3}, 2);
+  tvm_gattr ch = tvm_gattr_ints("axes", (int64_t[]){1, 2}, 2);
+  tvm_gattr w1 = tvm_gattr_ints("axes", (int64_t[]){3}, 1);
+  tvm_gattr nokeep[2] = {hw, tvm_gattr_int("keepdims", 0)};
+  tvm_gvalue *y[6] = {
+      tvm_graph_apply(g, "ReduceMean", "m0", TVM_IN(x), &hw, 1, 1, NULL),
+      tvm_graph_apply(g, "ReduceMax", "m1", TVM_IN(x, a), NULL, 0, 1, NULL),
+      tvm_graph_apply(g, "ReduceMean", "m2", TVM_IN(x, a), NULL, 0, 1, NULL),
+      tvm_graph_apply(g, "ReduceMean", "k0", TVM_IN(x), &ch, 1, 1, NULL),
+      tvm_graph_apply(g, "ReduceMean", "k1", TVM_IN(x), nokeep, 2, 1, NULL),
+      tvm_graph_apply(g, "ReduceMax", "k2", TVM_IN(x), &w1, 1, 1, NULL)};
+  for (int i = 0; i < 6; i++) CHECK_OK(tvm_graph_mark_output(g, y[i]));
+  check_pass_keeps_numbers(g, tvm_graph_pass_simplify_inference, 6);
+  int gap = 0, gmp = 0, red = 0;
+  for (size_t i = 0; i < g->nodes.len; i++) {
+    const tvm_gnode *n = g->nodes.data[i];
+    gap += strcmp(n->op, "GlobalAveragePool") == 0;
+    gmp += strcmp(n->op, "GlobalMaxPool") == 0;
+    red += strncmp(n->op, "Reduce", 6) == 0;
+  }
+  assert_int_equal(gap, 2);
+  assert_int_equal(gmp, 1);
+  assert_int_equal(red, 3);
+  tvm_graph_free(g);
+}
+
 /* The passes in a compiler's order on a small residual network with
  * duplicated branches, constant weight preprocessing and a dead head. */
 static tvm_status all_passes(tvm_graph *g) {
@@ -262,6 +299,7 @@ int main(void) {
       cmocka_unit_test(test_simplify_numeric),
       cmocka_unit_test(test_simplify_gemm_numeric),
       cmocka_unit_test(test_simplify_pow),
+      cmocka_unit_test(test_simplify_spatial_reduce),
       cmocka_unit_test(test_pipeline_numeric),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,12 @@
  * By default the block depends only on the channel count, so a producer
  * and its consumer agree and no transform is needed between them.
  * Outputs whose channels give no block (odd counts above the lane width)
- * stay NCHW, as do group convolutions.
+ * stay NCHW.  A group convolution with as many outputs as inputs takes
+ * the same block on both sides; its groups hold whole blocks, or
+ * alter_layout merges groups narrower than a block into one block-wide
+ * group with zero weights between them (RegNetY-400MF's groups of 8
+ * channels: twice the multiply-adds, in whole 16-lane vectors); other
+ * group convolutions stay NCHW.
  *
  * A regular convolution's count above the lanes that they do not divide
  * runs in padded blocks of the lanes when that adds at most 1/8 to the
@@ -240,7 +245,18 @@ int32_t llvm_cpu_alter_layout(tvm_plugin_target *t, const tvm_gnode *n,
   int64_t ib = channel_block(C, lanes), ob = channel_block(M, lanes);
   if (!ib || !ob || ob < 4 || ib > 4096 || ob > 4096) return 0;
   int dw = group == C && M == C && ws[1] == 1;
-  if (group != 1 && !dw) return 0;
+  if (group != 1 && !dw) {
+    /* a group convolution with as many outputs as inputs (ResNeXt's,
+     * RegNet's): blocks of the lanes, groups of whole blocks or narrower
+     * ones merged into a block (alter_layout) */
+    int64_t cpg = C / group, b = channel_block(C, lanes);
+    if (C % group || M != C || !b || b < 4 || (cpg % b && b % cpg))
+      return 0;
+    snprintf(out->data, sizeof out->data, "NCHW%dc", (int)b);
+    snprintf(out->weight, sizeof out->weight, "OIHW%di%do", (int)b, (int)b);
+    snprintf(out->out, sizeof out->out, "NCHW%dc", (int)b);
+    return 0;
+  }
   if (!dw && pads_to_lanes(M, lanes)) ob = lanes;
   if (!dw && pads_to_lanes(C, lanes)) ib = lanes;
   tvm_config *cfg = tvm_gnode_layout_config(n);

@@ -6,6 +6,10 @@
  *   X   [N, C/ib, H, W, ib]          data_layout   "NCHW<ib>c"
  *   W   [M/ob, C/ib, KH, KW, ib, ob] kernel_layout "OIHW<ib>i<ob>o"
  *       depthwise (group == C == M, ib == ob): [M/ob, 1, KH, KW, 1, ob]
+ *       grouped (1 < group, C/group a multiple of ib, M/group of ob):
+ *       [M/ob, C/group/ib, KH, KW, ib, ob], output block o reading the
+ *       input blocks of its group (alter_layout merges groups narrower
+ *       than a block into one of the block's width, zero weights across)
  *   B   [M] (optional)
  *   Y   [N, M/ob, OH, OW, ob]        out_layout    "NCHW<ob>c"
  *
@@ -31,6 +35,7 @@ typedef struct cc_info {
   op_window win;
   int64_t N, C, H, W, M, ib, ob, group;
   int depthwise;
+  int grouped; /* 1 < group, not depthwise: blocks within groups */
   int flat; /* attribute flat_pixels: the conv over flattened pixels */
 } cc_info;
 
@@ -74,10 +79,17 @@ static tvm_status cc_check(const tvm_gnode *n, cc_info *ci, int64_t *oshape) {
   } else if (ci->group == ci->C && ci->M == ci->C && ci->ib == ci->ob &&
              w->shape[1] == 1 && w->shape[4] == 1) {
     ci->depthwise = 1;
+  } else if (ci->group > 1 && ci->C % ci->group == 0 &&
+             ci->M % ci->group == 0 && (ci->C / ci->group) % ci->ib == 0 &&
+             (ci->M / ci->group) % ci->ob == 0 && w->shape[4] == ci->ib &&
+             w->shape[1] * ci->ib == ci->C / ci->group) {
+    ci->grouped = 1;
   } else {
     return op_fail(n, TVM_ERR_UNSUPPORTED,
-                   "group = %lld: Conv_NCHWc supports group 1 and depthwise "
-                   "(group == channels, equal blocks)",
+                   "group = %lld: Conv_NCHWc supports group 1, depthwise "
+                   "(group == channels, equal blocks) and groups whose "
+                   "input and output channels are whole blocks (W [M/ob, "
+                   "C/group/ib, KH, KW, ib, ob])",
                    (long long)ci->group);
   }
   if (b && (b->ndim != 1 || b->shape[0] != ci->M))
@@ -157,7 +169,8 @@ static tvm_expr *cc_conv_body(tvm_ctx *c, tvm_expr **i, void *ud) {
   tvm_iter_var *ax[4];
   int na = 0;
   if (!u->ci.depthwise)
-    ax[na++] = tvm_reduce_axis(c, "ic", 0, u->ci.C / u->ci.ib);
+    ax[na++] = tvm_reduce_axis(c, "ic", 0,
+                               u->ci.C / u->ci.group / u->ci.ib);
   ax[na++] = tvm_reduce_axis(c, "ry", 0, w->k[0]);
   ax[na++] = tvm_reduce_axis(c, "rx", 0, w->k[1]);
   if (!u->ci.depthwise)
@@ -187,7 +200,15 @@ static tvm_expr *cc_conv_body(tvm_ctx *c, tvm_expr **i, void *ud) {
     b = TVM_AT(c, u->w, i[1], tvm_int(c, 0), ry->var, rx->var, tvm_int(c, 0),
                i[4]);
   } else {
-    a = TVM_AT(c, u->xp, i[0], ax[0]->var, h, x, ax[3]->var);
+    tvm_expr *icb = ax[0]->var;
+    if (u->ci.grouped) { /* the input blocks of output block i[1]'s group */
+      int64_t opg = u->ci.M / u->ci.group / u->ci.ob;
+      int64_t ipg = u->ci.C / u->ci.group / u->ci.ib;
+      icb = tvm_add(c, tvm_mul(c, tvm_floordiv(c, i[1], tvm_int(c, opg)),
+                               tvm_int(c, ipg)),
+                    icb);
+    }
+    a = TVM_AT(c, u->xp, i[0], icb, h, x, ax[3]->var);
     b = TVM_AT(c, u->w, i[1], ax[0]->var, ry->var, rx->var, ax[3]->var, i[4]);
   }
   return tvm_sum(c, tvm_mul(c, a, b), ax, na);
@@ -262,14 +283,15 @@ static tvm_status cc_reference(const tvm_gnode *n, const DLTensor *const *in,
   float *yd = (float *)((char *)out[0]->data + out[0]->byte_offset);
   const op_window *win = &ci.win;
   int64_t KH = win->k[0], KW = win->k[1], OH = win->out[0], OW = win->out[1];
-  int64_t cin = ci.depthwise ? 1 : ci.C, wib = ci.depthwise ? 1 : ci.ib;
+  int64_t cin = ci.depthwise ? 1 : ci.C / ci.group;
+  int64_t wib = ci.depthwise ? 1 : ci.ib, mpg = ci.M / ci.group;
   for (int64_t bn = 0; bn < ci.N; bn++)
     for (int64_t m = 0; m < ci.M; m++)
       for (int64_t oh = 0; oh < OH; oh++)
         for (int64_t ow = 0; ow < OW; ow++) {
           double acc = b ? op_dl_getf(b, m) : 0;
           for (int64_t r = 0; r < cin; r++) {
-            int64_t c = ci.depthwise ? m : r;
+            int64_t c = ci.depthwise ? m : (m / mpg) * cin + r;
             for (int64_t ky = 0; ky < KH; ky++)
               for (int64_t kx = 0; kx < KW; kx++) {
                 int64_t ih = oh * win->s[0] + ky * win->d[0] - win->pads[0];
@@ -296,7 +318,7 @@ static const tvm_gop_def defs[] = {
     {"Conv_NCHWc", 2, 3, 1, 1, TVM_PAT_OUT_ELEMWISE_FUSABLE, cc_infer,
      cc_compute, cc_reference,
      "internal: 2-D convolution on channel-blocked data (NCHW<b>c, "
-     "OIHW<b>i<b>o weights), group 1 or depthwise"},
+     "OIHW<b>i<b>o weights), group 1, depthwise or whole-block groups"},
 };
 
 const ops_family ops_conv_nchwc_family = {

@@ -236,6 +236,42 @@ static tvm_status alter_winograd_nchwc(al_state *s, tvm_gnode *n,
   return set_twin(s, n->outputs[0], y, ch->out);
 }
 
+/* The weights w [M, C/group, KH, KW] of a convolution whose groups are
+ * narrower than b channels (b a multiple of C/group, as many outputs as
+ * inputs per group), as those of the convolution in groups of b:
+ * [M, b, KH, KW], output m reading input r of its b-group through w's
+ * weight where r lies in m's own group, 0 elsewhere (b / (C/group) times
+ * the multiply-adds, in whole vector blocks).  NULL on failure (the
+ * graph's status says). */
+static tvm_gvalue *merged_group_weights(al_state *s, tvm_gvalue *w,
+                                        int64_t b) {
+  int64_t M = w->shape[0], cpg = w->shape[1], K = w->shape[2] * w->shape[3];
+  if (!w->data || !tvm_dtype_eq(w->dtype, TVM_F32)) {
+    tvm_diag_set(TVM_ERR_UNSUPPORTED,
+                 "alter_layout: group weights '%s' are not float32 data",
+                 w->name);
+    return NULL;
+  }
+  float *d = tvm_calloc((size_t)(M * b * K), sizeof(float));
+  if (!d) {
+    tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
+    return NULL;
+  }
+  const float *src = w->data;
+  for (int64_t m = 0; m < M; m++) {
+    int64_t first = (m % b) / cpg * cpg; /* m's group within its b-group */
+    for (int64_t r = 0; r < cpg; r++)
+      memcpy(d + (m * b + first + r) * K, src + (m * cpg + r) * K,
+             sizeof(float) * (size_t)K);
+  }
+  int64_t shape[4] = {M, b, w->shape[2], w->shape[3]};
+  tvm_gvalue *r = tvm_graph_const(
+      s->g, tvm_arena_printf(s->g->arena, "%s.groups%lld", w->name, (long long)b),
+      w->dtype, shape, 4, d);
+  tvm_free(d);
+  return r;
+}
+
 /* Conv -> Conv_NCHWc when the target asks for it.  *done = 1 when
  * rewritten. */
 static tvm_status alter_conv(al_state *s, tvm_gnode *n,
@@ -281,6 +317,25 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
                         "and output layout '%s' for Conv '%s'; only NCHW<b>c "
                         "is supported",
                         ch.data, ch.out, n->name);
+  /* a group convolution (not depthwise): groups of whole blocks, or
+   * groups narrower than a block merged into groups of the block's width
+   * (ib == ob, as many outputs as inputs per group) with zero weights
+   * between them; otherwise it stays NCHW */
+  int64_t group = tvm_gnode_int(n, "group", 1), ib = op_layout_nchwc_block(ch.data);
+  int64_t C = x->shape[1], M = w->shape[0], merged = 0;
+  if (group > 1 && !(group == C && M == C && w->shape[1] == 1)) {
+    int64_t ob0 = op_layout_nchwc_block(ch.out), cpg = C / group;
+    if (C % group || M % group || C % ib || M % ob0) return TVM_OK;
+    if (cpg % ib == 0 && (M / group) % ob0 == 0) {
+      merged = 0;
+    } else if (ib == ob0 && ib % cpg == 0 && M / group == cpg) {
+      merged = C / ib; /* the new group count */
+      w = merged_group_weights(s, w, ib);
+      if (!w) return failed(s);
+    } else {
+      return TVM_OK;
+    }
+  }
   tvm_gvalue *xb = blocked(s, x, ch.data);
   /* a weight shared by two convs gets two equal constants: cse merges.
    * Blocks that overrun the channels (padded: 1000 outputs in 63 blocks
@@ -313,7 +368,10 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
   if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
   int na = 0;
   for (int i = 0; i < n->nattrs; i++)
-    if (strcmp(n->attrs[i].name, "kernel_shape") != 0) at[na++] = n->attrs[i];
+    if (strcmp(n->attrs[i].name, "kernel_shape") != 0 &&
+        !(merged && strcmp(n->attrs[i].name, "group") == 0))
+      at[na++] = n->attrs[i];
+  if (merged) at[na++] = tvm_gattr_int("group", merged);
   at[na++] = tvm_gattr_str("data_layout", ch.data);
   at[na++] = tvm_gattr_str("kernel_layout", ch.weight);
   at[na++] = tvm_gattr_str("out_layout", ch.out);

@@ -6,7 +6,8 @@
  * compiled with NCHW<b>c convolutions and the conv2d_NCHWc schedule
  * compared with tvm_graph_eval_reference on random inputs: strides, pads,
  * dilations, odd channel counts (blocks 3, 4, 8, 16), depthwise, group
- * convolutions (kept NCHW), residual blocks with per-channel constants,
+ * convolutions (blocked in whole-block groups or groups merged into a
+ * block; kept NCHW where neither applies), residual blocks with per-channel constants,
  * and graph outputs that keep their names and the model's layout; the
  * channel blocks as layout knobs (presets and tuning-log records), padded
  * channel blocks, and the tuner's features-only lowering.  The conv
@@ -203,7 +204,12 @@ static void test_conv_cases(void **state) {
       {1, 16, 16, 9, 9, 3, 1, 2, 2, 1, 1, 1},    /* dilation 2 */
       {1, 32, 32, 10, 10, 3, 2, 1, 1, 32, 1, 1}, /* depthwise, stride 2 */
       {1, 24, 24, 7, 7, 3, 1, 1, 1, 24, 0, 1},   /* depthwise, block 8 */
-      {1, 16, 32, 6, 6, 3, 1, 1, 1, 2, 1, 0},    /* group 2: stays NCHW */
+      {1, 16, 32, 6, 6, 3, 1, 1, 1, 2, 1, 0},    /* group 2, M != C: NCHW */
+      {1, 64, 64, 9, 9, 3, 1, 1, 1, 4, 1, 1},    /* groups of 16: whole blocks */
+      {1, 64, 64, 8, 8, 3, 2, 1, 1, 8, 1, 1},    /* groups of 8: merged on 16 lanes */
+      {1, 32, 32, 7, 7, 3, 1, 1, 1, 8, 0, 1},    /* groups of 4: merged */
+      {2, 96, 96, 6, 6, 1, 1, 0, 1, 3, 1, 1},    /* 1x1, groups of 32, batch 2 */
+      {1, 48, 48, 5, 5, 3, 1, 1, 1, 16, 1, 0},   /* groups of 3: stay NCHW */
       {1, 16, 3, 6, 6, 3, 1, 1, 1, 1, 1, 0},     /* 3 outputs: no block */
       {1, 16, 16, 13, 11, 3, 1, 0, 1, 1, 1, 1},  /* odd widths, no pad */
       {2, 16, 32, 8, 17, 3, 1, 1, 1, 1, 1, 1},   /* batch 2, prime width */

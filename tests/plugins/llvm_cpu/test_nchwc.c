@@ -210,6 +210,8 @@ static void test_conv_cases(void **state) {
       {1, 32, 32, 7, 7, 3, 1, 1, 1, 8, 0, 1},    /* groups of 4: merged */
       {2, 96, 96, 6, 6, 1, 1, 0, 1, 3, 1, 1},    /* 1x1, groups of 32, batch 2 */
       {1, 48, 48, 5, 5, 3, 1, 1, 1, 16, 1, 0},   /* groups of 3: stay NCHW */
+      {1, 24, 58, 7, 7, 1, 1, 0, 1, 1, 1, 1},    /* 58 = 2 x 29 outputs: padded */
+      {1, 58, 58, 6, 6, 3, 2, 1, 1, 1, 1, 1},    /* and inputs: padded */
       {1, 16, 3, 6, 6, 3, 1, 1, 1, 1, 1, 0},     /* 3 outputs: no block */
       {1, 16, 16, 13, 11, 3, 1, 0, 1, 1, 1, 1},  /* odd widths, no pad */
       {2, 16, 32, 8, 17, 3, 1, 1, 1, 1, 1, 1},   /* batch 2, prime width */

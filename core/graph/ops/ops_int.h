@@ -260,5 +260,8 @@ int op_dl_elem_bytes(const DLTensor *t);
 int64_t op_dl_bcast_index(const DLTensor *src, const DLTensor *out, int64_t flat);
 /* Unravels flat into idx (row-major) over shape. */
 void op_dl_unravel(int64_t flat, const int64_t *shape, int ndim, int64_t *idx);
+/* reduce.c: the axes a Reduce* node reduces (red[d], TVM_MAX_DIMS
+ * entries, for its input's dimensions) and its keepdims. */
+tvm_status op_reduce_axes(const tvm_gnode *n, int *red, int *keep);
 
 #endif /* TVM_GRAPH_OPS_INT_H */

@@ -113,6 +113,18 @@ static tvm_status red_info_of(const tvm_gnode *n, red_info *ri) {
   return TVM_OK;
 }
 
+/* The axes Reduce* node n reduces (red[d] for each dimension of its
+ * input) and its keepdims, as its compute reads them (for
+ * simplify_inference's rewrite into pools). */
+tvm_status op_reduce_axes(const tvm_gnode *n, int *red, int *keep) {
+  red_info ri;
+  tvm_status st = red_info_of(n, &ri);
+  if (st) return st;
+  memcpy(red, ri.red, sizeof ri.red);
+  *keep = ri.keep;
+  return TVM_OK;
+}
+
 /* Infer: validates the node (naming the attribute and the fix) and sets the
  * output dtype and shape. */
 static tvm_status red_infer(tvm_graph *g, tvm_gnode *n) {

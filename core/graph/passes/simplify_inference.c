@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "../graph_int.h"
+#include "../ops/ops_int.h"
 #include "tvm/graph_passes.h"
 
 typedef struct walk {
@@ -338,41 +339,21 @@ static int simplify_pow(walk *w, tvm_gnode *n) {
 
 /* ReduceMean / ReduceMax of a 4-D float32 x over its two spatial axes
  * ({2, 3} or {-2, -1}, as the attribute or a constant input) with
- * keepdims: GlobalAveragePool / GlobalMaxPool, the same [N, C, 1, 1].
+ * keepdims (as the operator reads them, op_reduce_axes):
+ * GlobalAveragePool / GlobalMaxPool, the same [N, C, 1, 1].
  * torch's dynamo exporter writes squeeze-and-excitation's squeeze that
  * way; the pools run on the blocked layout of the convolutions around
  * them (alter_layout), where a ReduceMean sent each map back to NCHW and
  * its scale forth again (EfficientNet-B0 at opset 18: 32 LayoutTransform
  * steps).  1 when rewritten. */
 static int simplify_spatial_reduce(walk *w, tvm_gnode *n, const char *pool) {
-  if (n->noutputs != 1 || !n->outputs[0] || n->ninputs < 1 || n->ninputs > 2)
-    return 0;
+  if (n->noutputs != 1 || !n->outputs[0] || n->ninputs < 1) return 0;
   tvm_gvalue *x = n->inputs[0];
+  int red[TVM_MAX_DIMS], keep;
   if (!x || x->layout || x->ndim != 4 || !tvm_dtype_eq(x->dtype, TVM_F32) ||
-      tvm_gnode_int(n, "keepdims", 1) != 1)
+      op_reduce_axes(n, red, &keep) != TVM_OK || !keep || red[0] || red[1] ||
+      !red[2] || !red[3])
     return 0;
-  int64_t ax[4];
-  int cnt = 0;
-  const tvm_gvalue *a = n->ninputs > 1 ? n->inputs[1] : NULL;
-  if (a) {
-    if (a->kind != TVM_GV_CONST || !a->data || a->ndim != 1 ||
-        !tvm_dtype_eq(a->dtype, TVM_I64) || a->shape[0] != 2)
-      return 0;
-    cnt = 2;
-    memcpy(ax, a->data, sizeof(int64_t) * 2);
-  } else {
-    const int64_t *v;
-    cnt = tvm_gnode_ints(n, "axes", &v);
-    if (cnt != 2) return 0;
-    memcpy(ax, v, sizeof(int64_t) * 2);
-  }
-  int seen[4] = {0, 0, 0, 0};
-  for (int k = 0; k < cnt; k++) {
-    int64_t d = ax[k] < 0 ? ax[k] + 4 : ax[k];
-    if (d != 2 && d != 3) return 0;
-    seen[d] = 1;
-  }
-  if (!seen[2] || !seen[3]) return 0;
   const char *pn = tvm_arena_printf(w->g->arena, "%s.pool", n->name);
   if (!pn)
     return tvm_diag_set(TVM_ERR_NOMEM, "out of memory rewriting '%s'", n->name);

@@ -25,7 +25,6 @@
  * within 2.7 ulp (2e-7 relative).  GELU's erf was one libm call per lane.
  */
 #include <math.h>
-#include <string.h>
 
 #include "llvm_cpu.h"
 
@@ -41,13 +40,6 @@ static LLVMValueRef fmadd(lc_cg *cg, LLVMValueRef a, LLVMValueRef b,
   LLVMTypeRef ty = LLVMTypeOf(a);
   LLVMValueRef args[3] = {a, b, c};
   return lc_intrinsic(cg, "llvm.fmuladd", &ty, 1, args, 3);
-}
-
-/* Does the CPU compiled for have AVX-512F (x86 only)? */
-static int has_avx512(lc_cg *cg) {
-  const char *tr = cg->target->triple;
-  return (strncmp(tr, "x86_64", 6) == 0 || strncmp(tr, "i686", 4) == 0) &&
-         lc_vector_bits_of(cg->target->mcpu, cg->target->mattr) >= 512;
 }
 
 /* p * 2^floor(k) by AVX-512's vscalefps on <16 x float> (one rounding;
@@ -72,7 +64,7 @@ LLVMValueRef lc_vexp_f32(lc_cg *cg, LLVMValueRef x) {
   LLVMTypeRef vt = LLVMTypeOf(x);
   unsigned n = LLVMGetVectorSize(vt);
   LLVMTypeRef it = LLVMVectorType(cg->t_i32, n);
-  int scalef = n == 16 && has_avx512(cg);
+  int scalef = n == 16 && lc_target_simd_bits(cg->target) >= 512;
   LLVMValueRef x0 = x;
   /* x clamped to [-87.3, 88.73] by selects that keep a NaN (x86's
    * vminps / vmaxps with the constant first).  At ln(FLT_MIN) = -87.34

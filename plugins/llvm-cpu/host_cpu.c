@@ -91,6 +91,15 @@ int lc_vector_bits_of(const char *cpu, const char *features) {
   return 128;
 }
 
+/* The SIMD width the CPU target t compiles for has (its mcpu / mattr,
+ * not the schedules' vector_bits): 512 with AVX-512F, 256 with AVX or
+ * AVX2, 128 for another x86 CPU; 0 when t is not x86. */
+int lc_target_simd_bits(const tvm_plugin_target *t) {
+  const char *tr = t->triple ? t->triple : "";
+  if (strncmp(tr, "x86_64", 6) != 0 && strncmp(tr, "i686", 4) != 0) return 0;
+  return lc_vector_bits_of(t->mcpu ? t->mcpu : "", t->mattr ? t->mattr : "");
+}
+
 /* Online cores, at least 1. */
 int lc_num_cores(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);

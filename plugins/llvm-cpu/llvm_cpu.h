@@ -69,6 +69,8 @@ char *lc_host_cpu_name(void);
 char *lc_host_cpu_features(void);
 /* Native SIMD width implied by a feature string / CPU name: 512, 256, 128. */
 int lc_vector_bits_of(const char *cpu, const char *features);
+/* What target t's CPU has (its mcpu / mattr): 512, 256, 128; 0 off x86. */
+int lc_target_simd_bits(const tvm_plugin_target *t);
 /* Number of online cores (at least 1). */
 int lc_num_cores(void);
 /* A target machine for t (NULL with a report on failure). */

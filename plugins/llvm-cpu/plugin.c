@@ -173,14 +173,12 @@ static int32_t target_create(const tvm_plugin_attr_value *values,
   char desc[256];
   const char *arch = t->triple;
   size_t archlen = strcspn(arch, "-");
-  int x86 = strncmp(arch, "x86_64", 6) == 0 || strncmp(arch, "i686", 4) == 0;
-  int simd = lc_vector_bits_of(t->mcpu, t->mattr); /* what the CPU has */
+  int simd = lc_target_simd_bits(t); /* what the CPU has; 0 off x86 */
   snprintf(desc, sizeof desc, "%.*s %s%s, %d thread%s", (int)archlen, arch,
            t->mcpu,
-           !x86           ? ""
-           : simd >= 512  ? " +avx512f"
-           : simd >= 256  ? " +avx2"
-                          : "",
+           simd >= 512   ? " +avx512f"
+           : simd >= 256 ? " +avx2"
+                         : "",
            t->num_threads, t->num_threads == 1 ? "" : "s");
   t->description = strdup(desc);
 

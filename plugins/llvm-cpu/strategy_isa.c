@@ -16,7 +16,7 @@
 
 /* Fills *o for target t. */
 void lc_isa_of(const tvm_plugin_target *t, lc_isa *o) {
-  int isa = lc_vector_bits_of(t->mcpu ? t->mcpu : "", t->mattr ? t->mattr : "");
+  int isa = lc_target_simd_bits(t);
   o->vector_bits = t->vector_bits >= 128 ? t->vector_bits : 128;
   o->lanes = o->vector_bits / 32;
   o->vregs = isa >= 512 ? 32 : 16;

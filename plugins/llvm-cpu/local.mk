@@ -49,13 +49,23 @@ LLVM_CPU_TEST_DEPS = plugins/llvm-cpu/tvm-llvm-cpu.la
 check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu
 TESTS += tests/plugins/llvm_cpu/test_llvm_cpu
 tests_plugins_llvm_cpu_test_llvm_cpu_SOURCES = \
-	$(LLVM_CPU_HARNESS) \
+	$(LLVM_CPU_HARNESS) tests/plugins/llvm_cpu/tir_test.h \
 	tests/plugins/llvm_cpu/test_llvm_cpu.c
 tests_plugins_llvm_cpu_test_llvm_cpu_CFLAGS = $(TVM_TEST_CF)
 tests_plugins_llvm_cpu_test_llvm_cpu_LDADD = $(LLVM_CPU_HARNESS_LIBS)
 # generated code calls a function this program exports
 tests_plugins_llvm_cpu_test_llvm_cpu_LDFLAGS = -Wl,--export-dynamic
 EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
+# The math intrinsics and the inline vector math (exp, tanh, sigmoid, erf)
+# against libm, on the host's ISA and on x86-64-v3.
+check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu_vmath
+TESTS += tests/plugins/llvm_cpu/test_llvm_cpu_vmath
+tests_plugins_llvm_cpu_test_llvm_cpu_vmath_SOURCES = \
+	$(LLVM_CPU_HARNESS) tests/plugins/llvm_cpu/tir_test.h \
+	tests/plugins/llvm_cpu/test_llvm_cpu_vmath.c
+tests_plugins_llvm_cpu_test_llvm_cpu_vmath_CFLAGS = $(TVM_TEST_CF)
+tests_plugins_llvm_cpu_test_llvm_cpu_vmath_LDADD = $(LLVM_CPU_HARNESS_LIBS)
+EXTRA_tests_plugins_llvm_cpu_test_llvm_cpu_vmath_DEPENDENCIES = $(LLVM_CPU_TEST_DEPS)
 # The plugin's descriptor, attribute schema and targets.
 check_PROGRAMS += tests/plugins/llvm_cpu/test_llvm_cpu_target
 TESTS += tests/plugins/llvm_cpu/test_llvm_cpu_target

@@ -134,11 +134,23 @@ static int div_by_const(const tvm_expr *t, tvm_expr_kind kind, int64_t *c) {
          tvm_is_const_int(t->u.bin.b, c) && *c > 0;
 }
 
+/* Is y floormod(x, N) for a constant N that c divides?  Then
+ * floordiv(y, c)*c + floormod(x, c) == y: with x == q*c + r (r in [0, c)),
+ * y == floormod(q, N/c)*c + r, floordiv(y, c) == floormod(q, N/c). */
+static int mod_of_multiple(const tvm_expr *y, const tvm_expr *x, int64_t c) {
+  int64_t n;
+  return div_by_const(y, TVM_FLOORMOD, &n) && n % c == 0 &&
+         tvm_expr_equal(y->u.bin.a, x);
+}
+
 /* Finds one pair floordiv(X, c) with coefficient m*c and floormod(X, c)
  * with coefficient m (or the truncating div/mod pair, for which
  * (X / c)*c + X % c == X holds just the same) and replaces it by m*X, at
- * the place of the earlier of the two.  1 = rewritten, 0 = nothing found,
- * -1 = overflow. */
+ * the place of the earlier of the two; likewise floordiv(Y, c) and
+ * floormod(X, c) where Y == floormod(X, N) and c divides N (a fused loop
+ * split back into rows and columns: floordiv(floormod(X, H*W), W)*W +
+ * floormod(X, W) == floormod(X, H*W)), replaced by m*Y.  1 = rewritten,
+ * 0 = nothing found, -1 = overflow. */
 static int merge_one(arith_affine *a) {
   int i, j, idx;
   int64_t c, c2, want;
@@ -155,8 +167,12 @@ static int merge_one(arith_affine *a) {
       arith_affine x, out;
       if (j == i || a->coeff[j] != want) continue;
       if (!div_by_const(a->term[j], dk, &c2) || c2 != c) continue;
-      if (!tvm_expr_equal(a->term[j]->u.bin.a, a->term[i]->u.bin.a)) continue;
-      if (!arith_affine_of(a->term[i]->u.bin.a, &x)) return -1;
+      tvm_expr *num = a->term[j]->u.bin.a;
+      if (!tvm_expr_equal(num, a->term[i]->u.bin.a) &&
+          !(dk == TVM_FLOORDIV &&
+            mod_of_multiple(num, a->term[i]->u.bin.a, c)))
+        continue;
+      if (!arith_affine_of(num, &x)) return -1;
       arith_affine_const(&out, a->dtype, a->k);
       for (idx = 0; idx < a->n; idx++) {
         if (idx == i || idx == j) {

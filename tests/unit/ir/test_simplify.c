@@ -180,6 +180,26 @@ static void test_affine(void **state) {
   check(t, tvm_add(c, tvm_add(c, tvm_mul(c, tvm_floordiv(c, t->f, I(8)), I(8)), y),
                    tvm_floormod(c, t->f, I(8))),
         0, "f + y");
+  /* a fused loop split back into rows and columns of a plane:
+   * floordiv(floormod(f, 3136), 56)*56 + floormod(f, 56) == floormod(f, 3136),
+   * and the whole index f once the plane's multiple is added back */
+  {
+    tvm_expr *plane = tvm_floormod(c, t->f, I(3136));
+    tvm_expr *rc = tvm_add(c, tvm_mul(c, tvm_floordiv(c, plane, I(56)), I(56)),
+                           tvm_floormod(c, t->f, I(56)));
+    check(t, rc, 0, "floormod(f, 3136)");
+    check(t, tvm_add(c, tvm_mul(c, tvm_floordiv(c, t->f, I(3136)), I(3136)), rc), 0, "f");
+    check(t, tvm_mul(c, rc, I(2)), 0, "floormod(f, 3136) * 2");
+    /* 100 is no multiple of 56: rows of a 100-wide window do not merge */
+    tvm_expr *odd = tvm_add(
+        c, tvm_mul(c, tvm_floordiv(c, tvm_floormod(c, t->f, I(100)), I(56)), I(56)),
+        tvm_floormod(c, t->f, I(56)));
+    check(t, odd, 0, "floordiv(floormod(f, 100), 56) * 56 + floormod(f, 56)");
+    /* truncating pairs are not floor ones: no merge */
+    tvm_expr *tr = tvm_add(c, tvm_mul(c, tvm_div(c, tvm_floormod(c, t->f, I(3136)), I(56)), I(56)),
+                           tvm_mod(c, t->f, I(56)));
+    check(t, tr, 0, "floormod(f, 3136) / 56 * 56 + f % 56");
+  }
   /* chains of 20 and of 40 operands (past the one-step path's 32): x and
    * y cancel, z stays, the constants fold */
   for (int len = 20; len <= 40; len += 20) {

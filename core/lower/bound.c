@@ -48,11 +48,13 @@ static int thread_relax(const tvm_stage *st, tvm_iter_var *iv,
 
 /* Collects into b the loops enclosing consumer `cons` that producer
  * `prod` must cover: every loop inside prod's attach point, plus thread
- * loops outside it by the thread rule.  Walks from the consumer's own nest
- * out through the stages it is attached to. */
+ * loops outside it by the thread rule (with `all`, every loop enclosing
+ * the consumer).  Walks from the consumer's own nest out through the
+ * stages it is attached to. */
 static tvm_status collect_relaxed(tvm_ctx *c, const tvm_ptrmap *ranges,
                                   const lower_stage *prod,
-                                  const lower_stage *cons, tvm_bounds *b) {
+                                  const lower_stage *cons, int all,
+                                  tvm_bounds *b) {
   const tvm_stage *ps = prod->st;
   const tvm_stage *at = ps->attach == TVM_ATTACH_SCOPE ? ps->attach_stage : NULL;
   int at_idx = at ? lower_leaf_index(at, ps->attach_ivar) : -1;
@@ -71,7 +73,7 @@ static tvm_status collect_relaxed(tvm_ctx *c, const tvm_ptrmap *ranges,
   for (;;) {
     for (int l = 0; l <= hi; l++) {
       tvm_iter_var *iv = lower_leaf(cur, l);
-      int inside = !outside && !(cur == at && l <= at_idx);
+      int inside = all || (!outside && !(cur == at && l <= at_idx));
       if (inside || thread_relax(cur, iv, ps->scope)) {
         tvm_status s = relax_leaf(c, ranges, cur, iv, b);
         if (s != TVM_OK)
@@ -127,21 +129,25 @@ static void clamp_to_dom(tvm_ctx *c, tvm_range *r, const tvm_iter_var *ax) {
  * (a consumer's (oh, ow) fused into pixels: oh*OW + ow with oh =
  * floordiv(px, OW) and ow = floormod(px, OW)), the roots' ranges taken
  * one by one cover whole rows; the index written in the loop variables
- * and simplified is px itself.  *ir becomes that form's range when it
- * is constant (both are sound: the same index over the same loops).
- * Not for an index that reads memory (a gather), whose region stays the
- * whole domain. */
+ * and simplified (knowing every loop's range, `loops`) is px itself.
+ * *ir becomes that form's range when it is constant, or narrower than
+ * *ir's (both are sound: the same index over the same loops).  Not for
+ * an index that reads memory (a gather), whose region stays the whole
+ * domain. */
 static void tight_range(tvm_ctx *c, tvm_expr *index, const tvm_ptrmap *byvar,
-                        const tvm_bounds *relaxed, tvm_range *ir) {
-  int64_t ext;
-  if (ir->extent && tvm_is_const_int(ir->extent, &ext)) return;
+                        const tvm_bounds *relaxed, const tvm_bounds *loops,
+                        tvm_range *ir) {
+  int64_t ext, ext0 = -1;
+  if (ir->extent && tvm_is_const_int(ir->extent, &ext0) &&
+      !(ir->min && tvm_is_const_int(ir->min, &ext) && ext0 > 1))
+    return;
   if (!tvm_expr_is_pure(index)) return; /* A[B[i]]: the whole domain */
   tvm_expr *e = tvm_substitute(c, index, byvar);
-  if (e) e = tvm_simplify(c, e, NULL);
+  if (e) e = tvm_simplify(c, e, loops);
   if (!e || c->failed) return;
   tvm_range r = tvm_eval_range(c, e, relaxed);
   if (c->failed || !r.min || !r.extent || !tvm_is_const_int(r.extent, &ext) ||
-      ext < 1)
+      ext < 1 || (ext0 > 0 && ext >= ext0))
     return;
   *ir = r;
 }
@@ -150,9 +156,10 @@ static void tight_range(tvm_ctx *c, tvm_expr *index, const tvm_ptrmap *byvar,
 static tvm_status consumer_region(tvm_ctx *c, const tvm_ptrmap *ranges,
                                   const lower_stage *prod,
                                   const lower_stage *cons, tvm_range **acc) {
-  tvm_bounds relaxed = {0}, roots = {0};
+  tvm_bounds relaxed = {0}, roots = {0}, loops = {0};
   tvm_ptrmap values = {0}, byvar = {0};
-  tvm_status s = collect_relaxed(c, ranges, prod, cons, &relaxed);
+  tvm_status s = collect_relaxed(c, ranges, prod, cons, 0, &relaxed);
+  if (s == TVM_OK) s = collect_relaxed(c, ranges, prod, cons, 1, &loops);
   if (s == TVM_OK)
     s = lower_iv_values(c, cons->st, ranges, &values);
   for (int r = 0; s == TVM_OK && r < cons->nroots; r++) {
@@ -200,7 +207,7 @@ static tvm_status consumer_region(tvm_ctx *c, const tvm_ptrmap *ranges,
         s = tvm_ctx_status(c);
         break;
       }
-      tight_range(c, rd->u.tread.indices[d], &byvar, &relaxed, &ir);
+      tight_range(c, rd->u.tread.indices[d], &byvar, &relaxed, &loops, &ir);
       clamp_to_dom(c, &ir, prod->op->axis[d]);
       tvm_range u = lower_range_union(c, acc[d], ir);
       acc[d] = lower_range_new(c, u.min, u.extent);
@@ -211,6 +218,7 @@ static tvm_status consumer_region(tvm_ctx *c, const tvm_ptrmap *ranges,
     }
   }
   tvm_bounds_free(&relaxed);
+  tvm_bounds_free(&loops);
   tvm_bounds_free(&roots);
   tvm_ptrmap_free(&values);
   tvm_ptrmap_free(&byvar);

@@ -219,6 +219,57 @@ static void test_compute_at_edge(void **state) {
             "}\n");
 }
 
+/* B = A * 2 over 24 rows; C[b, h, w] = B[h*6 + w] + 1 over [1, 4, 6]:
+ * a product over flattened rows read back as an image. */
+static tvm_expr *times2_1d(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor *A = ud;
+  return tvm_mul(c, TVM_AT(c, A, i[0]), tvm_f32(c, 2.0));
+}
+static tvm_expr *plus1_image(tvm_ctx *c, tvm_expr **i, void *ud) {
+  tvm_tensor *B = ud;
+  tvm_expr *row = tvm_add(c, tvm_mul(c, i[1], tvm_int(c, 6)), i[2]);
+  return tvm_add(c, TVM_AT(c, B, row), tvm_f32(c, 1.0));
+}
+
+/* The image's three axes fused and split by 4, B computed at the outer
+ * loop: B's index, written in the loop, is floordiv(floormod(f, 24),
+ * 6)*6 + floormod(f, 6) for f = o*4 + i, which is f in [0, 24): the
+ * region is the four rows at o*4, not all 24 (the rows of a tile would
+ * each compute the whole product). */
+static void test_compute_at_flattened_rows(void **state) {
+  fixture *f = *state;
+  tvm_ctx *c = f->c;
+  tvm_tensor *A = tvm_placeholder(c, "A", TVM_F32, (int64_t[]){24}, 1);
+  tvm_tensor *B = tvm_compute(c, "B", (int64_t[]){24}, 1, times2_1d, A);
+  tvm_tensor *C = tvm_compute(c, "C", (int64_t[]){1, 4, 6}, 3, plus1_image, B);
+  tvm_schedule *s = sched(f, C);
+  tvm_stage *st = tvm_stage_of(s, C);
+  tvm_iter_var *hw, *bhw, *o, *i;
+  assert_int_equal(tvm_fuse(st, tvm_stage_axis(st, 1), tvm_stage_axis(st, 2), &hw),
+                   TVM_OK);
+  assert_int_equal(tvm_fuse(st, tvm_stage_axis(st, 0), hw, &bhw), TVM_OK);
+  assert_int_equal(tvm_split(st, bhw, 4, &o, &i), TVM_OK);
+  assert_int_equal(tvm_compute_at(tvm_stage_of(s, B), st, o), TVM_OK);
+  expect_ops(s,
+            "realize C([0, 1], [0, 4], [0, 6]) scope=global {\n"
+            "  // attr produce = \"C\"\n"
+            "  for (i.j.k.fused.fused.outer, 0, 6) {\n"
+            "    realize B([i.j.k.fused.fused.outer * 4, 4]) scope=global {\n"
+            "      // attr produce = \"B\"\n"
+            "      for (i, 0, 4) {\n"
+            "        B(i + i.j.k.fused.fused.outer * 4) = A(i + i.j.k.fused.fused.outer * 4) * 2.0f\n"
+            "      }\n"
+            "      for (i.j.k.fused.fused.inner, 0, 4) {\n"
+            "        C(floordiv(i.j.k.fused.fused.outer * 4 + i.j.k.fused.fused.inner, 24), "
+            "floordiv(floormod(i.j.k.fused.fused.outer * 4 + i.j.k.fused.fused.inner, 24), 6), "
+            "floormod(i.j.k.fused.fused.outer * 4 + i.j.k.fused.fused.inner, 6)) = "
+            "B(floormod(i.j.k.fused.fused.outer * 4 + i.j.k.fused.fused.inner, 24)) + 1.0f\n"
+            "      }\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+}
+
 static void test_inline(void **state) {
   fixture *f = *state;
   tvm_tensor *A, *B;
@@ -408,6 +459,7 @@ static void test_error_fuse_data_reduce(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_matmul_plain, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_compute_at_flattened_rows, setup, teardown),
       cmocka_unit_test_setup_teardown(test_split_divides, setup, teardown),
       cmocka_unit_test_setup_teardown(test_split_guard, setup, teardown),
       cmocka_unit_test_setup_teardown(test_tile_reorder, setup, teardown),

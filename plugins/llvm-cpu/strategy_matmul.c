@@ -19,11 +19,11 @@
  * packed B into Bp[N/nr, K, nr] at compile time, so Bp is a constant): its
  * product, tagged "matmul_packed", is 2-D over flattened rows; the output
  * (alpha, beta, C, and any fused elementwise epilogue, inlined) may have
- * more dimensions: the batch ones are fused into one outer axis and the
- * last two tiled into mr x nr blocks, batch, row and column blocks fused
- * and parallel, and the product computed at each block as the register block
- * above (no cache_write: the product is that block).  tile_m is capped at
- * the row count.
+ * more dimensions: all but the last are fused into the product's rows and
+ * tiled with the columns into mr x nr blocks, row and column blocks fused
+ * and parallel, and the product computed at each block as the register
+ * block above (no cache_write: the product is that block).  tile_m is
+ * capped at the row count.
  *
  * Knobs (tvm/config.h): tile_m (rows of the register block) and
  * unroll_k (inner k steps unrolled).  tile_m's default is the largest
@@ -108,18 +108,28 @@ static tvm_status tile_rows_cols(tvm_stage *so, tvm_iter_var *x,
 
 /* Tiles stage so (nd axes: batch..., row, col) into mr x nr blocks within
  * one batch entry, batch and block loops fused and parallel, the block's
- * columns vectorized; *at is the fused loop.  The blocks of a batch entry
- * run row block by row block (panels inner: a block's rows of A stay in
- * cache while every panel of B streams past) or, with panels_outer,
- * panel by panel (a panel of B stays in cache while the rows stream
- * past). */
+ * columns vectorized; *at is the fused loop.  With `flat` the batch axes
+ * are rows too (a product over flattened rows, MatMul_packed: every
+ * axis but the last fused into one row axis before tiling), so that row
+ * blocks cross the batch entries: ConvNeXt's [1, 7, 7, 768] x [768,
+ * 3072] is 49 rows, not 7 products of 7 rows each streaming all of B.
+ * The blocks run row block by row block (panels inner: a block's rows of
+ * A stay in cache while every panel of B streams past) or, with
+ * panels_outer, panel by panel (a panel of B stays in cache while the
+ * rows stream past). */
 static tvm_status tile_batched(tvm_stage *so, int nd, int64_t mr, int64_t nr,
-                               int panels_outer, tvm_iter_var **at) {
+                               int panels_outer, int flat,
+                               tvm_iter_var **at) {
   tvm_iter_var *lead[TVM_MAX_DIMS] = {0}, *batch = NULL, *io, *jo, *ii, *ji;
   tvm_status rc = TVM_OK;
   for (int d = 0; d < nd; d++) lead[d] = tvm_stage_axis(so, d);
-  if (nd > 2) batch = lead[0];
-  for (int d = 1; d < nd - 2 && !rc; d++)
+  if (flat) {
+    for (int d = nd - 3; d >= 0 && !rc; d--)
+      rc = tvm_fuse(so, lead[d], lead[nd - 2], &lead[nd - 2]);
+  } else if (nd > 2) {
+    batch = lead[0];
+  }
+  for (int d = 1; d < nd - 2 && batch && !rc; d++)
     rc = tvm_fuse(so, batch, lead[d], &batch);
   if (!rc)
     rc = tile_rows_cols(so, lead[nd - 2], lead[nd - 1], mr, nr, &io, &jo,
@@ -175,7 +185,8 @@ static tvm_status schedule_product(tvm_schedule *s, tvm_tensor *out,
   } else {
     sm = tvm_stage_of(s, mm->output);
   }
-  if (!rc) rc = tile_batched(so, out->ndim, mr, nr, panels_outer, &at);
+  int flat = mnd == 2 && out->ndim > 2;
+  if (!rc) rc = tile_batched(so, out->ndim, mr, nr, panels_outer, flat, &at);
   if (!rc) rc = tvm_compute_at(sm, so, at);
   if (!rc) rc = register_block(sm, mnd, ku);
   return rc;

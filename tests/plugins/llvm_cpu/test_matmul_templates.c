@@ -134,6 +134,53 @@ static void test_matmul_packed_few_rows(void **state) {
   }
 }
 
+/* A product over an image's pixels (ConvNeXt's pointwise MLP: [b, h, w,
+ * C] x [C, N], a bias and GELU after it): its rows are b*h*w, tiled
+ * across image rows and batch entries.  Results equal to the reference,
+ * and the product realized at each tile is one register block (at most
+ * 16 rows of two vectors), not the whole product, which bound inference
+ * made of a tile whose rows cross image rows before it simplified their
+ * index (floordiv(floormod(f, h*w), w)*w + floormod(f, w) is f) knowing
+ * the loops' ranges (49 and 55 rows: the last tile shifted back to end at
+ * the last row, a min() in the index). */
+static void test_matmul_packed_image_rows(void **state) {
+  (void)state;
+  static const int64_t cs[][5] = {
+      {1, 6, 7, 32, 48}, {2, 3, 5, 16, 24}, {1, 7, 7, 32, 48}, {1, 5, 11, 8, 40}};
+  int64_t lanes = (int64_t)tvm_target_info(T)->vector_bits / 32;
+  for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+    int64_t B = cs[c][0], H = cs[c][1], W = cs[c][2], K = cs[c][3];
+    int64_t N = cs[c][4];
+    tvm_graph *g = NULL;
+    CHECK_OK(tvm_graph_create(&g));
+    tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){B, H, W, K}, 4);
+    tvm_gvalue *w = tvm_graph_random(g, "w", (int64_t[]){K, N}, 2, 120 + c, 0.3);
+    tvm_gvalue *b = tvm_graph_random(g, "b", (int64_t[]){N}, 1, 130 + c, 0.3);
+    tvm_gvalue *y =
+        tvm_graph_apply(g, "MatMul", "mm", TVM_IN(x, w), NULL, 0, 1, NULL);
+    y = tvm_graph_apply(g, "Add", "add", TVM_IN(y, b), NULL, 0, 1, NULL);
+    y = TVM_OP(g, "Erf", TVM_IN(y), TVM_NOATTRS);
+    CHECK_OK(tvm_graph_mark_output(g, y));
+    char *ir = NULL;
+    tvm_plan *p = compile_check_vectorized(g, 140 + c, &ir);
+    assert_int_equal(p->nsteps, 1);
+    assert_int_equal(steps_with(p, "MatMul_packed"), 1);
+    int blocks = 0;
+    for (const char *a = strstr(ir, "allocate "); a; a = strstr(a + 1, "allocate ")) {
+      const char *sz = strstr(a, "[float32 * ");
+      long long n = sz ? atoll(sz + strlen("[float32 * ")) : 0;
+      if (n > 16 * 2 * lanes)
+        fail_msg("case %zu: a block of %lld floats (more than 16 rows of two "
+                 "vectors) in:\n%s", c, n, ir);
+      blocks++;
+    }
+    assert_true(blocks >= 1);
+    free(ir);
+    tvm_plan_free(p);
+    tvm_graph_free(g);
+  }
+}
+
 /* A product whose N and K no vector width or unroll factor divides (16 x
  * 333 x 250, a classifier's awkward shape) is computed right, and its
  * register block is vector code: after the vectorize pass no serial
@@ -460,6 +507,7 @@ int main(void) {
       cmocka_unit_test(test_dense),
       cmocka_unit_test(test_matmul_packed),
       cmocka_unit_test(test_matmul_packed_ragged),
+      cmocka_unit_test(test_matmul_packed_image_rows),
       cmocka_unit_test(test_matmul_packed_few_rows),
       cmocka_unit_test(test_batch_matmul),
       cmocka_unit_test(test_ragged_tile_registers),

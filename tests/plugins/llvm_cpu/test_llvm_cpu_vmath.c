@@ -126,6 +126,19 @@ static void check_vector_math(const char *const *ov) {
   done(&hm);
 }
 
+/* Builds into *hm, for the CPU options ov, `name`(a, o): o[i] = op(a[i])
+ * over n floats (a multiple of 16), sixteen lanes at a time. */
+static void build_lanewise(const char *name, tvm_intrin op, int n,
+                           const char *const *ov, h_mod *hm) {
+  tvm_expr *a = HV("a"), *o = HV("o"), *v = VAR("v");
+  tvm_expr *r16 = tvm_ramp(C, tvm_mul(C, v, I(16)), I(1), 16);
+  tvm_expr *params[] = {a, o};
+  tvm_func *f = tvm_func_new(
+      C, name, params, NULL, 2,
+      FOR(v, I(0), I(n / 16), ST(o, r16, tvm_math(C, op, LD(F32X(16), a, r16)))));
+  build(module_of(&f, 1), ov, hm);
+}
+
 #if defined(__x86_64__)
 /* No lane of exp computes a subnormal (each costs a microcode assist):
  * over inputs from -200 to -80, where e^x is at or under FLT_MIN, and a
@@ -133,15 +146,8 @@ static void check_vector_math(const char *const *ov) {
  * stays clear.  The kernel runs on this thread (no parallel loop). */
 static void check_exp_no_subnormal(const char *const *ov) {
   enum { N = 256 };
-  tvm_expr *a = HV("a"), *o = HV("o"), *v = VAR("v");
-  tvm_expr *r16 = tvm_ramp(C, tvm_mul(C, v, I(16)), I(1), 16);
-  tvm_expr *params[] = {a, o};
-  tvm_func *f = tvm_func_new(
-      C, "vexp", params, NULL, 2,
-      FOR(v, I(0), I(N / 16),
-          ST(o, r16, tvm_math(C, TVM_INTRIN_EXP, LD(F32X(16), a, r16)))));
   h_mod hm;
-  build(module_of(&f, 1), ov, &hm);
+  build_lanewise("vexp", TVM_INTRIN_EXP, N, ov, &hm);
   float in[N], out[N];
   for (int k = 0; k < N; k++) in[k] = -200.0f + 120.0f * (float)k / (N - 1);
   in[0] = -10000.0f;
@@ -167,15 +173,8 @@ static void check_exp_no_subnormal(const char *const *ov) {
  * states 2.9e-7). */
 static void check_erf_sweep(const char *const *ov) {
   enum { NL = 8192, NT = 1024, N = NL + 2 * NT };
-  tvm_expr *a = HV("a"), *o = HV("o"), *v = VAR("v");
-  tvm_expr *r16 = tvm_ramp(C, tvm_mul(C, v, I(16)), I(1), 16);
-  tvm_expr *params[] = {a, o};
-  tvm_func *f = tvm_func_new(
-      C, "verf", params, NULL, 2,
-      FOR(v, I(0), I(N / 16),
-          ST(o, r16, tvm_math(C, TVM_INTRIN_ERF, LD(F32X(16), a, r16)))));
   h_mod hm;
-  build(module_of(&f, 1), ov, &hm);
+  build_lanewise("verf", TVM_INTRIN_ERF, N, ov, &hm);
   static float in[N], out[N];
   for (int k = 0; k < NL; k++) in[k] = -6.0f + 12.0f * (float)k / (NL - 1);
   for (int k = 0; k < NT; k++) {

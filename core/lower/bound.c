@@ -137,9 +137,11 @@ static void clamp_to_dom(tvm_ctx *c, tvm_range *r, const tvm_iter_var *ax) {
 static void tight_range(tvm_ctx *c, tvm_expr *index, const tvm_ptrmap *byvar,
                         const tvm_bounds *relaxed, const tvm_bounds *loops,
                         tvm_range *ir) {
-  int64_t ext, ext0 = -1;
+  int64_t ext, ext0 = -1, min0;
+  /* a constant range is kept when it is one element or has a symbolic
+   * min (already a moving tile) */
   if (ir->extent && tvm_is_const_int(ir->extent, &ext0) &&
-      !(ir->min && tvm_is_const_int(ir->min, &ext) && ext0 > 1))
+      !(ir->min && tvm_is_const_int(ir->min, &min0) && ext0 > 1))
     return;
   if (!tvm_expr_is_pure(index)) return; /* A[B[i]]: the whole domain */
   tvm_expr *e = tvm_substitute(c, index, byvar);

@@ -93,9 +93,11 @@ static LLVMValueRef emit_body(lc_cg *cg, const tvm_func *f) {
     LLVMValueRef p = LLVMGetParam(fn, (unsigned)i);
     LLVMSetValueName2(p, f->params[i]->u.var.name,
                       strlen(f->params[i]->u.var.name));
-    if (tvm_dtype_is_handle(f->params[i]->dtype))
+    if (tvm_dtype_is_handle(f->params[i]->dtype)) {
       LLVMAddAttributeAtIndex(fn, (unsigned)i + 1,
                               LLVMCreateEnumAttribute(cg->ctx, noalias, 0));
+      tvm_ptrmap_put(&cg->params, f->params[i], (void *)1);
+    }
     tvm_ptrmap_put(&cg->vars, f->params[i], p);
   }
   lc_stmt(cg, f->body);
@@ -195,6 +197,8 @@ static void emit_func(lc_cg *cg, const tvm_func *f) {
   tvm_ptrmap_free(&cg->nonneg);
   tvm_ptrmap_free(&cg->align);
   tvm_ptrmap_free(&cg->stack_n);
+  tvm_ptrmap_free(&cg->allocated);
+  tvm_ptrmap_free(&cg->params);
   tvm_ptrmap_free(&cg->ranges.map);
   cg->heap.len = 0;
   cg->parallel_depth = 0;
@@ -314,6 +318,8 @@ static void cg_close(lc_cg *cg) {
   tvm_ptrmap_free(&cg->nonneg);
   tvm_ptrmap_free(&cg->align);
   tvm_ptrmap_free(&cg->stack_n);
+  tvm_ptrmap_free(&cg->allocated);
+  tvm_ptrmap_free(&cg->params);
   tvm_ptrmap_free(&cg->ranges.map);
   tvm_ptrvec_free(&cg->heap);
   LLVMDisposeBuilder(cg->b);

@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "llvm_cpu.h"
 
@@ -48,6 +49,37 @@ unsigned lc_access_align(lc_cg *cg, const tvm_expr *buffer,
   int64_t want = (int64_t)esz * (t.lanes > 1 ? t.lanes : 1);
   if (a > want) a = want;
   return (unsigned)a;
+}
+
+/* Alias information for an access v (a load, store or memory intrinsic)
+ * of buffer: an access of an allocated buffer (stack or heap, allocated
+ * in this function) carries the alias scope "tvm-c.alloc", an access of
+ * a buffer parameter carries it as noalias.  Freshly allocated memory is
+ * never a parameter's, and LLVM cannot always prove it: its capture
+ * tracking gives up after 100 uses of an alloca, and an unrolled register
+ * block has hundreds (a K-blocked convolution's accumulator tile: every
+ * accumulator stored and each input broadcast loaded again at every
+ * FMA).  Other accesses (through let-bound pointers) carry nothing. */
+static void alias_info(lc_cg *cg, const tvm_expr *buffer, LLVMValueRef v) {
+  void *x = NULL;
+  int local = tvm_ptrmap_get(&cg->allocated, buffer, &x) && x;
+  if (!v || !(LLVMIsALoadInst(v) || LLVMIsAStoreInst(v) || LLVMIsACallInst(v)) ||
+      (!local && !(tvm_ptrmap_get(&cg->params, buffer, &x) && x)))
+    return;
+  if (!cg->md_alloc) {
+    static const char dn[] = "tvm-c.alloc.domain", sn[] = "tvm-c.alloc";
+    LLVMMetadataRef d = LLVMMDStringInContext2(cg->ctx, dn, sizeof dn - 1);
+    LLVMMetadataRef dom = LLVMMDNodeInContext2(cg->ctx, &d, 1);
+    LLVMMetadataRef sc[2] = {
+        LLVMMDStringInContext2(cg->ctx, sn, sizeof sn - 1), dom};
+    LLVMMetadataRef scope = LLVMMDNodeInContext2(cg->ctx, sc, 2);
+    cg->md_alloc = LLVMMetadataAsValue(
+        cg->ctx, LLVMMDNodeInContext2(cg->ctx, &scope, 1));
+  }
+  const char *kind = local ? "alias.scope" : "noalias";
+  LLVMSetMetadata(v, LLVMGetMDKindIDInContext(cg->ctx, kind,
+                                              (unsigned)strlen(kind)),
+                  cg->md_alloc);
 }
 
 /* Pointer to element index of a buffer whose elements have type elem. */
@@ -210,6 +242,7 @@ LLVMValueRef lc_load(lc_cg *cg, const tvm_expr *e) {
       LLVMPositionBuilderAtEnd(cg->b, ld);
       LLVMValueRef x = LLVMBuildLoad2(cg->b, mt, p, "");
       LLVMSetAlignment(x, al);
+      alias_info(cg, e->u.load.buffer, x);
       LLVMBuildBr(cg->b, dn);
       LLVMPositionBuilderAtEnd(cg->b, dn);
       v = LLVMBuildPhi(cg->b, mt, "");
@@ -231,9 +264,18 @@ LLVMValueRef lc_load(lc_cg *cg, const tvm_expr *e) {
                             LLVMGetPoison(mt)};
     v = lc_intrinsic(cg, "llvm.masked.gather", tys, 2, args, 4);
   }
+  alias_info(cg, e->u.load.buffer, v);
   if (v && tvm_dtype_is_bool(t))
     v = LLVMBuildTrunc(cg->b, v, lc_type(cg, t), "");
   return v;
+}
+
+/* A plain store of v at p, aligned al, with buffer's alias information. */
+static void store_at(lc_cg *cg, const tvm_expr *buffer, LLVMValueRef v,
+                     LLVMValueRef p, unsigned al) {
+  LLVMValueRef st = LLVMBuildStore(cg->b, v, p);
+  LLVMSetAlignment(st, al);
+  alias_info(cg, buffer, st);
 }
 
 /* buffer[index] = value, mirroring load(). */
@@ -258,14 +300,16 @@ void lc_emit_store(lc_cg *cg, const tvm_stmt *s) {
       if (!m) return;
       LLVMValueRef old = LLVMBuildLoad2(cg->b, mt, p, "");
       LLVMSetAlignment(old, al);
-      LLVMSetAlignment(
-          LLVMBuildStore(cg->b, LLVMBuildSelect(cg->b, m, v, old, ""), p), al);
+      alias_info(cg, s->u.store.buffer, old);
+      store_at(cg, s->u.store.buffer, LLVMBuildSelect(cg->b, m, v, old, ""),
+               p, al);
     } else if (s->u.store.pred && t.lanes > 1) {
       LLVMValueRef m = mask_of(cg, s->u.store.pred, t.lanes);
       if (!m) return;
       LLVMTypeRef tys[2] = {mt, cg->t_ptr};
       LLVMValueRef args[4] = {v, p, LLVMConstInt(cg->t_i32, al, 0), m};
-      lc_intrinsic(cg, "llvm.masked.store", tys, 2, args, 4);
+      alias_info(cg, s->u.store.buffer,
+                 lc_intrinsic(cg, "llvm.masked.store", tys, 2, args, 4));
     } else if (s->u.store.pred) {
       LLVMValueRef c = lc_expr(cg, s->u.store.pred);
       if (!c) return;
@@ -273,11 +317,11 @@ void lc_emit_store(lc_cg *cg, const tvm_stmt *s) {
       LLVMBasicBlockRef dn = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "pdone");
       LLVMBuildCondBr(cg->b, c, st, dn);
       LLVMPositionBuilderAtEnd(cg->b, st);
-      LLVMSetAlignment(LLVMBuildStore(cg->b, v, p), al);
+      store_at(cg, s->u.store.buffer, v, p, al);
       LLVMBuildBr(cg->b, dn);
       LLVMPositionBuilderAtEnd(cg->b, dn);
     } else {
-      LLVMSetAlignment(LLVMBuildStore(cg->b, v, p), al);
+      store_at(cg, s->u.store.buffer, v, p, al);
     }
     return;
   }
@@ -288,6 +332,7 @@ void lc_emit_store(lc_cg *cg, const tvm_stmt *s) {
       cg->b, lc_mem_type(cg, tvm_dtype_element(t)), buf, &idx, 1, "");
   LLVMTypeRef tys[2] = {mt, LLVMTypeOf(ptrs)};
   LLVMValueRef args[4] = {v, ptrs, LLVMConstInt(cg->t_i32, al, 0), m};
-  lc_intrinsic(cg, "llvm.masked.scatter", tys, 2, args, 4);
+  alias_info(cg, s->u.store.buffer,
+             lc_intrinsic(cg, "llvm.masked.scatter", tys, 2, args, 4));
 }
 

@@ -290,6 +290,7 @@ static void emit_allocate(lc_cg *cg, const tvm_stmt *s) {
   tvm_ptrmap_get(&cg->align, buf, &olda);
   tvm_ptrmap_put(&cg->vars, buf, p);
   tvm_ptrmap_put(&cg->align, buf, (void *)(intptr_t)align);
+  tvm_ptrmap_put(&cg->allocated, buf, (void *)1);
   lc_stmt(cg, s->u.alloc.body);
   tvm_ptrmap_put(&cg->vars, buf, old);
   tvm_ptrmap_put(&cg->align, buf, olda);

@@ -111,6 +111,10 @@ typedef struct lc_cg {
   tvm_ptrmap nonneg;        /* loop vars known >= 0 -> (void*)1 */
   tvm_ptrmap align;         /* buffer var -> alignment in bytes */
   tvm_ptrmap stack_n;       /* stack buffer var -> its element count */
+  tvm_ptrmap allocated;     /* buffer var of an allocate (stack or heap)
+                               -> (void*)1 */
+  tvm_ptrmap params;        /* buffer parameter var -> (void*)1 */
+  LLVMValueRef md_alloc;    /* alias scope list {allocations}, lazily */
   tvm_bounds ranges;        /* serial loop var -> its tvm_range (the
                                loop's own min and extent; emit_for) */
   tvm_ptrvec heap;          /* heap buffers to free at the end */

@@ -10,6 +10,7 @@
 #ifndef TVM_TEST_LLVM_CPU_LAYOUT_TEST_H
 #define TVM_TEST_LLVM_CPU_LAYOUT_TEST_H
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -167,6 +168,63 @@ static inline void expect_accumulators(const char *ir, size_t i, int floats) {
   snprintf(acc, sizeof acc, "[float32 * %d]", floats);
   if (!strstr(ir, acc))
     fail_msg("case %zu: no %s accumulator block in:\n%s", i, acc, ir);
+}
+
+/* Occurrences of needle in the file at path (0 when unreadable). */
+static inline int count_in_file(const char *path, const char *needle) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[4096];
+  int n = 0;
+  while (fgets(line, sizeof line, f))
+    for (const char *q = line; (q = strstr(q, needle)); q += strlen(needle))
+      n++;
+  fclose(f);
+  return n;
+}
+
+/* Compiles g as compile_check does (seed: its inputs; hooks: the tuner's
+ * compile hooks, or NULL) with $TVM_LLVM_DUMP set, and counts, in the
+ * LLVM IR of its functions ending in suffix (".raw.ll" as built,
+ * ".opt.ll" optimized; the module globals' part left out), the
+ * occurrences of each of the n needles into count[i]; returns the plan
+ * and sets *files to the files counted. */
+static inline tvm_plan *compile_count_llvm(tvm_graph *g, uint64_t seed,
+                                           tvm_tune_hooks *hooks,
+                                           const char *suffix,
+                                           const char *const *needle,
+                                           int *count, int n, int *files) {
+  char dir[] = "/tmp/tvm-llvm-dump-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "%s/d", dir);
+  setenv("TVM_LLVM_DUMP", prefix, 1);
+  tvm_compile_options o;
+  tvm_compile_options_init(&o);
+  o.tune = hooks;
+  tvm_plan *p = compile_check_opts(g, seed, &o);
+  unsetenv("TVM_LLVM_DUMP");
+  for (int i = 0; i < n; i++) count[i] = 0;
+  *files = 0;
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  struct dirent *de;
+  char path[512];
+  size_t sl = strlen(suffix);
+  while ((de = readdir(d))) {
+    size_t len = strlen(de->d_name);
+    if (de->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    if (len > sl && strcmp(de->d_name + len - sl, suffix) == 0 &&
+        !strstr(de->d_name, ".globals.")) {
+      for (int i = 0; i < n; i++) count[i] += count_in_file(path, needle[i]);
+      (*files)++;
+    }
+    remove(path);
+  }
+  closedir(d);
+  rmdir(dir);
+  return p;
 }
 
 #endif

@@ -8,7 +8,6 @@
  * matmul of two inputs; Softmax and LayerNormalization on the rows
  * template.
  */
-#include <dirent.h>
 
 #include "layout_test.h"
 
@@ -256,19 +255,6 @@ static void test_batch_matmul(void **state) {
   }
 }
 
-/* Occurrences of needle in the file at path (0 when unreadable). */
-static int count_in_file(const char *path, const char *needle) {
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  char line[4096];
-  int n = 0;
-  while (fgets(line, sizeof line, f))
-    for (const char *q = line; (q = strstr(q, needle)); q += strlen(needle))
-      n++;
-  fclose(f);
-  return n;
-}
-
 /* A ragged tile's accumulators stay in registers: in the LLVM IR of the
  * 37-column batch product (TVM_LLVM_DUMP), the local block's predicated
  * vector stores are plain stores of a select and its predicated loads
@@ -278,11 +264,6 @@ static int count_in_file(const char *path, const char *needle) {
  * sites before, at 4-7x the time of a full tile on Zen 3. */
 static void test_ragged_tile_registers(void **state) {
   (void)state;
-  char dir[] = "/tmp/tvm-ragged-XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "%s/d", dir);
-  setenv("TVM_LLVM_DUMP", prefix, 1);
   tvm_graph *g = NULL;
   CHECK_OK(tvm_graph_create(&g));
   tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){3, 20, 16}, 3);
@@ -290,26 +271,10 @@ static void test_ragged_tile_registers(void **state) {
   tvm_gvalue *y =
       tvm_graph_apply(g, "MatMul", "mm", TVM_IN(x, w), NULL, 0, 1, NULL);
   CHECK_OK(tvm_graph_mark_output(g, y));
-  tvm_plan *p = compile_check(g, 120);
-  unsetenv("TVM_LLVM_DUMP");
+  const char *needle = "call void @llvm.masked.store";
   int stores = -1, files = 0;
-  DIR *d = opendir(dir);
-  assert_non_null(d);
-  struct dirent *de;
-  char path[512];
-  while ((de = readdir(d))) {
-    size_t len = strlen(de->d_name);
-    if (de->d_name[0] == '.') continue;
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    if (len > 7 && strcmp(de->d_name + len - 7, ".raw.ll") == 0 &&
-        !strstr(de->d_name, ".globals.")) { /* the module globals' part */
-      stores = count_in_file(path, "call void @llvm.masked.store");
-      files++;
-    }
-    remove(path);
-  }
-  closedir(d);
-  rmdir(dir);
+  tvm_plan *p =
+      compile_count_llvm(g, 120, NULL, ".raw.ll", &needle, &stores, 1, &files);
   assert_int_equal(files, 1);
   if (stores < 1 || stores > 2)
     fail_msg("%d llvm.masked.store sites in the ragged product's IR "

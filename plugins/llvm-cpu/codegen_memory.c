@@ -63,7 +63,8 @@ unsigned lc_access_align(lc_cg *cg, const tvm_expr *buffer,
 static void alias_info(lc_cg *cg, const tvm_expr *buffer, LLVMValueRef v) {
   void *x = NULL;
   int local = tvm_ptrmap_get(&cg->allocated, buffer, &x) && x;
-  if (!v || !(LLVMIsALoadInst(v) || LLVMIsAStoreInst(v) || LLVMIsACallInst(v)) ||
+  if (!v ||
+      !(LLVMIsALoadInst(v) || LLVMIsAStoreInst(v) || LLVMIsACallInst(v)) ||
       (!local && !(tvm_ptrmap_get(&cg->params, buffer, &x) && x)))
     return;
   if (!cg->md_alloc) {

@@ -124,6 +124,14 @@ static double flat_cycles(int64_t cv, int64_t p, int64_t P, double wcyc,
   return total;
 }
 
+/* Do the weights of c output channel chunks of ob channels, over a
+ * reduction of red steps, pass half of L1?  They then stream from L2 once
+ * per pixel block (the cycle model's wcyc; k_block's default). */
+static int weights_streamed(int64_t c, int64_t red, int64_t ob,
+                            const lc_isa *isa) {
+  return (double)(c * red * ob) * 4 > isa->l1_bytes / 2;
+}
+
 /* The schedule unrolls a flat block's input-channel loop whose body
  * codegen would leave a loop (more than LC_UNROLL_STORES stores) up to
  * this many stores: 3 chunks x 4 pixels with blocks of 8 input channels
@@ -210,7 +218,7 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
        * L2 once per pixel block (960->320: 4 chunks x 2 pixels ran 0.80x
        * oneDNN, 2 x 4 0.92-0.98x; the model ties them now, and the most
        * accumulators decide) */
-      int streamed = (double)(c * red * O->shape_c[4]) * 4 > isa->l1_bytes / 2;
+      int streamed = weights_streamed(c, red, O->shape_c[4], isa);
       double cy = (double)(OCC / c) *
                   flat_cycles(c * vpo, p, P, streamed ? wcyc : 0, lat);
       if (!wide && c * p * vpo * ib > FLAT_UNROLL_STORES) cy *= 1.15;
@@ -276,9 +284,8 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
   {
     int64_t nb0 = (P + tp - 1) / tp, per = red / icc;
     double wk = (double)(tc * O->shape_c[4] * per) * 4; /* bytes per chunk */
-    int streamed = (double)(tc * red * O->shape_c[4]) * 4 > isa->l1_bytes / 2;
     double tile = (double)(tc * vpo * isa->lanes * P) * 4;
-    if (streamed && nb0 >= 2 && OCC / tc >= 4 && tile <= isa->l1_bytes / 3.0)
+    if (weights_streamed(tc, red, O->shape_c[4], isa) && nb0 >= 2 && OCC / tc >= 4 && tile <= isa->l1_bytes / 3.0)
       for (int i = 1; i < nk; i++)
         if (wk * (double)kch[i] <= isa->l1_bytes / 2.0 &&
             kch[i] * per >= 64)
@@ -316,49 +323,40 @@ static tvm_status schedule_flat(tvm_schedule *s, tvm_tensor *O,
   if (!st) st = tvm_vectorize(so, tvm_stage_axis(so, 4));
   if (st) return st;
   tvm_stage *sc = tvm_stage_of(s, CC);
+  /* CC's loops: the reduction outermost, then the pixels, the chunks and
+   * the block (px: the pixels unrolled).  K-blocked, CC is the task's
+   * whole tile in memory (the stack) and the input-channel loop is split,
+   * its outer part outside the pixel blocks: each block of kb chunks of
+   * the weights is read from L1 by every pixel block of the task, the
+   * register block loaded from CC and stored back around it (LLVM keeps
+   * it in registers in between, codegen's alias scopes telling it CC is
+   * not an input). */
+  tvm_iter_var *order[10], *px_in = tvm_stage_axis(sc, 3);
+  int no = 0, nred = tvm_stage_num_reduce_axes(sc);
   if (kb < icc) {
-    /* K-blocked: CC is the task's whole tile in memory (the stack), the
-     * input-channel loop split, its outer part outermost: each block of
-     * kb input-channel chunks of the weights is read from L1 by every
-     * pixel block of the task, the register block loaded from CC and
-     * stored back around it (LLVM keeps it in registers in between,
-     * codegen's alias scopes telling it CC is not an input). */
-    tvm_iter_var *ko, *ki, *pbo, *pbi, *order[10];
+    tvm_iter_var *ko, *ki, *pbo;
     if ((st = tvm_compute_at(sc, so, f2))) return st;
     st = tvm_split(sc, tvm_stage_reduce_axis(sc, 0), kb, &ko, &ki);
-    if (!st) st = tvm_split(sc, tvm_stage_axis(sc, 3), tp, &pbo, &pbi);
-    int no = 0, nred = tvm_stage_num_reduce_axes(sc);
+    if (!st) st = tvm_split(sc, tvm_stage_axis(sc, 3), tp, &pbo, &px_in);
+    if (st) return st;
     order[no++] = ko;
     order[no++] = pbo;
     order[no++] = ki;
-    for (int r = 1; r < nred; r++) order[no++] = tvm_stage_reduce_axis(sc, r);
-    order[no++] = tvm_stage_axis(sc, 2);
-    order[no++] = pbi;
-    order[no++] = tvm_stage_axis(sc, 1);
-    order[no++] = tvm_stage_axis(sc, 4);
-    if (!st) st = tvm_reorder(sc, order, no);
-    if (!st) st = tvm_unroll(sc, pbi);
-    if (!st && tc > 1) st = tvm_unroll(sc, tvm_stage_axis(sc, 1));
-    if (!st && tc * tp * vpo * ib > LC_UNROLL_STORES &&
-        tc * tp * vpo * ib <= FLAT_UNROLL_STORES)
-      st = tvm_unroll(sc, tvm_stage_reduce_axis(sc, nred - 1));
-    if (!st) st = tvm_vectorize(sc, tvm_stage_axis(sc, 4));
-    return st;
+  } else {
+    if ((st = tvm_compute_at(sc, so, pr))) return st;
+    order[no++] = tvm_stage_reduce_axis(sc, 0);
   }
-  if ((st = tvm_compute_at(sc, so, pr))) return st;
-  tvm_iter_var *order[8];
-  int no = 0, nred = tvm_stage_num_reduce_axes(sc);
-  for (int r = 0; r < nred; r++) order[no++] = tvm_stage_reduce_axis(sc, r);
+  for (int r = 1; r < nred; r++) order[no++] = tvm_stage_reduce_axis(sc, r);
   order[no++] = tvm_stage_axis(sc, 2);
-  order[no++] = tvm_stage_axis(sc, 3);
+  order[no++] = px_in;
   order[no++] = tvm_stage_axis(sc, 1);
   order[no++] = tvm_stage_axis(sc, 4);
   st = tvm_reorder(sc, order, no);
-  if (!st) st = tvm_unroll(sc, tvm_stage_axis(sc, 3));
+  if (!st) st = tvm_unroll(sc, px_in);
   if (!st && tc > 1) st = tvm_unroll(sc, tvm_stage_axis(sc, 1));
   if (!st && tc * tp * vpo * ib > LC_UNROLL_STORES &&
       tc * tp * vpo * ib <= FLAT_UNROLL_STORES)
-    st = tvm_unroll(sc, order[nred - 1]);
+    st = tvm_unroll(sc, tvm_stage_reduce_axis(sc, nred - 1));
   if (!st) st = tvm_vectorize(sc, tvm_stage_axis(sc, 4));
   return st;
 }

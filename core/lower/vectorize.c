@@ -9,7 +9,12 @@
  * Index arithmetic on ramps is folded (ramp + x, ramp * c) so contiguous
  * accesses keep a ramp index that codegen turns into one vector access.
  * Vectors are n wide even when n exceeds the target's native width
- * (o->vector_bits): LLVM legalizes wide vectors into native pieces.
+ * (o->vector_bits): LLVM legalizes wide vectors into native pieces.  But
+ * where n is no power of two and exceeds that width, LLVM moves the
+ * lanes of the odd remainder one by one (24 floats on AVX-512: a
+ * pointwise convolution ran at 1/35 of its speed), so such a loop is cut
+ * into power-of-two pieces first, largest first: 24 = 16 + 8, each piece
+ * vectorized as above.
  *
  * An `if` whose condition depends on the loop variable is split into its
  * conjuncts: those that do not depend on the loop variable stay a scalar
@@ -511,7 +516,75 @@ static int lanes_independent(vec *w, tvm_stmt *body) {
 typedef struct vec_pass {
   tvm_bounds loops;
   tvm_ptrmap full;
+  int vector_bits; /* the target's native width */
 } vec_pass;
+
+/* Visitor hook: the widest element (bits) a store of the body writes. */
+static int store_bits_hook(tvm_visitor *v, const tvm_stmt *s) {
+  int *bits = v->data;
+  if (s->kind == TVM_STORE && s->u.store.value->dtype.bits > *bits)
+    *bits = s->u.store.value->dtype.bits;
+  return 0;
+}
+
+/* Whether a vector loop of n lanes over body is cut into pieces of powers
+ * of two: n is not one and spans more than one native vector of the
+ * widest element the body stores.  LLVM legalizes such a vector (24
+ * floats with AVX-512's 16 lanes) by moving its lanes one by one; a
+ * 16-lane and an 8-lane piece are two native operations. */
+static int cut_in_pieces(const vec_pass *vp, int64_t n, tvm_stmt *body) {
+  int bits = 0;
+  tvm_visitor v = {NULL, store_bits_hook, &bits};
+  if (n < 2 || (n & (n - 1)) == 0 || vp->vector_bits <= 0) return 0;
+  tvm_visit_stmt(&v, body);
+  return bits > 0 && n * bits > vp->vector_bits;
+}
+
+/* The loop var in [min, min + n) over body (its inner loops already
+ * vectorized) as vector code: one vector of n lanes, or pieces of powers
+ * of two, largest first (cut_in_pieces), or, where the lanes are not
+ * independent, the serial loop. */
+static tvm_stmt *vector_loop(tvm_mutator *m, tvm_expr *var, tvm_expr *min,
+                             int64_t n, tvm_stmt *body) {
+  tvm_ctx *c = m->ctx;
+  vec_pass *vp = m->data;
+  if (n == 1) {
+    tvm_ptrmap map = {0};
+    tvm_stmt *r = NULL;
+    if (tvm_ptrmap_put(&map, var, min) == TVM_OK)
+      r = tvm_substitute_stmt(c, body, &map);
+    tvm_ptrmap_free(&map);
+    return r;
+  }
+  if (cut_in_pieces(vp, n, body)) {
+    /* lanes [min, min + p) as they are, the rest [min + p, min + n) as
+     * a loop of its own variable shifted by p */
+    int64_t p = 1;
+    while (p * 2 < n) p *= 2;
+    tvm_expr *rest = tvm_var(c, var->u.var.name, var->dtype);
+    tvm_expr *shifted = tvm_add(c, rest, tvm_const(c, var->dtype, p));
+    tvm_range r = {min, tvm_const(c, var->dtype, n - p)};
+    tvm_ptrmap map = {0};
+    tvm_stmt *tail = NULL, *head;
+    if (shifted && r.extent &&
+        tvm_bounds_set(&vp->loops, rest, &r) == TVM_OK &&
+        tvm_ptrmap_put(&map, var, shifted) == TVM_OK)
+      tail = tvm_substitute_stmt(c, body, &map);
+    tvm_ptrmap_free(&map);
+    if (!tail) return NULL;
+    head = vector_loop(m, var, min, p, body);
+    tail = head ? vector_loop(m, rest, min, n - p, tail) : NULL;
+    return head && tail ? tvm_seq2(c, head, tail) : NULL;
+  }
+  vec w = {c, var, min, (int)n, NULL, NULL, &vp->loops, &vp->full, 0};
+  if (lanes_independent(&w, body)) {
+    tvm_stmt *r = vec_stmt(&w, body);
+    if (r && !w.fail) return r;
+    if (c->failed) return NULL;
+  }
+  return tvm_for(c, var, min, tvm_const(c, var->dtype, n),
+                 TVM_FOR_SERIAL, NULL, body);
+}
 
 /* Mutator hook: vectorizes loops bottom-up (inner loops first); records
  * the range of every loop on the way down (m->data: tvm_bounds). */
@@ -529,23 +602,8 @@ static tvm_stmt *vectorize_stmt(tvm_mutator *m, tvm_stmt *s) {
   tvm_stmt *body = tvm_mutate_stmt(m, s->u.for_.body);
   if (!body) return NULL;
   if (tvm_is_const_int(s->u.for_.extent, &n) && n >= 1 && n <= 65535 &&
-      s->u.for_.min->dtype.lanes == 1) {
-    if (n == 1) {
-      tvm_ptrmap map = {0};
-      tvm_stmt *r = NULL;
-      if (tvm_ptrmap_put(&map, s->u.for_.var, s->u.for_.min) == TVM_OK)
-        r = tvm_substitute_stmt(c, body, &map);
-      tvm_ptrmap_free(&map);
-      return r;
-    }
-    vec w = {c, s->u.for_.var, s->u.for_.min, (int)n, NULL, NULL, loops,
-             &vp->full, 0};
-    if (lanes_independent(&w, body)) {
-      tvm_stmt *r = vec_stmt(&w, body);
-      if (r && !w.fail) return r;
-      if (c->failed) return NULL;
-    }
-  }
+      s->u.for_.min->dtype.lanes == 1)
+    return vector_loop(m, s->u.for_.var, s->u.for_.min, n, body);
   return tvm_for(c, s->u.for_.var, s->u.for_.min, s->u.for_.extent,
                  TVM_FOR_SERIAL, NULL, body);
 }
@@ -650,7 +708,7 @@ static tvm_stmt *version_stmt(tvm_mutator *m, tvm_stmt *s) {
  * comment).  *out is a copy of f in ctx c with the new body. */
 tvm_status tvm_pass_vectorize(tvm_ctx *c, tvm_func *f,
                               const tvm_lower_options *o, tvm_func **out) {
-  vec_pass vp = {{{0}}, {0}};
+  vec_pass vp = {{{0}}, {0}, o ? o->vector_bits : 0};
   tvm_mutator m = {c, NULL, vectorize_stmt, &vp};
   if (!f || !o || !out)
     return tvm_diag_set(TVM_ERR_INVALID, "vectorize: NULL argument");

@@ -416,6 +416,36 @@ static tvm_stmt *rnd_body(fx *f) {
   return tvm_seq(c, v, n);
 }
 
+/* A loop wider than a native vector whose lanes are no power of two is cut
+ * into power-of-two pieces, largest first (28 floats at the default 256
+ * bits: 16 + 8 + 4); one that fits a native vector (6 floats) is not. */
+static void test_pieces_of_powers_of_two(void **state) {
+  fx *f = *state;
+  tvm_ctx *c = f->c;
+  tvm_stmt *s = vloop(f, 28, tvm_store(c, f->C, f->i,
+      tvm_add(c, ld(f, f->A, f->i), tvm_mul(c, ld(f, f->B, f->i), tvm_f32(c, 2))),
+      NULL));
+  char *t = vectorize(f, s);
+  assert_non_null(strstr(t, "C[ramp(0, 1, 16)] = A[ramp(0, 1, 16)]"));
+  assert_non_null(strstr(t, "C[ramp(0 + 16, 1, 8)] = A[ramp(0 + 16, 1, 8)]"));
+  assert_non_null(strstr(t, ", 1, 4)] = A[ramp("));
+  assert_null(strstr(t, ", 1, 28)"));
+  tvm_free(t);
+  /* a predicated body keeps its masks in every piece; numbers checked */
+  tvm_stmt *p = vloop(f, 24, tvm_if(c, tvm_lt(c, f->i, tvm_int(c, 19)),
+      tvm_store(c, f->C, f->i, tvm_mul(c, ld(f, f->A, f->i), ld(f, f->B, f->i)),
+                NULL),
+      tvm_store(c, f->C, f->i, tvm_f32(c, 0), NULL)));
+  t = vectorize(f, p);
+  assert_null(strstr(t, ", 1, 24)"));
+  assert_non_null(strstr(t, ", 1, 8)"));
+  tvm_free(t);
+  t = vectorize(f, vloop(f, 6, tvm_store(c, f->C, f->i, ld(f, f->A, f->i),
+                                         NULL)));
+  assert_string_equal(t, "C[ramp(0, 1, 6)] = A[ramp(0, 1, 6)]\n");
+  tvm_free(t);
+}
+
 /* Random bodies: whatever the pass does (vector code or a serial
  * fallback), the numbers equal the scalar loop's; many do vectorize. */
 static void test_random_bodies(void **state) {
@@ -442,6 +472,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_in_place_update, setup, teardown),
       cmocka_unit_test_setup_teardown(test_invariant_conjuncts_hoisted, setup, teardown),
       cmocka_unit_test_setup_teardown(test_guarded_invariant_load_scalarizes, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_pieces_of_powers_of_two, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_random_bodies, setup, teardown),
   };

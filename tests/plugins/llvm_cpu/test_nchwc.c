@@ -199,11 +199,11 @@ static void test_conv_cases(void **state) {
       /* N C   M   H   W  K  s  p  d  g  bias blocked */
       {1, 16, 32, 9, 9, 3, 1, 1, 1, 1, 1, 1},
       {1, 3, 16, 15, 15, 7, 2, 3, 1, 1, 1, 1},   /* RGB stem: block 3 */
-      {1, 24, 48, 8, 6, 1, 1, 0, 1, 1, 0, 1},    /* blocks 8 / 16, no bias */
+      {1, 24, 48, 8, 6, 1, 1, 0, 1, 1, 0, 1},    /* 24 / 16 (AVX2 8 / 8), no bias */
       {1, 20, 16, 7, 7, 3, 2, 1, 1, 1, 1, 1},    /* block 4 */
       {1, 16, 16, 9, 9, 3, 1, 2, 2, 1, 1, 1},    /* dilation 2 */
       {1, 32, 32, 10, 10, 3, 2, 1, 1, 32, 1, 1}, /* depthwise, stride 2 */
-      {1, 24, 24, 7, 7, 3, 1, 1, 1, 24, 0, 1},   /* depthwise, block 8 */
+      {1, 24, 24, 7, 7, 3, 1, 1, 1, 24, 0, 1},   /* depthwise, block 24 (8 on AVX2) */
       {1, 16, 32, 6, 6, 3, 1, 1, 1, 2, 1, 0},    /* group 2, M != C: NCHW */
       {1, 64, 64, 9, 9, 3, 1, 1, 1, 4, 1, 1},    /* groups of 16: whole blocks */
       {1, 64, 64, 8, 8, 3, 2, 1, 1, 8, 1, 1},    /* groups of 8: merged on 16 lanes */
@@ -621,6 +621,54 @@ static void test_padded_blocks(void **state) {
   tvm_graph_free(g);
 }
 
+/* A count of one and a half vectors (24 channels with 16 lanes, 12 with
+ * 8) is one block: a pointwise conv into it (+ a residual Add of another
+ * one) and one out of it keep the block between them, and every vector
+ * of the block is cut into a full and a half vector (no 24-lane ramp),
+ * equal to the reference. */
+static void test_block_and_a_half(void **state) {
+  (void)state;
+  int lanes = test_lanes();
+  if (lanes < 8) skip();
+  const int64_t C = lanes + lanes / 2;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 48, 7, 9}, 4);
+  tvm_gvalue *w1 = tvm_graph_random(g, "w1", (int64_t[]){C, 48, 1, 1}, 4, 3,
+                                    0.2);
+  tvm_gvalue *w2 = tvm_graph_random(g, "w2", (int64_t[]){C, 48, 1, 1}, 4, 4,
+                                    0.2);
+  tvm_gvalue *w3 = tvm_graph_random(g, "w3", (int64_t[]){32, C, 1, 1}, 4, 5,
+                                    0.2);
+  tvm_gvalue *b = tvm_graph_random(g, "b", (int64_t[]){C}, 1, 6, 0.2);
+  tvm_gvalue *h = tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w1, b), NULL, 0,
+                                  1, NULL);
+  h = TVM_OP(g, "Relu", TVM_IN(h), TVM_NOATTRS);
+  tvm_gvalue *y =
+      tvm_graph_apply(g, "Conv", NULL, TVM_IN(x, w2), NULL, 0, 1, NULL);
+  y = TVM_OP(g, "Add", TVM_IN(y, h), TVM_NOATTRS);
+  y = tvm_graph_apply(g, "Conv", "out", TVM_IN(y, w3), NULL, 0, 1, NULL);
+  CHECK_OK(tvm_graph_mark_output(g, y));
+  char *ir = NULL;
+  tvm_plan *p = compile_check_hooked(g, 15, NULL, &ir);
+  assert_int_equal(steps_with(p, "Conv_NCHWc"), 3);
+  assert_int_equal(steps_with(p, "LayoutTransform"), 2);
+  const char *d, *ob;
+  char want[32], ramp[32];
+  snprintf(want, sizeof want, "NCHW%dc", (int)C);
+  conv_layouts(g, 0, &d, &ob);
+  assert_string_equal(ob, want);
+  conv_layouts(g, 2, &d, &ob);
+  assert_string_equal(d, want);
+  snprintf(ramp, sizeof ramp, ", 1, %d)]", (int)C);
+  if (strstr(ir, ramp)) fail_msg("a %d-lane vector in:\n%s", (int)C, ir);
+  snprintf(ramp, sizeof ramp, ", 1, %d)]", lanes / 2);
+  assert_non_null(strstr(ir, ramp));
+  free(ir);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
 /* The search scores candidates by features lowered only to
  * storage_flatten (tvm_tune_kernel_features): the same features as the
  * whole lowering of the measured candidate, for every register block of
@@ -706,6 +754,7 @@ int main(void) {
       cmocka_unit_test(test_layout_transform_errors),
       cmocka_unit_test(test_layout_transform_padded),
       cmocka_unit_test(test_padded_blocks),
+      cmocka_unit_test(test_block_and_a_half),
       cmocka_unit_test(test_pass_alone),
       cmocka_unit_test(test_plugin_slot),
       cmocka_unit_test(test_conv_cases),

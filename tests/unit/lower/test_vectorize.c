@@ -82,14 +82,18 @@ static tvm_stmt *vloop(fx *f, int extent, tvm_stmt *body) {
                  TVM_FOR_VECTORIZED, NULL, body);
 }
 
+/* The loop of `extent` over C[i] = A[i] + B[i] * 2. */
+static tvm_stmt *a_plus_2b(fx *f, int extent) {
+  tvm_ctx *c = f->c;
+  return vloop(f, extent, tvm_store(c, f->C, f->i,
+      tvm_add(c, ld(f, f->A, f->i), tvm_mul(c, ld(f, f->B, f->i), tvm_f32(c, 2))),
+      NULL));
+}
+
 /* C[i] = A[i] + B[i] * 2: contiguous vector loads and store. */
 static void test_elementwise(void **state) {
   fx *f = *state;
-  tvm_ctx *c = f->c;
-  tvm_stmt *s = vloop(f, 8, tvm_store(c, f->C, f->i,
-      tvm_add(c, ld(f, f->A, f->i), tvm_mul(c, ld(f, f->B, f->i), tvm_f32(c, 2))),
-      NULL));
-  char *t = vectorize(f, s);
+  char *t = vectorize(f, a_plus_2b(f, 8));
   assert_string_equal(t, "C[ramp(0, 1, 8)] = A[ramp(0, 1, 8)] + "
                          "B[ramp(0, 1, 8)] * x8(2.0f)\n");
   tvm_free(t);
@@ -422,10 +426,7 @@ static tvm_stmt *rnd_body(fx *f) {
 static void test_pieces_of_powers_of_two(void **state) {
   fx *f = *state;
   tvm_ctx *c = f->c;
-  tvm_stmt *s = vloop(f, 28, tvm_store(c, f->C, f->i,
-      tvm_add(c, ld(f, f->A, f->i), tvm_mul(c, ld(f, f->B, f->i), tvm_f32(c, 2))),
-      NULL));
-  char *t = vectorize(f, s);
+  char *t = vectorize(f, a_plus_2b(f, 28));
   assert_non_null(strstr(t, "C[ramp(0, 1, 16)] = A[ramp(0, 1, 16)]"));
   assert_non_null(strstr(t, "C[ramp(0 + 16, 1, 8)] = A[ramp(0 + 16, 1, 8)]"));
   assert_non_null(strstr(t, ", 1, 4)] = A[ramp("));

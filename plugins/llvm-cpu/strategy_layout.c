@@ -8,8 +8,8 @@
  * is the vector width in float32 lanes (16 with AVX-512) or the largest
  * power of two >= 4 below it that divides the count; a count at most the
  * lanes wide that no such block divides (3 RGB channels) is one block,
- * and so is one of a vector and a half (MobileNetV2's 24 channels with
- * 16 lanes: the vectorize pass cuts each 24-lane vector into 16 + 8; in
+ * and so is one of a vector and a half with AVX-512 (MobileNetV2's 24
+ * channels: the vectorize pass cuts each 24-lane vector into 16 + 8; in
  * blocks of 8 its 144->24 pointwise conv ran at 111 GFLOP/s, at 155 in
  * one block, Zen 5).
  * By default the block depends only on the channel count, so a producer
@@ -73,9 +73,14 @@
 /* Block of a channel count c for `lanes` float lanes; 0 = none.  A count
  * of one and a half vectors (24 channels with 16 lanes) is one block of
  * all of them: a pixel's channels are a full and a half vector, 2 FMAs
- * per reduction step where blocks of half the lanes take 3. */
+ * per reduction step where blocks of half the lanes take 3.  Not with 8
+ * lanes (12 channels): there a pointwise conv out of 12 channels ran
+ * 2.9x slower in one block than in blocks of 4 (AVX2 target on Zen 5;
+ * the flat block's model then takes 3 x 3 accumulators for the unrolled
+ * 12-step reduction), though 96->12 and a 12-channel depthwise conv ran
+ * 1.47x and 1.20x faster. */
 static int64_t channel_block(int64_t c, int64_t lanes) {
-  if (lanes >= 8 && 2 * c == 3 * lanes) return c;
+  if (lanes >= 16 && 2 * c == 3 * lanes) return c;
   for (int64_t b = lanes; b >= 4; b /= 2)
     if (c % b == 0) return b;
   return c <= lanes ? c : 0;

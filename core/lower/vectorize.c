@@ -528,8 +528,8 @@ static int store_bits_hook(tvm_visitor *v, const tvm_stmt *s) {
 }
 
 /* Whether a vector loop of n lanes over body is cut into pieces of powers
- * of two: n is not one and spans more than one native vector of the
- * widest element the body stores.  LLVM legalizes such a vector (24
+ * of two: n is no power of two and spans more than one native vector of
+ * the widest element the body stores.  LLVM legalizes such a vector (24
  * floats with AVX-512's 16 lanes) by moving its lanes one by one; a
  * 16-lane and an 8-lane piece are two native operations. */
 static int cut_in_pieces(const vec_pass *vp, int64_t n, tvm_stmt *body) {
@@ -540,6 +540,17 @@ static int cut_in_pieces(const vec_pass *vp, int64_t n, tvm_stmt *body) {
   return bits > 0 && n * bits > vp->vector_bits;
 }
 
+/* body with var replaced by value, or NULL when out of memory. */
+static tvm_stmt *with_value(tvm_ctx *c, tvm_stmt *body, tvm_expr *var,
+                            tvm_expr *value) {
+  tvm_ptrmap map = {0};
+  tvm_stmt *r = NULL;
+  if (value && tvm_ptrmap_put(&map, var, value) == TVM_OK)
+    r = tvm_substitute_stmt(c, body, &map);
+  tvm_ptrmap_free(&map);
+  return r;
+}
+
 /* The loop var in [min, min + n) over body (its inner loops already
  * vectorized) as vector code: one vector of n lanes, or pieces of powers
  * of two, largest first (cut_in_pieces), or, where the lanes are not
@@ -548,29 +559,18 @@ static tvm_stmt *vector_loop(tvm_mutator *m, tvm_expr *var, tvm_expr *min,
                              int64_t n, tvm_stmt *body) {
   tvm_ctx *c = m->ctx;
   vec_pass *vp = m->data;
-  if (n == 1) {
-    tvm_ptrmap map = {0};
-    tvm_stmt *r = NULL;
-    if (tvm_ptrmap_put(&map, var, min) == TVM_OK)
-      r = tvm_substitute_stmt(c, body, &map);
-    tvm_ptrmap_free(&map);
-    return r;
-  }
+  if (n == 1) return with_value(c, body, var, min);
   if (cut_in_pieces(vp, n, body)) {
     /* lanes [min, min + p) as they are, the rest [min + p, min + n) as
      * a loop of its own variable shifted by p */
     int64_t p = 1;
     while (p * 2 < n) p *= 2;
     tvm_expr *rest = tvm_var(c, var->u.var.name, var->dtype);
-    tvm_expr *shifted = tvm_add(c, rest, tvm_const(c, var->dtype, p));
     tvm_range r = {min, tvm_const(c, var->dtype, n - p)};
-    tvm_ptrmap map = {0};
     tvm_stmt *tail = NULL, *head;
-    if (shifted && r.extent &&
-        tvm_bounds_set(&vp->loops, rest, &r) == TVM_OK &&
-        tvm_ptrmap_put(&map, var, shifted) == TVM_OK)
-      tail = tvm_substitute_stmt(c, body, &map);
-    tvm_ptrmap_free(&map);
+    if (rest && r.extent && tvm_bounds_set(&vp->loops, rest, &r) == TVM_OK)
+      tail = with_value(c, body, var,
+                        tvm_add(c, rest, tvm_const(c, var->dtype, p)));
     if (!tail) return NULL;
     head = vector_loop(m, var, min, p, body);
     tail = head ? vector_loop(m, rest, min, n - p, tail) : NULL;

@@ -237,6 +237,7 @@ typedef struct lc_isa {
   int lanes;       /* float32 lanes per vector */
   int vregs;       /* vector registers of the ISA compiled for: 16 or 32 */
   long l1_bytes, l2_bytes;
+  long l1_ways; /* the L1 data cache's associativity */
 } lc_isa;
 void lc_isa_of(const tvm_plugin_target *t, lc_isa *o);
 /* The rows' default register block of a convolution (strategy_conv2d.c):

@@ -35,7 +35,13 @@
  * compute 24), unless that leaves fewer than 8
  * accumulators (2 rows: too few chains of FMAs to hide their latency),
  * where the block of 8 or more (or of all the rows) that pads least wins;
- * larger blocks are rejected as spilling.  The packing width nr is not a
+ * larger blocks are rejected as spilling.  The default also keeps the
+ * block's rows of A from crowding one L1 set: a block streams its mr rows
+ * of A side by side, and rows whose byte stride is a multiple of the L1
+ * way (4 KiB on Zen 3/4/5 and Ice Lake: K = 1024 floats) fall into the
+ * same set, so at most as many as the L1 has ways may: 1024^3 on Zen 4
+ * (8 ways) ran at 62-94 GFLOP/s with 12 rows, 95-106 with 6 or 8
+ * (bench/RESULTS.md 2026-12-02).  The packing width nr is not a
  * knob of this template:
  * MatMul_packed's is the layout alter_layout chose (strategy_layout.c),
  * tvmc matmul's a knob of its compute ("pack_n", tools/tvmc/matmul_te.c),
@@ -73,6 +79,21 @@ static int64_t reduce_extent(const tvm_operation *op) {
       !tvm_is_const_int(op->reduce_axis[0]->dom.extent, &k))
     return 0;
   return k;
+}
+
+/* The byte stride of the rows of op's left operand A[..., i, k] (its
+ * first input, read along its last axis k), or 0 when not known. */
+static int64_t a_row_bytes(const tvm_operation *op) {
+  tvm_ptrvec ins = {0};
+  int64_t b = 0;
+  if (tvm_op_inputs(op, &ins) == TVM_OK && ins.len >= 1) {
+    const tvm_tensor *a = ins.data[0];
+    int64_t k = reduce_extent(op);
+    if (a->ndim >= 2 && k > 0 && a->shape_c[a->ndim - 1] == k)
+      b = k * (int64_t)tvm_dtype_bytes(a->dtype);
+  }
+  tvm_ptrvec_free(&ins);
+  return b;
 }
 
 /* Orders, unrolls and vectorizes the register block st (nd axes:
@@ -201,24 +222,47 @@ static int64_t block_vregs(int64_t m, int64_t rows, int64_t nv) {
   return m * nv + (m > 1 ? nv : 0) + 1;
 }
 
+/* The most of m rows of A, a_row bytes apart, that map to one set of
+ * the L1 cache (isa->l1_bytes / l1_ways bytes per way, 64-byte lines);
+ * 1 when the stride is not known. */
+static int64_t rows_per_set(const lc_isa *isa, int64_t m, int64_t a_row) {
+  int64_t way = isa->l1_ways > 0 ? isa->l1_bytes / isa->l1_ways : 0;
+  int64_t most = 1;
+  if (a_row <= 0 || way < 64 || m > 64)
+    return 1;
+  int64_t sets[64];
+  for (int64_t r = 0; r < m; r++) {
+    int64_t n = 1;
+    sets[r] = (r * a_row) % way / 64;
+    for (int64_t q = 0; q < r; q++)
+      n += sets[q] == sets[r];
+    if (n > most)
+      most = n;
+  }
+  return most;
+}
+
 /* The knobs tile_m (*mr) and unroll_k (*ku) for panels nr columns wide
- * over `rows` rows (0: unknown) and a reduction of K steps (see the top
- * of the file).  unroll_k's
+ * over `rows` rows (0: unknown), a reduction of K steps and rows of A
+ * a_row bytes apart (0: unknown) (see the top of the file).  unroll_k's
  * default is the largest choice up to 4 that divides K: a split that does
  * not divide K guards every unrolled step but the first with a test of k
  * (a branch per FMA group in the hot loop; K = 333 takes 1). */
 static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
-                           int64_t rows, int64_t K, int64_t *mr,
-                           int64_t *ku) {
+                           int64_t rows, int64_t K, int64_t a_row,
+                           int64_t *mr, int64_t *ku) {
   static const int64_t tile_m_choices[] = {2, 4, 6, 8, 12, 16};
   static const int64_t unroll_k_choices[] = {1, 2, 4, 8};
   int64_t nv = (nr + isa->lanes - 1) / isa->lanes; /* vectors per row */
+  int64_t set_rows = isa->l1_ways; /* rows of A one L1 set holds */
   int dm = 0;
   for (int i = 0; i < 6; i++) {
     int64_t m = tile_m_choices[i];
     int64_t padded = rows > 0 ? (rows + m - 1) / m * m : m;
     if (m <= 12 && block_vregs(m, rows, nv) <= isa->vregs &&
-        (i == 0 || (padded - rows) * 8 < rows))
+        (i == 0 || (padded - rows) * 8 < rows) &&
+        (i == 0 || rows_per_set(isa, rows > 0 && m > rows ? rows : m,
+                                a_row) <= set_rows))
       dm = i;
   }
   /* fewer than 8 accumulators are fewer chains of FMAs than hide their
@@ -238,7 +282,8 @@ static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
       int64_t padded = (rows + m - 1) / m * m;
       if (tile_m_choices[i] <= 12 &&
           block_vregs(tile_m_choices[i], rows, nv) <= isa->vregs &&
-          m * nv >= want && (best == 0 || padded <= best)) {
+          rows_per_set(isa, m, a_row) <= set_rows && m * nv >= want &&
+          (best == 0 || padded <= best)) {
         dm = i;
         best = padded;
       }
@@ -290,8 +335,8 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                           "packed Bp[n/nr, k, nr]", outs[0]->name);
     }
     nr = Bp->shape_c[2];
-    register_knobs(cfg, &isa, nr, product_rows(mm), reduce_extent(mm), &mr,
-                   &ku);
+    register_knobs(cfg, &isa, nr, product_rows(mm), reduce_extent(mm),
+                   a_row_bytes(mm), &mr, &ku);
     st = schedule_product(s, outs[0], mm, &ops, cfg, &isa, mr, nr, ku);
     tvm_ptrvec_free(&ops);
     return st;
@@ -309,7 +354,7 @@ int32_t llvm_cpu_schedule_matmul(tvm_plugin_target *t, tvm_schedule *s,
                         "packed B[n/nr, k, nr] compute", C->name);
   nr = Bp->shape_c[2];
   register_knobs(cfg, &isa, nr, product_rows(C->op), reduce_extent(C->op),
-                 &mr, &ku);
+                 a_row_bytes(C->op), &mr, &ku);
 
   if ((st = tvm_cache_write(s, C, "local", &CC)) != TVM_OK) return st;
   sc = tvm_stage_of(s, C);
@@ -383,8 +428,8 @@ int32_t llvm_cpu_schedule_batch_matmul(tvm_plugin_target *t, tvm_schedule *s,
     }
     if (dw < 0) dw = nw - 1;
     int64_t nr = tvm_cfg_choice(cfg, "tile_n", w, nw, dw), mr, ku;
-    register_knobs(cfg, &isa, nr, product_rows(mm), reduce_extent(mm), &mr,
-                   &ku);
+    register_knobs(cfg, &isa, nr, product_rows(mm), reduce_extent(mm),
+                   a_row_bytes(mm), &mr, &ku);
     st = schedule_product(s, outs[0], mm, &ops, cfg, &isa, mr, nr, ku);
   } else {
     st = tvm_diag_set(TVM_ERR_UNSUPPORTED,

@@ -2,7 +2,8 @@
  * bench/tune_model.c - quality and speed of the tuner's cost model on
  * measured configurations of a tuning log.
  *
- *   bench/tune_model MODEL TARGET LOG [HOLDOUT_PERCENT [REMEASURE_ROUNDS]]
+ *   bench/tune_model MODEL TARGET LOG [HOLDOUT_PERCENT [REMEASURE_ROUNDS
+ *                                      [FEATURE_SAMPLES]]]
  *
  * Compiles MODEL for TARGET with a hook that, for every workload with
  * error-free search records in LOG (the re-measurement records of
@@ -26,7 +27,10 @@
  *     rows, and one call per row, each divided by the rows (model only),
  *     plus the loop-program feature extraction per candidate: the whole
  *     lowering (measured candidates) and lowering to storage_flatten only
- *     (what the search scores with; the features must be the same).
+ *     (what the search scores with; the features must be the same);
+ *   - with FEATURE_SAMPLES S > 0, the features-only lowering timed over S
+ *     random configs of every task, whatever the log holds (the search's
+ *     own mix of valid and template-rejected candidates).
  */
 #include <math.h>
 #include <stdio.h>
@@ -57,6 +61,9 @@ static tvm_tune_log *lg;
 static const char *target_name;
 static const tvm_target *tgt;
 static int remeasure; /* rounds of re-measurement, 0 = the log's labels */
+static int fsamples; /* random configs per task timed for the features */
+static double rand_s;
+static int nrand, nrand_ok;
 
 static double now(void) {
   struct timespec ts;
@@ -134,11 +141,40 @@ static void relabel(tvm_tune_kernel *k, int first) {
   free(res);
 }
 
+/* Times the features-only lowering of fsamples random configs of k
+ * (valid or not, as the search meets them: an invalid one is rejected by
+ * the template before lowering), independent of what the log holds. */
+static void time_random(tvm_tune_kernel *k) {
+  tvm_config *c = tvm_config_create();
+  float f[TVM_TUNE_NFEATURES];
+  if (tvm_tune_kernel_features(k, c, f) != TVM_OK) /* defines the space */
+    tvm_diag_clear();
+  uint64_t n = tvm_config_space_size(c);
+  uint64_t sd = 0x9e3779b97f4a7c15ull ^ (uint64_t)nrand;
+  for (int i = 0; n > 0 && i < fsamples; i++) {
+    sd = sd * 6364136223846793005ull + 1442695040888963407ull;
+    if (tvm_config_set_index(c, (sd >> 11) % n) != TVM_OK) {
+      tvm_diag_clear();
+      continue;
+    }
+    double t0 = now();
+    tvm_status st = tvm_tune_kernel_features(k, c, f);
+    rand_s += now() - t0;
+    nrand++;
+    nrand_ok += st == TVM_OK;
+    if (st)
+      tvm_diag_clear();
+  }
+  tvm_config_free(c);
+}
+
 /* The hook: lowers every logged config of this workload. */
 static tvm_status hook(void *ud, tvm_tune_kernel *k, tvm_config *cfg) {
   (void)ud;
   if (tvm_tune_kernel_reused(k) || !cfg)
     return TVM_OK;
+  if (fsamples > 0)
+    time_random(k);
   const char *wl = tvm_tune_kernel_workload(k);
   int task = -1, first = nrows;
   for (int i = 0; i < tvm_tune_log_count(lg); i++) {
@@ -264,11 +300,12 @@ static double evaluate(const unsigned char *train, double *pred_batch_us,
 int main(int argc, char **argv) {
   if (argc < 4) {
     fprintf(stderr, "usage: %s MODEL TARGET LOG [HOLDOUT_PERCENT "
-            "[REMEASURE_ROUNDS]]\n", argv[0]);
+            "[REMEASURE_ROUNDS [FEATURE_SAMPLES]]]\n", argv[0]);
     return 2;
   }
   int hold = argc > 4 ? atoi(argv[4]) : 20;
   remeasure = argc > 5 ? atoi(argv[5]) : 0;
+  fsamples = argc > 6 ? atoi(argv[6]) : 0;
   tvm_target *t = NULL;
   tvm_graph *g = NULL;
   tvm_plan *p = NULL;
@@ -298,6 +335,9 @@ int main(int argc, char **argv) {
          "storage_flatten, what the search scores with) %.0f us\n",
          nrows, ntasks, nfeat ? feat_s / nfeat * 1e6 : 0,
          nfeat ? featonly_s / nfeat * 1e6 : 0);
+  if (nrand > 0)
+    printf("features of %d random configs (%d of them valid): %.0f us per "
+           "candidate\n", nrand, nrand_ok, rand_s / nrand * 1e6);
   static unsigned char train[MAXROWS];
   uint32_t s = 12345;
   for (int i = 0; i < nrows; i++) {

@@ -222,12 +222,15 @@ static int64_t block_vregs(int64_t m, int64_t rows, int64_t nv) {
   return m * nv + (m > 1 ? nv : 0) + 1;
 }
 
-/* The most of m rows of A, a_row bytes apart, that map to one set of
- * the L1 cache (isa->l1_bytes / l1_ways bytes per way, 64-byte lines);
- * 1 when the stride is not known. */
-static int64_t rows_per_set(const lc_isa *isa, int64_t m, int64_t a_row) {
+/* The most rows of an m-row block over `rows` rows (0: unknown; the
+ * block is capped at them, as in block_vregs), a_row bytes apart in A,
+ * that map to one set of the L1 cache (isa->l1_bytes / l1_ways bytes per
+ * way, 64-byte lines); 1 when the stride is not known. */
+static int64_t rows_per_set(const lc_isa *isa, int64_t m, int64_t rows,
+                            int64_t a_row) {
   int64_t way = isa->l1_ways > 0 ? isa->l1_bytes / isa->l1_ways : 0;
   int64_t most = 1;
+  if (rows > 0 && m > rows) m = rows;
   if (a_row <= 0 || way < 64 || m > 64)
     return 1;
   int64_t sets[64];
@@ -261,8 +264,7 @@ static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
     int64_t padded = rows > 0 ? (rows + m - 1) / m * m : m;
     if (m <= 12 && block_vregs(m, rows, nv) <= isa->vregs &&
         (i == 0 || (padded - rows) * 8 < rows) &&
-        (i == 0 || rows_per_set(isa, rows > 0 && m > rows ? rows : m,
-                                a_row) <= set_rows))
+        (i == 0 || rows_per_set(isa, m, rows, a_row) <= set_rows))
       dm = i;
   }
   /* fewer than 8 accumulators are fewer chains of FMAs than hide their
@@ -282,7 +284,8 @@ static void register_knobs(tvm_config *cfg, const lc_isa *isa, int64_t nr,
       int64_t padded = (rows + m - 1) / m * m;
       if (tile_m_choices[i] <= 12 &&
           block_vregs(tile_m_choices[i], rows, nv) <= isa->vregs &&
-          rows_per_set(isa, m, a_row) <= set_rows && m * nv >= want &&
+          rows_per_set(isa, tile_m_choices[i], rows, a_row) <= set_rows &&
+          m * nv >= want &&
           (best == 0 || padded <= best)) {
         dm = i;
         best = padded;

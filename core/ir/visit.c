@@ -66,11 +66,14 @@ void tvm_visit_expr_children(tvm_visitor *v, const tvm_expr *e) {
   }
 }
 
-/* Calls the expr hook on e (if any); descends unless it returned 1.
- * NULL e is ignored. */
+/* Calls the expr hook on e and descends unless it returned 1.  NULL e is
+ * ignored; so is every expression when there is no expr hook (an
+ * expression holds no statement, so nothing in it could call a hook:
+ * statement-only walks skip the expression trees, which hold most of the
+ * nodes). */
 void tvm_visit_expr(tvm_visitor *v, const tvm_expr *e) {
-  if (!e) return;
-  if (v->expr && v->expr(v, e)) return;
+  if (!e || !v->expr) return;
+  if (v->expr(v, e)) return;
   tvm_visit_expr_children(v, e);
 }
 

@@ -411,7 +411,8 @@ TVM_API tvm_status tvm_module_add(tvm_module *m, tvm_func *f);
 /* ---- visitors and mutators ------------------------------------------------ */
 /* Visitor: the hooks see every node before its children; a hook returns 1
  * to say "handled, do not descend", 0 to descend.  Either hook may be
- * NULL. */
+ * NULL; without an expr hook no expression is walked (none holds a
+ * statement), so a statement-only walk costs the statements only. */
 typedef struct tvm_visitor tvm_visitor;
 struct tvm_visitor {
   int (*expr)(tvm_visitor *v, const tvm_expr *e);

@@ -7,7 +7,9 @@
  * system is never written twice: the weights of a model are tens of
  * megabytes); a request larger than a quarter of the chunk size gets a
  * chunk of its own (placed behind the current one so the current chunk
- * keeps serving small requests).  Everything is freed at once by
+ * keeps serving small requests; in an empty arena it is the current
+ * chunk, full, and shareable like any big block).  Everything is freed
+ * at once by
  * tvm_arena_destroy.
  *
  * Standard-size chunks are recycled: a destroyed arena's go to a small
@@ -181,14 +183,19 @@ void *tvm_arena_alloc(tvm_arena *a, size_t n) {
     if (c->dirty) memset(p, 0, r);
     return p;
   }
-  if (r > CHUNK_SIZE / 4 && c) {
-    /* a big block: its own chunk, behind the current one */
+  if (r > CHUNK_SIZE / 4) {
+    /* a big block: its own chunk, behind the current one (the first
+     * block of an empty arena is a full current chunk: shareable too) */
     chunk *big = chunk_new(r, 0);
     if (!big) return NULL;
     big->used = r;
     big->big = 1;
-    big->next = c->next;
-    c->next = big;
+    if (c) {
+      big->next = c->next;
+      c->next = big;
+    } else {
+      a->head = big;
+    }
     a->bytes += r;
     return big->base;
   }

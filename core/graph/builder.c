@@ -49,6 +49,14 @@ tvm_gvalue *tvm_graph_input(tvm_graph *g, const char *name, tvm_dtype t,
 /* A CONST value of zeros (see tvm/graph.h). */
 tvm_gvalue *tvm_graph_const_zeros(tvm_graph *g, const char *name, tvm_dtype t,
                                   const int64_t *shape, int ndim) {
+  return tvm_graph_const_shared(g, name, t, shape, ndim, NULL, NULL);
+}
+
+/* A CONST value holding a big block of another arena (see tvm/graph.h). */
+tvm_gvalue *tvm_graph_const_shared(tvm_graph *g, const char *name,
+                                   tvm_dtype t, const int64_t *shape,
+                                   int ndim, tvm_arena *src,
+                                   const void *block) {
   if (!g) {
     tvm_diag_set(TVM_ERR_INVALID, "tvm_graph_const: graph is NULL");
     return NULL;
@@ -60,7 +68,7 @@ tvm_gvalue *tvm_graph_const_zeros(tvm_graph *g, const char *name, tvm_dtype t,
     graph_fail(g, tvm_diag_status());
     return NULL;
   }
-  tvm_gvalue *v = graph_new_const(g, name, t, shape, ndim);
+  tvm_gvalue *v = graph_new_const_shared(g, name, t, shape, ndim, src, block);
   if (!v) {
     graph_fail(g, tvm_diag_status());
     return NULL;

@@ -102,6 +102,14 @@ tvm_status graph_check_shape(const char *what, const int64_t *shape,
 /* A registered constant with zeroed data, for passes. */
 tvm_gvalue *graph_new_const(tvm_graph *g, const char *name, tvm_dtype t,
                             const int64_t *shape, int ndim) {
+  return graph_new_const_shared(g, name, t, shape, ndim, NULL, NULL);
+}
+
+/* See graph_int.h. */
+tvm_gvalue *graph_new_const_shared(tvm_graph *g, const char *name,
+                                   tvm_dtype t, const int64_t *shape,
+                                   int ndim, tvm_arena *src,
+                                   const void *block) {
   if (graph_check_shape(name ? name : "constant", shape, ndim)) return NULL;
   tvm_gvalue *v = graph_alloc_value(g, TVM_GV_CONST, name);
   if (!v) return NULL;
@@ -109,7 +117,10 @@ tvm_gvalue *graph_new_const(tvm_graph *g, const char *name, tvm_dtype t,
   v->ndim = ndim;
   for (int i = 0; i < ndim; i++) v->shape[i] = shape[i];
   int64_t bytes = tvm_gvalue_bytes(v);
-  v->data = tvm_arena_alloc(g->arena, (size_t)(bytes > 0 ? bytes : 1));
+  if (src && block)
+    v->data = (void *)tvm_arena_share(g->arena, src, block, (size_t)bytes);
+  if (!v->data)
+    v->data = tvm_arena_alloc(g->arena, (size_t)(bytes > 0 ? bytes : 1));
   if (!v->data) {
     tvm_diag_set(TVM_ERR_NOMEM, "out of memory for constant '%s' (%lld bytes)",
                  v->name, (long long)bytes);

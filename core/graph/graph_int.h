@@ -33,6 +33,13 @@ tvm_gvalue *graph_alloc_value(tvm_graph *g, tvm_gvalue_kind kind,
  * and shape, for passes to fill in.  NULL (diagnostic set) on failure. */
 tvm_gvalue *graph_new_const(tvm_graph *g, const char *name, tvm_dtype t,
                             const int64_t *shape, int ndim);
+/* The same, with block (a big block of arena src, tvm_arena_share) as
+ * its data when src gives it: held, not copied, so not zeroed.  Zeroed
+ * data of its own otherwise (v->data != block tells). */
+tvm_gvalue *graph_new_const_shared(tvm_graph *g, const char *name,
+                                   tvm_dtype t, const int64_t *shape,
+                                   int ndim, tvm_arena *src,
+                                   const void *block);
 /* Checks a shape given to the builder ("what" names it in messages). */
 tvm_status graph_check_shape(const char *what, const int64_t *shape,
                              int ndim);

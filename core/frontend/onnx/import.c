@@ -40,8 +40,23 @@ tvm_status onnx_define_value(importer *im, const char *name, tvm_gvalue *v,
 typedef struct const_place {
   importer *im;
   const char *name, *what;
+  const Onnx__TensorProto *t;
   tvm_gvalue *v;
 } const_place;
+
+/* The raw bytes of t when the graph can hold them as they are: a big
+ * block of the model's protobuf memory no other constant holds, in the
+ * host's byte order, of a type stored as it is (bool is normalized). */
+static const void *raw_block(importer *im, const Onnx__TensorProto *t,
+                             const onnx_data *d) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return NULL;
+#endif
+  if (!im->mem || !t->has_raw_data || !t->raw_data.len ||
+      tvm_dtype_is_bool(d->dtype) || !onnx_pb_mem_take(im->mem, t->raw_data.data))
+    return NULL;
+  return t->raw_data.data;
+}
 
 static void *place_const(void *ctx, const onnx_data *d) {
   const_place *cp = ctx;
@@ -51,18 +66,21 @@ static void *place_const(void *ctx, const onnx_data *d) {
                  d->ndim, TVM_MAX_DIMS);
     return NULL;
   }
-  cp->v = tvm_graph_const_zeros(cp->im->g, cp->name, d->dtype, d->shape,
-                                d->ndim);
+  const void *raw = raw_block(cp->im, cp->t, d);
+  cp->v = tvm_graph_const_shared(cp->im->g, cp->name, d->dtype, d->shape,
+                                 d->ndim, raw ? cp->im->mem->big : NULL, raw);
   if (!cp->v) tvm_graph_status(cp->im->g); /* leaves its diagnostic */
   return cp->v ? cp->v->data : NULL;
 }
 
 /* A CONST value of the graph from a tensor, decoded straight into the
- * constant's storage (a weight is copied out of the protobuf once). */
+ * constant's storage: a weight's raw bytes are copied out of the protobuf
+ * once, or not at all when the graph holds the block protobuf-c put them
+ * in (onnx_pb_mem). */
 tvm_status onnx_add_const(importer *im, const char *name,
                           const Onnx__TensorProto *t, const char *what,
                           tvm_gvalue **out) {
-  const_place cp = {im, name, what, NULL};
+  const_place cp = {im, name, what, t, NULL};
   onnx_data d;
   tvm_status st = onnx_decode_tensor_to(t, 1, what, place_const, &cp, &d);
   if (st)
@@ -513,24 +531,30 @@ tvm_status tvm_onnx_load_buffer_opts(const void *data, size_t size,
   if (data && onnx_check_nesting(data, size, &onnx__model_proto__descriptor,
                                  what) != TVM_OK)
     return tvm_diag_status();
+  onnx_pb_mem mem;
+  onnx_pb_mem_init(&mem);
   Onnx__ModelProto *m = onnx__model_proto__unpack(
-      &onnx_allocator, size, (const uint8_t *)(data ? data : ""));
-  if (!m)
+      &mem.a, size, (const uint8_t *)(data ? data : ""));
+  if (!m) {
+    onnx_pb_mem_free(&mem);
     return tvm_diag_set(TVM_ERR_INVALID,
                         "ONNX model '%s' is not a valid serialized ModelProto "
                         "(protobuf decoding failed: truncated or corrupt "
                         "file?)",
                         src);
+  }
   importer im;
   memset(&im, 0, sizeof im);
   im.opts = opts;
+  im.mem = &mem;
   tvm_status st = tvm_graph_create(&im.g);
   if (!st)
     st = import_model(&im, m);
   tvm_strmap_free(&im.values);
   tvm_strmap_free(&im.inits);
   tvm_ptrmap_free(&im.why);
-  onnx__model_proto__free_unpacked(m, &onnx_allocator);
+  onnx__model_proto__free_unpacked(m, &mem.a);
+  onnx_pb_mem_free(&mem); /* the blocks the graph holds stay */
   if (st) {
     if (im.opset > 0)
       tvm_diag_prefix(st, "ONNX model '%s' (opset %lld): ", src,

@@ -19,6 +19,22 @@
 /* ---- proto.c ------------------------------------------------------------ */
 /* The protobuf-c allocator that routes through tvm_malloc/tvm_free. */
 extern ProtobufCAllocator onnx_allocator;
+/* A model's protobuf-c allocator (a): fields of ONNX_PB_BIG bytes or more
+ * (a weight's raw_data) are big blocks of the arena `big`, which the graph
+ * can hold instead of copying them (tvm_graph_const_shared); the rest goes
+ * through tvm_malloc.  Freeing a big block waits for onnx_pb_mem_free. */
+#define ONNX_PB_BIG ((size_t)64 * 1024)
+typedef struct onnx_pb_mem {
+  ProtobufCAllocator a;
+  tvm_arena *big;    /* NULL when it could not be made */
+  tvm_ptrmap blocks; /* big block -> 1, or 2 once a constant holds it */
+} onnx_pb_mem;
+void onnx_pb_mem_init(onnx_pb_mem *m);
+/* 1 (and marks it taken) when p is a big block of m not yet taken: one
+ * constant per block, so two constants never alias. */
+int onnx_pb_mem_take(onnx_pb_mem *m, const void *p);
+/* Destroys the arena: blocks held by a graph live on in the graph. */
+void onnx_pb_mem_free(onnx_pb_mem *m);
 /* A proto2 string field: "" when unset (protobuf-c leaves NULL). */
 static inline const char *onnx_str(const char *s) { return s ? s : ""; }
 
@@ -74,6 +90,7 @@ typedef struct importer {
   tvm_strmap values; /* ONNX value name -> tvm_gvalue* */
   tvm_strmap inits;  /* initializer name -> Onnx__TensorProto* */
   tvm_ptrmap why;    /* tvm_gnode* not folded at import -> reason (arena) */
+  onnx_pb_mem *mem;  /* the model's protobuf memory (NULL: copy weights) */
 } importer;
 
 /* Nodes whose inputs are all constant are folded as they are imported

@@ -175,7 +175,8 @@ tvm_status onnx_decode_tensor_to(const Onnx__TensorProto *t, int for_reading,
   }
 
   if (raw) {
-    if (nbytes)
+    /* place may have handed back the very block (onnx_pb_mem) */
+    if (nbytes && out->data != (void *)t->raw_data.data)
       memcpy(out->data, t->raw_data.data, nbytes);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     swap_elems(out->data, numel, esz);

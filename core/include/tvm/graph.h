@@ -238,6 +238,17 @@ TVM_API tvm_gvalue *tvm_graph_const(tvm_graph *g, const char *name,
 TVM_API tvm_gvalue *tvm_graph_const_zeros(tvm_graph *g, const char *name,
                                           tvm_dtype t, const int64_t *shape,
                                           int ndim);
+/* A constant whose data is block, a big block of arena src (one with a
+ * chunk of its own, tvm_arena_share) holding its bytes: the graph holds
+ * the block instead of copying it (a frontend's decoded weights), and it
+ * is freed with the last of the two arenas.  Neither side may write to it
+ * while src lives.  When src does not give block that way the constant
+ * gets zeroed data of its own, as tvm_graph_const_zeros (v->data !=
+ * block tells the caller to fill it). */
+TVM_API tvm_gvalue *tvm_graph_const_shared(tvm_graph *g, const char *name,
+                                           tvm_dtype t, const int64_t *shape,
+                                           int ndim, tvm_arena *src,
+                                           const void *block);
 /* A float32 constant of pseudo-random values, uniform in [-scale, scale],
  * from a fixed seed (the model zoo's weights): the same seed gives the
  * same values on every machine. */

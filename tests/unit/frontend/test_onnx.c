@@ -104,6 +104,93 @@ static void test_import_and_run(void **state) {
   tvm_graph_free(g);
 }
 
+/* Weights big enough (>= 64 KiB) for the graph to hold protobuf-c's
+ * block instead of copying it: an initializer and a Constant hold their
+ * bytes after the loader (and its protobuf memory) is gone, a big bool
+ * initializer is still normalized to 0/1 (copied), the values run right
+ * under the reference; a load that fails after a big initializer frees
+ * everything (the sanitizer tree's LeakSanitizer). */
+static void test_big_weights(void **state) {
+  (void)state;
+  enum { R = 160, C = 512, N = R * C }; /* more than ONNX_IMPORT_FOLD_MAX */
+  mb b;
+  mb_init(&b, 13);
+  int64_t d[2] = {R, C};
+  float *w = malloc(sizeof(float) * N), *cv = malloc(sizeof(float) * N);
+  unsigned char *m = malloc(N);
+  assert_non_null(w);
+  assert_non_null(cv);
+  assert_non_null(m);
+  for (int i = 0; i < N; i++) {
+    w[i] = (float)i * 0.25f;
+    cv[i] = (float)(i % 7) - 3.0f;
+    m[i] = (unsigned char)(i % 3); /* 2 is true too */
+  }
+  mb_input(&b, "x", F, 2, d);
+  mb_init_raw(&b, "w", F, 2, d, w, sizeof(float) * N);
+  mb_init_raw(&b, "m", ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, 2, d, m, N);
+  Onnx__NodeProto *cn = mb_node(&b, "Constant", "cnode", NULL, NAMES("c"));
+  Onnx__AttributeProto *a =
+      mb_attr(&b, cn, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
+  Onnx__TensorProto ct;
+  onnx__tensor_proto__init(&ct);
+  ct.has_data_type = 1;
+  ct.data_type = F;
+  ct.n_dims = 2;
+  ct.dims = d;
+  ct.has_raw_data = 1;
+  ct.raw_data.len = sizeof(float) * N;
+  ct.raw_data.data = (uint8_t *)cv;
+  a->t = &ct;
+  mb_node(&b, "Add", "add", NAMES("x", "w"), NAMES("t"));
+  mb_node(&b, "Mul", "mul", NAMES("t", "c"), NAMES("u"));
+  Onnx__NodeProto *cast = mb_node(&b, "Cast", "cast", NAMES("m"), NAMES("mf"));
+  mb_attr_i(&b, cast, "to", F);
+  mb_node(&b, "Add", "y", NAMES("u", "mf"), NAMES("y"));
+  mb_output(&b, "y", F, 2, d);
+
+  tvm_graph *g = NULL;
+  if (mb_load(&b, NULL, &g))
+    fail_msg("import failed: %s", tvm_diag_message());
+  assert_int_equal(g->nodes.len, 4); /* nothing folded at import */
+  const tvm_gnode *add = g->nodes.data[0], *mul = g->nodes.data[1];
+  const tvm_gnode *cn2 = g->nodes.data[2];
+  assert_string_equal(cn2->op, "Cast");
+  assert_string_equal(add->inputs[1]->name, "w");
+  assert_memory_equal(add->inputs[1]->data, w, sizeof(float) * N);
+  assert_string_equal(mul->inputs[1]->name, "c");
+  assert_memory_equal(mul->inputs[1]->data, cv, sizeof(float) * N);
+  const unsigned char *mg = cn2->inputs[0]->data;
+  for (int i = 0; i < N; i++)
+    if (mg[i] != (i % 3 != 0)) fail_msg("bool element %d is %d", i, mg[i]);
+
+  float *xin = malloc(sizeof(float) * N), *out = malloc(sizeof(float) * N);
+  assert_non_null(xin);
+  assert_non_null(out);
+  for (int i = 0; i < N; i++) xin[i] = (float)(i % 11) - 5.0f;
+  DLTensor tx = {xin, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, d, NULL, 0};
+  DLTensor ty = {out, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, d, NULL, 0};
+  const DLTensor *ins[1] = {&tx};
+  DLTensor *outs[1] = {&ty};
+  if (tvm_graph_eval_reference(g, ins, outs))
+    fail_msg("eval failed: %s", tvm_diag_message());
+  for (int i = 0; i < N; i++) {
+    float want = (xin[i] + w[i]) * cv[i] + (i % 3 != 0 ? 1.0f : 0.0f);
+    if (out[i] != want) fail_msg("y[%d] = %g, want %g", i, out[i], want);
+  }
+  tvm_graph_free(g);
+
+  /* the same weights, then a node no one knows */
+  b.nodes[4].op_type = "FooBar";
+  assert_int_equal(mb_load(&b, NULL, &g), TVM_ERR_UNSUPPORTED);
+  assert_diag_has("FooBar");
+  free(xin);
+  free(out);
+  free(w);
+  free(cv);
+  free(m);
+}
+
 /* An operator outside the registry: UNSUPPORTED, naming it, the node, the
  * opset and listing the supported ones. */
 static void test_unsupported_operator(void **state) {
@@ -584,6 +671,7 @@ int main(void) {
       cmocka_unit_test(test_freeze_input),
       cmocka_unit_test(test_attributes),
       cmocka_unit_test(test_malformed),
+      cmocka_unit_test(test_big_weights),
       cmocka_unit_test(test_tensor_load),
       cmocka_unit_test(test_fuzz),
       cmocka_unit_test(test_fuzz_tensor),

@@ -206,6 +206,44 @@ static void test_const_zeros(void **state) {
                       "dimension a size (>= 0)");
 }
 
+/* A constant holding another arena's big block: the same memory, alive
+ * after that arena is gone (AddressSanitizer would see a freed read); a
+ * block the arena did not give its own chunk, or no arena, gets zeroed
+ * data of the constant's own. */
+static void test_const_shared(void **state) {
+  tvm_graph *g = *state;
+  tvm_arena *src = tvm_arena_create();
+  assert_non_null(src);
+  int64_t shape[2] = {64, 512};
+  float *big = tvm_arena_alloc(src, sizeof(float) * 64 * 512);
+  float *small = tvm_arena_alloc(src, sizeof(float) * 4);
+  assert_non_null(big);
+  assert_non_null(small);
+  for (int i = 0; i < 64 * 512; i++) big[i] = (float)i * 0.5f;
+  for (int i = 0; i < 4; i++) small[i] = 1.0f;
+  tvm_gvalue *w = tvm_graph_const_shared(g, "w", F32, shape, 2, src, big);
+  tvm_gvalue *s = tvm_graph_const_shared(g, "s", F32, (int64_t[]){4}, 1,
+                                         src, small);
+  tvm_gvalue *n = tvm_graph_const_shared(g, "n", F32, (int64_t[]){4}, 1,
+                                         NULL, small);
+  assert_non_null(w);
+  assert_non_null(s);
+  assert_non_null(n);
+  assert_ptr_equal(w->data, big);
+  assert_ptr_not_equal(s->data, small);
+  assert_ptr_not_equal(n->data, small);
+  for (int i = 0; i < 4; i++) {
+    assert_true(((float *)s->data)[i] == 0.0f);
+    assert_true(((float *)n->data)[i] == 0.0f);
+  }
+  tvm_arena_destroy(src);
+  const float *d = w->data;
+  for (int i = 0; i < 64 * 512; i++)
+    if (d[i] != (float)i * 0.5f) fail_msg("element %d is %g", i, d[i]);
+  tvm_gvalue *r = tvm_graph_apply(g, "Relu", "r", TVM_IN(w), TVM_NOATTRS, 1, NULL);
+  assert_non_null(r);
+}
+
 /* SplitMix64 test vector: seed 0 draws 0xe220a8397b1dcdaf,
  * 0x6e789e6aa1b965f4, 0x06c45d188009454f (Vigna's splitmix64.c). */
 static void test_random(void **state) {
@@ -248,6 +286,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(test_random, setup, teardown),
       cmocka_unit_test_setup_teardown(test_const_zeros, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_const_shared, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

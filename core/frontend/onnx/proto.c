@@ -25,7 +25,6 @@ static void pb_free(void *ud, void *p) {
 
 ProtobufCAllocator onnx_allocator = {pb_alloc, pb_free, NULL};
 
-
 /* onnx_pb_mem's alloc hook: a big block of the arena (recorded as such),
  * else (or when the arena or the record finds no memory) tvm_malloc. */
 static void *mem_alloc(void *ud, size_t size) {

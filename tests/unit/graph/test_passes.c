@@ -4,6 +4,8 @@
  * elimination, constant folding, inference simplification), plus the
  * toposort that every pass relies on.
  */
+#include <stdlib.h>
+
 #include "graph_test.h"
 
 #define F32 tvm_dt(kDLFloat, 32, 1)
@@ -147,6 +149,39 @@ static void test_cse_constants(void **state) {
                "  %s = Add(%a, %a) -> float32[2]\n"
                "  %s2 = Add(%s, %c) -> float32[2]\n"
                "  return (%s2, %d, %k1)\n"
+               "}\n");
+  tvm_graph_free(g);
+}
+
+/* Big constants (the hash reads a sample of their words): two equal ones
+ * merge; one differing only in a word the sample skips does not. */
+static void test_cse_big_constants(void **state) {
+  enum { N = 4096 }; /* 2048 words: the sample reads every other one */
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  float *v = calloc(N, sizeof(float));
+  assert_non_null(v);
+  for (int i = 0; i < N; i++) v[i] = (float)i;
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){N}, 1);
+  tvm_gvalue *k1 = const_f32(g, "k1", (int64_t[]){N}, 1, v);
+  tvm_gvalue *k2 = const_f32(g, "k2", (int64_t[]){N}, 1, v);
+  v[3] = -1.0f; /* word 1, between the sampled words 0 and 2 */
+  tvm_gvalue *k3 = const_f32(g, "k3", (int64_t[]){N}, 1, v);
+  free(v);
+  tvm_gvalue *a = op2(g, "Mul", "a", x, k1);
+  tvm_gvalue *b = op2(g, "Mul", "b", x, k2);
+  tvm_gvalue *c = op2(g, "Mul", "c", x, k3);
+  CHECK_OK(tvm_graph_mark_output(g, a));
+  CHECK_OK(tvm_graph_mark_output(g, b));
+  CHECK_OK(tvm_graph_mark_output(g, c));
+  CHECK_OK(tvm_graph_pass_cse(g));
+  expect_graph(g,
+               "graph(%x: float32[4096]) {\n"
+               "  %k1: const float32[4096]\n"
+               "  %k3: const float32[4096]\n"
+               "  %a = Mul(%x, %k1) -> float32[4096]\n"
+               "  %c = Mul(%x, %k3) -> float32[4096]\n"
+               "  return (%a, %a, %c)\n"
                "}\n");
   tvm_graph_free(g);
 }
@@ -415,6 +450,7 @@ int main(void) {
       cmocka_unit_test(test_dce),
       cmocka_unit_test(test_cse),
       cmocka_unit_test(test_cse_constants),
+      cmocka_unit_test(test_cse_big_constants),
       cmocka_unit_test(test_fold_constants),
       cmocka_unit_test(test_simplify_inference),
       cmocka_unit_test(test_simplify_shared_conv),

@@ -29,6 +29,9 @@ typedef struct mb {
   Onnx__AttributeProto attrs[MAXN];
   Onnx__AttributeProto *attrp[MAXN];
   int nattrs;
+  Onnx__TensorProto consts[4]; /* the tensors of Constant nodes */
+  char *const_outs[4][2];       /* and their output name lists */
+  int nconsts;
 } mb;
 
 static inline void mb_init(mb *b, int64_t opset) {
@@ -204,6 +207,30 @@ static inline Onnx__TensorProto *mb_init_raw(mb *b, const char *name,
   t->raw_data.data = (uint8_t *)data;
   b->initp[b->g.n_initializer++] = t;
   return t;
+}
+
+/* A Constant node named node whose output out holds raw little-endian
+ * bytes (not copied: data must outlive the model). */
+static inline Onnx__NodeProto *mb_const_raw(mb *b, const char *node,
+                                            const char *out, int32_t dt,
+                                            int ndim, int64_t *dims,
+                                            const void *data, size_t bytes) {
+  assert_true(b->nconsts < 4);
+  char **outs = b->const_outs[b->nconsts];
+  Onnx__TensorProto *t = &b->consts[b->nconsts++];
+  onnx__tensor_proto__init(t);
+  t->has_data_type = 1;
+  t->data_type = dt;
+  t->n_dims = (size_t)ndim;
+  t->dims = dims;
+  t->has_raw_data = 1;
+  t->raw_data.len = bytes;
+  t->raw_data.data = (uint8_t *)data;
+  outs[0] = (char *)out;
+  outs[1] = NULL;
+  Onnx__NodeProto *n = mb_node(b, "Constant", node, NULL, outs);
+  mb_attr(b, n, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR)->t = t;
+  return n;
 }
 
 #endif /* TVM_TEST_ONNX_MB_H */

@@ -40,19 +40,7 @@ static void test_import_and_run(void **state) {
   mb_input(&b, "x", F, 2, xd);
   mb_input(&b, "b", F, 1, bd); /* also an initializer: a CONST */
   mb_init_f32(&b, "b", 1, bd, bias, 3);
-  Onnx__NodeProto *cn = mb_node(&b, "Constant", "cnode", NULL, NAMES("c"));
-  Onnx__AttributeProto *a =
-      mb_attr(&b, cn, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
-  Onnx__TensorProto ct;
-  onnx__tensor_proto__init(&ct);
-  ct.has_data_type = 1;
-  ct.data_type = F;
-  ct.n_dims = 1;
-  ct.dims = bd;
-  ct.has_raw_data = 1;
-  ct.raw_data.len = sizeof cval;
-  ct.raw_data.data = (uint8_t *)cval;
-  a->t = &ct;
+  mb_const_raw(&b, "cnode", "c", F, 1, bd, cval, sizeof cval);
   mb_node(&b, "Add", "add1", NAMES("x", "b"), NAMES("t"));
   mb_node(&b, "Relu", "", NAMES("t"), NAMES("r"));
   mb_node(&b, "Mul", NULL, NAMES("r", "c"), NAMES("y"));
@@ -129,19 +117,7 @@ static void test_big_weights(void **state) {
   mb_input(&b, "x", F, 2, d);
   mb_init_raw(&b, "w", F, 2, d, w, sizeof(float) * N);
   mb_init_raw(&b, "m", ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, 2, d, m, N);
-  Onnx__NodeProto *cn = mb_node(&b, "Constant", "cnode", NULL, NAMES("c"));
-  Onnx__AttributeProto *a =
-      mb_attr(&b, cn, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
-  Onnx__TensorProto ct;
-  onnx__tensor_proto__init(&ct);
-  ct.has_data_type = 1;
-  ct.data_type = F;
-  ct.n_dims = 2;
-  ct.dims = d;
-  ct.has_raw_data = 1;
-  ct.raw_data.len = sizeof(float) * N;
-  ct.raw_data.data = (uint8_t *)cv;
-  a->t = &ct;
+  mb_const_raw(&b, "cnode", "c", F, 2, d, cv, sizeof(float) * N);
   mb_node(&b, "Add", "add", NAMES("x", "w"), NAMES("t"));
   mb_node(&b, "Mul", "mul", NAMES("t", "c"), NAMES("u"));
   Onnx__NodeProto *cast = mb_node(&b, "Cast", "cast", NAMES("m"), NAMES("mf"));

@@ -190,14 +190,12 @@ static inline void mb_attr_i(mb *b, Onnx__NodeProto *n, const char *name,
   a->i = v;
 }
 
-/* An initializer of any type from raw little-endian bytes. */
-static inline Onnx__TensorProto *mb_init_raw(mb *b, const char *name,
-                                             int32_t dt, int ndim,
-                                             int64_t *dims, const void *data,
-                                             size_t bytes) {
-  Onnx__TensorProto *t = &b->inits[b->g.n_initializer];
+/* Fills t as a tensor of raw little-endian bytes (not copied: data must
+ * outlive the model). */
+static inline void mb_tensor_raw(Onnx__TensorProto *t, int32_t dt, int ndim,
+                                 int64_t *dims, const void *data,
+                                 size_t bytes) {
   onnx__tensor_proto__init(t);
-  t->name = (char *)name;
   t->has_data_type = 1;
   t->data_type = dt;
   t->n_dims = (size_t)ndim;
@@ -205,12 +203,22 @@ static inline Onnx__TensorProto *mb_init_raw(mb *b, const char *name,
   t->has_raw_data = 1;
   t->raw_data.len = bytes;
   t->raw_data.data = (uint8_t *)data;
+}
+
+/* An initializer of any type from raw little-endian bytes. */
+static inline Onnx__TensorProto *mb_init_raw(mb *b, const char *name,
+                                             int32_t dt, int ndim,
+                                             int64_t *dims, const void *data,
+                                             size_t bytes) {
+  Onnx__TensorProto *t = &b->inits[b->g.n_initializer];
+  mb_tensor_raw(t, dt, ndim, dims, data, bytes);
+  t->name = (char *)name;
   b->initp[b->g.n_initializer++] = t;
   return t;
 }
 
 /* A Constant node named node whose output out holds raw little-endian
- * bytes (not copied: data must outlive the model). */
+ * bytes (not copied). */
 static inline Onnx__NodeProto *mb_const_raw(mb *b, const char *node,
                                             const char *out, int32_t dt,
                                             int ndim, int64_t *dims,
@@ -218,14 +226,7 @@ static inline Onnx__NodeProto *mb_const_raw(mb *b, const char *node,
   assert_true(b->nconsts < 4);
   char **outs = b->const_outs[b->nconsts];
   Onnx__TensorProto *t = &b->consts[b->nconsts++];
-  onnx__tensor_proto__init(t);
-  t->has_data_type = 1;
-  t->data_type = dt;
-  t->n_dims = (size_t)ndim;
-  t->dims = dims;
-  t->has_raw_data = 1;
-  t->raw_data.len = bytes;
-  t->raw_data.data = (uint8_t *)data;
+  mb_tensor_raw(t, dt, ndim, dims, data, bytes);
   outs[0] = (char *)out;
   outs[1] = NULL;
   Onnx__NodeProto *n = mb_node(b, "Constant", node, NULL, outs);

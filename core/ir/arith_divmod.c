@@ -173,7 +173,10 @@ static tvm_expr *vector_divmod(arith_env *env, tvm_expr *e, int isdiv,
   if (a->kind != TVM_RAMP || !const_val(a->u.ramp.stride, &s)) return NULL;
   base = a->u.ramp.base;
   if (!arith_affine_of(base, &B) || !split(&B, c, &Q, &R)) return NULL;
-  if (!arith_mul(s, lanes - 1, &span)) return NULL;
+  /* lanes that are not active may take any value (arith_env) */
+  if (!arith_mul(s, (env->active_lanes > 0 && env->active_width == lanes
+                         ? env->active_lanes : lanes) - 1, &span))
+    return NULL;
   steps = arith_ival_make(span < 0 ? span : 0, span > 0 ? span : 0);
   ir = arith_ival_add(arith_affine_interval(env, &R), steps);
   ib = arith_ival_add(arith_affine_interval(env, &B), steps);

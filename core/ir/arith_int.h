@@ -66,6 +66,12 @@ typedef struct arith_env {
   int lost;               /* pushes that found no memory */
   int budget;             /* remaining nested re-simplifications */
   int in_sym;             /* inside a symbolic proof: no nested ones */
+  /* > 0 while simplifying a predicated store's index and value whose only
+   * active lanes are [0, active_lanes) of active_width-lane vectors: the
+   * other lanes are neither stored nor loaded, so their values may change
+   * (simplify_stmt.c decides; predicates themselves are never simplified
+   * so) */
+  int active_lanes, active_width;
 } arith_env;
 
 void arith_env_init(arith_env *env, tvm_ctx *c, const tvm_bounds *b);

@@ -645,6 +645,18 @@ tvm_expr *arith_simplify(arith_env *env, tvm_expr *e) {
     break;
   case TVM_LET:
     return simplify_let(env, e);
+  case TVM_LOAD: {
+    /* the predicate says which lanes are active: never simplified as if
+     * some were not (arith_env.active_lanes) */
+    int active = env->active_lanes;
+    a = arith_simplify(env, e->u.load.index);
+    env->active_lanes = 0;
+    b = arith_simplify(env, e->u.load.pred);
+    env->active_lanes = active;
+    n = (a == e->u.load.index && b == e->u.load.pred)
+            ? e : tvm_load(env->ctx, e->dtype, e->u.load.buffer, a, b);
+    return n ? n : e; /* NULL: out of memory, ctx->failed is set */
+  }
   default: {
     tvm_mutator m;
     memset(&m, 0, sizeof m);

@@ -87,15 +87,91 @@ static tvm_stmt *simplify_seq(arith_env *env, tvm_stmt *s) {
   return tvm_seq(env->ctx, out, n);
 }
 
+/* A comparison of one loop variable with constants, k*v + c0 OP 0, as
+ * a*v + b <= 0 (negated: the else-branch's); 0 when cond is not one. */
+static int linear_cond(arith_env *env, const tvm_expr *cond, int negate,
+                       const tvm_expr **var, int64_t *a, int64_t *b) {
+  arith_affine D, R;
+  int64_t strict, sign, k, c;
+  tvm_expr *min, *extent;
+  switch (cond->kind) {
+  case TVM_LT: strict = 1; sign = 1; break;
+  case TVM_LE: strict = 0; sign = 1; break;
+  case TVM_GT: strict = 1; sign = -1; break;
+  case TVM_GE: strict = 0; sign = -1; break;
+  default: return 0;
+  }
+  if (cond->u.bin.a->dtype.lanes != 1 ||
+      !arith_affine_type(cond->u.bin.a->dtype) ||
+      !arith_affine_of(cond->u.bin.a, &D) || !arith_affine_of(cond->u.bin.b, &R) ||
+      !arith_affine_add(&D, &R, -1) || D.n != 1 || D.term[0]->kind != TVM_VAR ||
+      !arith_env_lookup(env, D.term[0], &min, &extent))
+    return 0;
+  /* sign*(D) + strict <= 0; negated: -(sign*D) + 1 - strict <= 0 */
+  if (!arith_mul(sign, D.coeff[0], &k) || !arith_mul(sign, D.k, &c) ||
+      !arith_add(c, strict, &c))
+    return 0;
+  if (negate && (!arith_mul(k, -1, &k) || !arith_sub(1, c, &c)))
+    return 0;
+  *var = D.term[0];
+  *a = k;
+  *b = c;
+  return 1;
+}
+
+/* Binds the loop variable of a linear condition (see linear_cond) to the
+ * part of its constant range where the condition holds, so a tail guard's
+ * branches simplify as loops of their own: 1 when bound (pop it after). */
+static int narrow_by(arith_env *env, const tvm_expr *cond, int negate) {
+  const tvm_expr *var;
+  tvm_expr *min, *extent;
+  int64_t a, b, lo, n, hi;
+  if (!cond || !linear_cond(env, cond, negate, &var, &a, &b) ||
+      !arith_env_lookup(env, var, &min, &extent) || !const_int(min, &lo) ||
+      !const_int(extent, &n) || n <= 0 || !arith_add(lo, n - 1, &hi) ||
+      a == 0 || b == INT64_MIN)
+    return 0;
+  if (a > 0) { /* v <= floor(-b / a) */
+    int64_t top = arith_floordiv(-b, a);
+    if (top < hi) hi = top;
+  } else { /* v >= ceil(b / -a) */
+    int64_t bot = -arith_floordiv(-b, -a);
+    if (bot > lo) lo = bot;
+  }
+  if (hi < lo || hi - lo + 1 == n) /* unreachable, or nothing learnt */
+    return 0;
+  return arith_env_push(env, var, tvm_const(env->ctx, var->dtype, lo),
+                        tvm_const(env->ctx, var->dtype, hi - lo + 1));
+}
+
+/* Simplifies a branch of an if knowing its condition (negate: the else
+ * branch) where it bounds a loop variable. */
+static tvm_stmt *branch(arith_env *env, tvm_stmt *s, const tvm_expr *cond,
+                        int negate) {
+  int pushed = 0;
+  tvm_stmt *r;
+  if (!negate && cond->kind == TVM_AND) {
+    pushed += narrow_by(env, cond->u.bin.a, 0);
+    pushed += narrow_by(env, cond->u.bin.b, 0);
+  } else {
+    pushed += narrow_by(env, cond, negate);
+  }
+  r = stmt(env, s);
+  while (pushed-- > 0)
+    arith_env_pop(env);
+  return r;
+}
+
 /* if (const) picks its branch; an empty then-branch with an else becomes
- * if (!cond) else; nothing left in either branch drops the if. */
+ * if (!cond) else; nothing left in either branch drops the if.  Each
+ * branch is simplified with the loop ranges its condition implies. */
 static tvm_stmt *simplify_if(arith_env *env, tvm_stmt *s) {
   tvm_expr *cond = ex(env, s->u.if_.cond);
   tvm_stmt *then_, *else_;
   int64_t v;
   if (const_int(cond, &v)) return stmt(env, v ? s->u.if_.then_ : s->u.if_.else_);
-  then_ = stmt(env, s->u.if_.then_);
-  else_ = s->u.if_.else_ ? stmt(env, s->u.if_.else_) : NULL;
+  then_ = branch(env, s->u.if_.then_, cond, 0);
+  else_ = s->u.if_.else_ ? branch(env, s->u.if_.else_, cond, 1) : NULL;
   if (!then_ && !else_) return NULL;
   if (!then_) return tvm_if(env->ctx, ex(env, tvm_not(env->ctx, cond)), else_, NULL);
   if (cond == s->u.if_.cond && then_ == s->u.if_.then_ && else_ == s->u.if_.else_)
@@ -176,6 +252,62 @@ static tvm_stmt *simplify_realize(arith_env *env, tvm_stmt *s) {
   return tvm_realize(env->ctx, s->u.realize.tensor, rb, n, s->u.realize.scope, body);
 }
 
+/* Does e compute lane by lane, reading memory only through loads masked
+ * by pred?  Then its lanes outside pred's may take other values. */
+static int lanewise_masked(const tvm_expr *e, const tvm_expr *pred) {
+  if (!e) return 1;
+  switch (e->kind) {
+  case TVM_INT: case TVM_FLOAT: case TVM_VAR:
+    return 1;
+  case TVM_ADD: case TVM_SUB: case TVM_MUL: case TVM_DIV: case TVM_MOD:
+  case TVM_FLOORDIV: case TVM_FLOORMOD: case TVM_MIN: case TVM_MAX:
+  case TVM_EQ: case TVM_NE: case TVM_LT: case TVM_LE: case TVM_GT:
+  case TVM_GE: case TVM_AND: case TVM_OR:
+    return lanewise_masked(e->u.bin.a, pred) && lanewise_masked(e->u.bin.b, pred);
+  case TVM_NOT: case TVM_CAST:
+    return lanewise_masked(e->u.un.a, pred);
+  case TVM_SELECT:
+    return lanewise_masked(e->u.sel.cond, pred) &&
+           lanewise_masked(e->u.sel.t, pred) && lanewise_masked(e->u.sel.f, pred);
+  case TVM_RAMP:
+    return lanewise_masked(e->u.ramp.base, pred) &&
+           lanewise_masked(e->u.ramp.stride, pred);
+  case TVM_BROADCAST:
+    return lanewise_masked(e->u.bcast.value, pred);
+  case TVM_LOAD:
+    return e->dtype.lanes == 1 ? lanewise_masked(e->u.load.index, pred)
+           : e->u.load.pred && tvm_expr_equal(e->u.load.pred, pred) &&
+                 lanewise_masked(e->u.load.index, pred);
+  default: /* calls, shuffles, lets: not known to keep lanes apart */
+    return 0;
+  }
+}
+
+/* A vector store masked by pred = ramp(b, 1, n) < x(L) (the vector tail
+ * of a loop whose extent is not a multiple of n) stores lanes j with
+ * b + j < L only: when b's range bounds that below n lanes, and index and
+ * value compute lane by lane through loads under the same mask, the
+ * number of lanes that matter; 0 otherwise. */
+static int active_lanes(arith_env *env, const tvm_stmt *s, const tvm_expr *pred) {
+  const tvm_expr *r, *l;
+  int n = s->u.store.value->dtype.lanes;
+  int64_t s1, lim;
+  arith_ival ib;
+  if (!pred || n <= 1 || pred->kind != TVM_LT) return 0;
+  r = pred->u.bin.a;
+  l = pred->u.bin.b;
+  if (r->kind != TVM_RAMP || r->u.ramp.lanes != n || !const_int(r->u.ramp.stride, &s1) ||
+      s1 != 1 || l->kind != TVM_BROADCAST || !const_int(l, &lim))
+    return 0;
+  ib = arith_interval(env, r->u.ramp.base);
+  if (ib.lo == ARITH_NEG_INF || lim - ib.lo >= n || lim - ib.lo <= 0)
+    return 0;
+  if (!lanewise_masked(s->u.store.index, pred) ||
+      !lanewise_masked(s->u.store.value, pred))
+    return 0;
+  return (int)(lim - ib.lo);
+}
+
 /* Simplifies s; NULL when nothing is left. */
 static tvm_stmt *stmt(arith_env *env, tvm_stmt *s) {
   tvm_expr *a, *b, *c, *d;
@@ -191,9 +323,12 @@ static tvm_stmt *stmt(arith_env *env, tvm_stmt *s) {
   case TVM_PROVIDE: return simplify_provide(env, s);
   case TVM_REALIZE: return simplify_realize(env, s);
   case TVM_STORE:
+    c = ex(env, s->u.store.pred);
+    env->active_lanes = active_lanes(env, s, s->u.store.pred);
+    env->active_width = env->active_lanes ? s->u.store.value->dtype.lanes : 0;
     a = ex(env, s->u.store.index);
     b = ex(env, s->u.store.value);
-    c = ex(env, s->u.store.pred);
+    env->active_lanes = env->active_width = 0;
     if (a == s->u.store.index && b == s->u.store.value && c == s->u.store.pred)
       return s;
     return tvm_store(env->ctx, s->u.store.buffer, a, b, c);

@@ -477,6 +477,63 @@ static void test_stmt(void **state) {
   }
 }
 
+/* A vector loop's tail guard (hoist_guards' shape): in the then-branch
+ * the guard bounds the outer loop to its first trip, so the rows' index
+ * math folds to a broadcast; in the else-branch (the masked tail) only
+ * the lanes the mask keeps matter, so it folds there too, while the
+ * masks themselves stay as they are.  A load the mask does not cover
+ * keeps the tail's lane-exact math. */
+static void test_tail_guard(void **state) {
+  fx *t = *state;
+  tvm_ctx *c = t->c;
+  tvm_expr *A = tvm_var(c, "A", TVM_HANDLE), *B = tvm_var(c, "B", TVM_HANDLE);
+  tvm_expr *x = t->x, *lo = t->io;
+  tvm_expr *base, *rows, *pred, *pred2, *val, *val2, *cond;
+  tvm_stmt *full, *tail, *st;
+  tvm_dtype f16 = TVM_F32;
+  f16.lanes = 16;
+  range(t, x, 0, 100);
+  /* row x of a 28-wide image, lanes lo*16 .. lo*16+15 */
+  base = tvm_add(c, tvm_mul(c, x, I(28)), tvm_mul(c, lo, I(16)));
+  rows = tvm_floordiv(c, tvm_ramp(c, base, I(1), 16), tvm_broadcast(c, I(28), 16));
+  pred = tvm_lt(c, tvm_ramp(c, tvm_mul(c, lo, I(16)), I(1), 16), tvm_broadcast(c, I(28), 16));
+  pred2 = tvm_lt(c, tvm_ramp(c, tvm_mul(c, lo, I(16)), I(1), 16), tvm_broadcast(c, I(28), 16));
+  val = tvm_load(c, f16, B, rows, NULL);
+  full = tvm_store(c, A, tvm_ramp(c, base, I(1), 16), val, NULL);
+  val2 = tvm_load(c, f16, B, rows, pred2);
+  tail = tvm_store(c, A, tvm_ramp(c, base, I(1), 16), val2, pred);
+  cond = tvm_lt(c, tvm_add(c, tvm_mul(c, lo, I(16)), I(15)), I(28));
+  st = tvm_for(c, lo, I(0), I(2), TVM_FOR_SERIAL, NULL, tvm_if(c, cond, full, tail));
+  check_stmt(t, st,
+             "for (io, 0, 2) {\n"
+             "  if (io * 16 + 15 < 28) {\n"
+             "    A[ramp(x * 28 + io * 16, 1, 16)] = B[x16(x)]\n"
+             "  } else {\n"
+             "    A[ramp(x * 28 + io * 16, 1, 16), pred=ramp(io * 16, 1, 16) < x16(28)] = "
+             "B[x16(x), pred=ramp(io * 16, 1, 16) < x16(28)]\n"
+             "  }\n"
+             "}\n");
+  /* the tail's load without the mask: the lanes past 28 are read, so
+   * their index must stay exact */
+  tail = tvm_store(c, A, tvm_ramp(c, base, I(1), 16), val, pred);
+  st = tvm_for(c, lo, I(0), I(2), TVM_FOR_SERIAL, NULL, tvm_if(c, cond, full, tail));
+  check_stmt(t, st,
+             "for (io, 0, 2) {\n"
+             "  if (io * 16 + 15 < 28) {\n"
+             "    A[ramp(x * 28 + io * 16, 1, 16)] = B[x16(x)]\n"
+             "  } else {\n"
+             "    A[ramp(x * 28 + io * 16, 1, 16), pred=ramp(io * 16, 1, 16) < x16(28)] = "
+             "B[floordiv(ramp(x * 28 + io * 16, 1, 16), x16(28))]\n"
+             "  }\n"
+             "}\n");
+  /* without the guard the loop's full range is all the simplifier knows */
+  st = tvm_for(c, lo, I(0), I(2), TVM_FOR_SERIAL, NULL, full);
+  check_stmt(t, st,
+             "for (io, 0, 2) {\n"
+             "  A[ramp(x * 28 + io * 16, 1, 16)] = B[floordiv(ramp(x * 28 + io * 16, 1, 16), x16(28))]\n"
+             "}\n");
+}
+
 static void test_pass(void **state) {
   fx *t = *state;
   tvm_ctx *c = t->c;
@@ -560,6 +617,26 @@ static tvm_expr *sgen(sd *d, int depth) {
   }
 }
 
+/* A tail guard's shape, k*v + c OP L on one live variable (the branches
+ * are simplified with v's range narrowed to where the guard holds or
+ * not), sometimes two joined by &&; a random comparison when no variable
+ * is live. */
+static tvm_expr *linear_guard(sd *d) {
+  static const tvm_expr_kind ops[4] = {TVM_LT, TVM_LE, TVM_GT, TVM_GE};
+  tvm_ctx *c = d->c;
+  int k, n = 0, idx[SV];
+  tvm_expr *g[2];
+  for (k = 0; k < SV; k++)
+    if (d->live[k]) idx[n++] = k;
+  if (n == 0) return tvm_lt(c, sgen(d, 2), sgen(d, 1));
+  for (k = 0; k < 2; k++) {
+    tvm_expr *v = d->v[idx[srnd(d) % (uint32_t)n]];
+    tvm_expr *lhs = tvm_add(c, tvm_mul(c, v, I(srange(d, -3, 4))), I(srange(d, -4, 4)));
+    g[k] = tvm_binary(c, ops[srnd(d) % 4], lhs, I(srange(d, -6, 9)));
+  }
+  return srnd(d) % 3 ? g[0] : tvm_and(c, g[0], g[1]);
+}
+
 static tvm_stmt *sgen_stmt(sd *d, int depth) {
   tvm_ctx *c = d->c;
   tvm_stmt *r;
@@ -579,7 +656,8 @@ static tvm_stmt *sgen_stmt(sd *d, int depth) {
     }
     /* fall through */
   case 2: {
-    tvm_expr *cond = tvm_binary(c, srnd(d) % 2 ? TVM_LT : TVM_GE, sgen(d, 2), sgen(d, 1));
+    tvm_expr *cond = srnd(d) % 2 ? tvm_binary(c, srnd(d) % 2 ? TVM_LT : TVM_GE, sgen(d, 2), sgen(d, 1))
+                                 : linear_guard(d);
     tvm_stmt *a = sgen_stmt(d, depth - 1);
     tvm_stmt *b = srnd(d) % 2 ? sgen_stmt(d, depth - 1) : NULL;
     return tvm_if(c, cond, a, b);
@@ -824,6 +902,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_vector, setup, teardown),
       cmocka_unit_test_setup_teardown(test_let, setup, teardown),
       cmocka_unit_test_setup_teardown(test_stmt, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tail_guard, setup, teardown),
       cmocka_unit_test_setup_teardown(test_pass, setup, teardown),
       cmocka_unit_test(test_stmt_differential),
       cmocka_unit_test(test_out_of_memory),

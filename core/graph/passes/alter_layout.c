@@ -364,6 +364,10 @@ static tvm_status alter_conv(al_state *s, tvm_gnode *n,
     tvm_free(bp);
     if (!b) return failed(s);
   }
+  /* a depthwise convolution in padded blocks: one group per channel
+   * place, the places past C with zero weights and bias */
+  if (group > 1 && group == C && M == C && w->shape[1] == 1 && C % ob)
+    merged = (C + ob - 1) / ob * ob;
   tvm_gattr *at = tvm_arena_alloc(s->g->arena, sizeof(tvm_gattr) * (size_t)(n->nattrs + 4));
   if (!at) return tvm_diag_set(TVM_ERR_NOMEM, "alter_layout: out of memory");
   int na = 0;

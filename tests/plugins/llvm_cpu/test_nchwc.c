@@ -212,6 +212,8 @@ static void test_conv_cases(void **state) {
       {1, 48, 48, 5, 5, 3, 1, 1, 1, 16, 1, 0},   /* groups of 3: stay NCHW */
       {1, 24, 58, 7, 7, 1, 1, 0, 1, 1, 1, 1},    /* 58 = 2 x 29 outputs: padded */
       {1, 58, 58, 6, 6, 3, 2, 1, 1, 1, 1, 1},    /* and inputs: padded */
+      {1, 58, 58, 8, 8, 3, 2, 1, 1, 58, 1, 1},   /* depthwise 58: padded */
+      {1, 116, 116, 7, 7, 3, 1, 1, 1, 116, 0, 1}, /* depthwise 116 = 4 x 29: padded */
       {1, 16, 3, 6, 6, 3, 1, 1, 1, 1, 1, 0},     /* 3 outputs: no block */
       {1, 16, 16, 13, 11, 3, 1, 0, 1, 1, 1, 1},  /* odd widths, no pad */
       {2, 16, 32, 8, 17, 3, 1, 1, 1, 1, 1, 1},   /* batch 2, prime width */
@@ -257,6 +259,35 @@ static void test_residual_blocked(void **state) {
   assert_int_equal(steps_with(p, "LayoutTransform"), 2);
   /* the epilogue (scale, shift, skip add, relu) fused into the conv */
   assert_int_equal(steps_with(p, "Conv_NCHWc+Mul+Add+Add+Relu"), 2);
+  tvm_plan_free(p);
+  tvm_graph_free(g);
+}
+
+/* ShuffleNetV2's branch: 1x1 conv to 58 channels, depthwise 3x3, 1x1
+ * conv; 58 has no block of its own, so all three run in padded blocks of
+ * the lanes, and the plan transforms activations only at the input and
+ * the output (the depthwise convolution had stayed NCHW, with transforms
+ * on both sides). */
+static void test_padded_depthwise_chain(void **state) {
+  (void)state;
+  tvm_graph *g = NULL;
+  CHECK_OK(tvm_graph_create(&g));
+  tvm_gvalue *x = tvm_graph_input(g, "x", F32, (int64_t[]){1, 24, 10, 10}, 4);
+  tvm_gvalue *w1 = tvm_graph_random(g, "w1", (int64_t[]){58, 24, 1, 1}, 4, 31, 0.5);
+  tvm_gvalue *wd = tvm_graph_random(g, "wd", (int64_t[]){58, 1, 3, 3}, 4, 32, 0.5);
+  tvm_gvalue *bd = tvm_graph_random(g, "bd", (int64_t[]){58}, 1, 33, 0.5);
+  tvm_gvalue *w2 = tvm_graph_random(g, "w2", (int64_t[]){58, 58, 1, 1}, 4, 34, 0.5);
+  tvm_gattr dw[2] = {tvm_gattr_ints("pads", (int64_t[]){1, 1, 1, 1}, 4),
+                     tvm_gattr_int("group", 58)};
+  tvm_gvalue *h = TVM_OP(g, "Relu", TVM_IN(TVM_OP(g, "Conv", TVM_IN(x, w1), TVM_NOATTRS)),
+                         TVM_NOATTRS);
+  tvm_gvalue *in[3] = {h, wd, bd};
+  h = tvm_graph_apply(g, "Conv", "dw", in, 3, dw, 2, 1, NULL);
+  h = TVM_OP(g, "Relu", TVM_IN(TVM_OP(g, "Conv", TVM_IN(h, w2), TVM_NOATTRS)), TVM_NOATTRS);
+  CHECK_OK(tvm_graph_mark_output(g, h));
+  tvm_plan *p = compile_check(g, 35);
+  assert_int_equal(steps_with(p, "Conv_NCHWc"), 3);
+  assert_int_equal(steps_with(p, "LayoutTransform"), 2);
   tvm_plan_free(p);
   tvm_graph_free(g);
 }
@@ -761,6 +792,7 @@ int main(void) {
       cmocka_unit_test(test_layout_knobs),
       cmocka_unit_test(test_features_only),
       cmocka_unit_test(test_residual_blocked),
+      cmocka_unit_test(test_padded_depthwise_chain),
       cmocka_unit_test(test_pools_blocked),
       cmocka_unit_test(test_concat_blocked),
       cmocka_unit_test(test_option_off),

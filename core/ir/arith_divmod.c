@@ -170,7 +170,19 @@ static tvm_expr *vector_divmod(arith_env *env, tvm_expr *e, int isdiv,
                  : tvm_broadcast(env->ctx,
                                  tvm_const(env->ctx, tvm_dtype_element(e->dtype), 0),
                                  lanes);
-  if (a->kind != TVM_RAMP || !const_val(a->u.ramp.stride, &s)) return NULL;
+  if (a->kind != TVM_RAMP || !const_val(a->u.ramp.stride, &s)) {
+    /* any vector whose lanes all lie in one block [m c, (m + 1) c) */
+    arith_ival ia = arith_interval(env, a);
+    tvm_dtype et = tvm_dtype_element(e->dtype);
+    if (!arith_ival_finite(ia) || (!floor && ia.lo < 0) ||
+        arith_floordiv(ia.lo, c) != arith_floordiv(ia.hi, c))
+      return NULL;
+    m = arith_floordiv(ia.lo, c);
+    if (isdiv) return tvm_broadcast(env->ctx, tvm_const(env->ctx, et, m), lanes);
+    if (m == 0) return a;
+    if (!arith_mul(m, c, &mc)) return NULL;
+    return tvm_sub(env->ctx, a, tvm_broadcast(env->ctx, tvm_const(env->ctx, et, mc), lanes));
+  }
   base = a->u.ramp.base;
   if (!arith_affine_of(base, &B) || !split(&B, c, &Q, &R)) return NULL;
   /* lanes that are not active may take any value (arith_env) */

@@ -367,6 +367,21 @@ static void test_vector(void **state) {
   check(t, tvm_lt(c, tvm_ramp(c, tvm_mul(c, tvm_floordiv(c, i, I(8)), I(8)), I(1), 8),
                   tvm_broadcast(c, I(64), 8)),
         1, "x8(true)");
+  /* a vector that is no ramp (a padded layout's clamp) whose lanes all lie
+   * in one block of the divisor: its quotient is a constant */
+  {
+    tvm_expr *cl;
+    range(t, y, 0, 8);
+    cl = tvm_min(c, tvm_ramp(c, tvm_mul(c, y, I(16)), I(1), 16), tvm_broadcast(c, I(115), 16));
+    check(t, tvm_floordiv(c, cl, tvm_broadcast(c, I(116), 16)), 1, "x16(0)");
+    check(t, tvm_floormod(c, cl, tvm_broadcast(c, I(116), 16)), 1,
+          "min(ramp(y * 16, 1, 16), x16(115))");
+    check(t, tvm_floordiv(c, tvm_add(c, cl, tvm_broadcast(c, I(232), 16)),
+                          tvm_broadcast(c, I(116), 16)),
+          1, "x16(2)");
+    check(t, tvm_floordiv(c, cl, tvm_broadcast(c, I(64), 16)), 1,
+          "floordiv(min(ramp(y * 16, 1, 16), x16(115)), x16(64))");
+  }
 }
 
 static void test_let(void **state) {

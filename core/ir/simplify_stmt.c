@@ -291,7 +291,7 @@ static int lanewise_masked(const tvm_expr *e, const tvm_expr *pred) {
 static int active_lanes(arith_env *env, const tvm_stmt *s, const tvm_expr *pred) {
   const tvm_expr *r, *l;
   int n = s->u.store.value->dtype.lanes;
-  int64_t s1, lim;
+  int64_t s1, lim, k;
   arith_ival ib;
   if (!pred || n <= 1 || pred->kind != TVM_LT) return 0;
   r = pred->u.bin.a;
@@ -300,12 +300,12 @@ static int active_lanes(arith_env *env, const tvm_stmt *s, const tvm_expr *pred)
       s1 != 1 || l->kind != TVM_BROADCAST || !const_int(l, &lim))
     return 0;
   ib = arith_interval(env, r->u.ramp.base);
-  if (ib.lo == ARITH_NEG_INF || lim - ib.lo >= n || lim - ib.lo <= 0)
+  if (ib.lo == ARITH_NEG_INF || !arith_sub(lim, ib.lo, &k) || k >= n || k <= 0)
     return 0;
   if (!lanewise_masked(s->u.store.index, pred) ||
       !lanewise_masked(s->u.store.value, pred))
     return 0;
-  return (int)(lim - ib.lo);
+  return (int)k;
 }
 
 /* Simplifies s; NULL when nothing is left. */
